@@ -1,0 +1,279 @@
+"""Full transform-dialect codegen: a codegen library (``--iree-codegen-transform-dialect-library``).
+
+A :class:`Codegen` strategy renders to one ``transform.named_sequence`` that lowers a whole
+dispatch. The library's ``__kernel_config`` marks the matched op with
+``tdsl.root = "<name>"`` and points the dispatch's ``translation_info`` at the strategy
+(``#iree_codegen.transform_dialect_codegen codegen_spec = @<name>``); the strategy then
+runs on the dispatch module, in this order:
+
+1. ``tiling``: each level is ``transform.structured.tile_using_forall`` (tile sizes or
+   thread counts and a ``mapping``) or ``transform.structured.tile_using_for``. Level 0
+   must be a forall mapped to ``#gpu.block<..>``; it also emits
+   ``transform.iree.populate_workgroup_count_region_using_num_threads_slice``.
+2. ``fusion``: after each forall level listed in ``into``, the named producers (e.g.
+   ``linalg.fill``) are fused with ``transform.structured.fuse_into_containing_op``.
+3. ``promote_operands`` (rocm): ``transform.iree.promote_operands`` into shared memory,
+   after the level given by ``promote_after``.
+4. ``vectorize``: ``transform.structured.vectorize_children_and_apply_patterns``, then the
+   ``cleanup`` pattern sets and CSE.
+5. ``transform.iree.eliminate_empty_tensors``, ``transform.iree.bufferize``
+   (``<{target_gpu}>`` on rocm), ``transform.iree.forall_to_workgroup``.
+6. rocm: ``transform.iree.map_nested_forall_to_gpu_threads`` with ``workgroup_dims`` and
+   the target's subgroup size, and shared-memory copy distribution if operands are promoted.
+7. ``vector_lowering``: contraction / transpose / transfer lowering, each in its own
+   ``apply_patterns`` block (one combined block can loop forever).
+8. llvm-cpu: the func is annotated ``translation_info = #iree_codegen.no_pipeline``.
+
+Example (llvm-cpu)::
+
+    Codegen(name="mm_td", root="linalg.matmul",
+            tiling=[TileUsingForall(tile_sizes=[32, 64], mapping=["block_y", "block_x"]),
+                    TileUsingFor(tile_sizes=[8, 16, 0]), TileUsingFor(tile_sizes=[0, 0, 1])],
+            fusion=[Fuse(producers=["linalg.fill"], into=[0])])
+
+renders, among others::
+
+    %t1, %forall0 = transform.structured.tile_using_forall %t0 tile_sizes [32, 64]
+        (mapping = [#gpu.block<y>, #gpu.block<x>]) : ...
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Optional, Union
+
+from pydantic import Field, model_validator
+
+from .model import OpName, StrategyModel, SymbolName, check_non_negative, check_permutation, problem
+
+Mapping = Literal[
+    "block_x", "block_y", "block_z", "thread_x", "thread_y", "thread_z", "warp_x", "warp_y", "warp_z"
+]
+
+# Iterator kinds of the named ops whose loops tdsl knows ("p" parallel, "r" reduction).
+_ITERATORS = {
+    "linalg.matmul": "ppr",
+    "linalg.batch_matmul": "pppr",
+    "linalg.mmt4d": "pprppr",
+    "linalg.batch_mmt4d": "ppprppr",
+}
+
+
+class TileUsingForall(StrategyModel):
+    """``transform.structured.tile_using_forall``: ``tile_sizes`` or ``num_threads``, and one
+    ``mapping`` entry per tiled (non-zero) dimension."""
+
+    kind: Literal["forall"] = "forall"
+    tile_sizes: Optional[tuple[int, ...]] = None
+    num_threads: Optional[tuple[int, ...]] = None
+    mapping: tuple[Mapping, ...]
+
+    @model_validator(mode="after")
+    def _check(self) -> "TileUsingForall":
+        if (self.tile_sizes is None) == (self.num_threads is None):
+            raise problem(
+                "tile_sizes", "exactly one of tile_sizes and num_threads", None
+            )
+        field = "tile_sizes" if self.tile_sizes is not None else "num_threads"
+        sizes = self.sizes
+        check_non_negative(field, sizes)
+        tiled = sum(1 for s in sizes if s)
+        if tiled == 0:
+            raise problem(field, "at least one non-zero entry", list(sizes))
+        if len(self.mapping) != tiled:
+            raise problem(
+                "mapping",
+                f"{tiled} entries, one per tiled dimension of {field} {list(sizes)} "
+                "(iree-compile crashes otherwise)",
+                list(self.mapping),
+            )
+        if len(set(self.mapping)) != len(self.mapping):
+            raise problem("mapping", "distinct mapping entries", list(self.mapping))
+        if len({m.split("_")[0] for m in self.mapping}) != 1:
+            raise problem("mapping", "one mapping kind (all block, thread or warp)", list(self.mapping))
+        return self
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        return self.tile_sizes if self.tile_sizes is not None else self.num_threads or ()
+
+    @property
+    def mapping_kind(self) -> str:
+        return self.mapping[0].split("_")[0]
+
+    def mapping_attrs(self) -> list[tuple[str, str]]:
+        """(dialect attr name, dim) per entry: ``("block", "y")`` renders ``#gpu.block<y>``."""
+        return [(m.split("_")[0], m.split("_")[1]) for m in self.mapping]
+
+
+class TileUsingFor(StrategyModel):
+    """``transform.structured.tile_using_for``: one ``scf.for`` per non-zero tile size."""
+
+    kind: Literal["for"] = "for"
+    tile_sizes: tuple[int, ...]
+    interchange: Optional[tuple[int, ...]] = None
+
+    @model_validator(mode="after")
+    def _check(self) -> "TileUsingFor":
+        check_non_negative("tile_sizes", self.tile_sizes)
+        if not any(self.tile_sizes):
+            raise problem("tile_sizes", "at least one non-zero tile size", list(self.tile_sizes))
+        if self.interchange is not None:
+            check_permutation("interchange", self.interchange, len(self.tile_sizes))
+        return self
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        return self.tile_sizes
+
+    @property
+    def loop_count(self) -> int:
+        return sum(1 for s in self.tile_sizes if s)
+
+
+TileStep = Annotated[Union[TileUsingForall, TileUsingFor], Field(discriminator="kind")]
+
+
+class Fuse(StrategyModel):
+    """Fuse ``producers`` (op names, e.g. ``linalg.fill``) into the forall of each level in
+    ``into`` with ``transform.structured.fuse_into_containing_op``."""
+
+    producers: tuple[OpName, ...]
+    into: tuple[int, ...]
+
+
+CleanupPatterns = Literal["canonicalization", "tiling_canonicalization", "for_loop_canonicalization"]
+
+
+class VectorLowering(StrategyModel):
+    """Vector lowering after bufferization, each group in its own ``apply_patterns`` block:
+    ``lower_contraction lowering_strategy = <contraction>``, ``transfer_permutation_patterns``,
+    ``lower_transpose lowering_strategy = <transpose>``; then ``lower_transfer
+    max_transfer_rank = <transfer_max_rank>`` and ``lower_shape_cast``."""
+
+    contraction: Literal["outerproduct", "dot", "matmulintrinsics", "parallelarith"] = "outerproduct"
+    transpose: Literal["eltwise", "flat_transpose", "shuffle_1d", "shuffle_16x16"] = "shuffle_1d"
+    transfer_max_rank: int = 1
+
+    @model_validator(mode="after")
+    def _check(self) -> "VectorLowering":
+        if self.transfer_max_rank < 1:
+            raise problem("transfer_max_rank", "at least 1", self.transfer_max_rank)
+        return self
+
+
+class GpuThreads(StrategyModel):
+    """rocm thread mapping: ``transform.iree.map_nested_forall_to_gpu_threads
+    workgroup_dims = [x, y, z]``; the subgroup size comes from the target."""
+
+    workgroup_dims: tuple[int, int, int]
+
+
+class Codegen(StrategyModel):
+    """A full transform-dialect codegen strategy; see the module docstring."""
+
+    _names_errors = True
+
+    kind: Literal["codegen"] = "codegen"
+    name: SymbolName
+    root: OpName
+    tiling: tuple[TileStep, ...]
+    fusion: tuple[Fuse, ...] = ()
+    promote_operands: tuple[int, ...] = ()
+    promote_after: int = 0
+    vectorize: bool = True
+    cleanup: tuple[CleanupPatterns, ...] = (
+        "tiling_canonicalization",
+        "for_loop_canonicalization",
+        "canonicalization",
+    )
+    vector_lowering: VectorLowering = VectorLowering()
+    gpu: Optional[GpuThreads] = None
+
+    @model_validator(mode="after")
+    def _check(self) -> "Codegen":
+        if not self.tiling:
+            raise problem("tiling", "at least one level (a forall mapped to blocks)", [])
+        first = self.tiling[0]
+        if not isinstance(first, TileUsingForall) or first.mapping_kind != "block":
+            raise problem(
+                "tiling[0]",
+                "a forall mapped to #gpu.block<..> (the workgroup level)",
+                first.kind if not isinstance(first, TileUsingForall) else list(first.mapping),
+            )
+        rank = len(first.sizes)
+        iterators = _ITERATORS.get(self.root)
+        for i, level in enumerate(self.tiling):
+            field = "tile_sizes" if level.kind == "for" or level.tile_sizes is not None else "num_threads"
+            if len(level.sizes) > rank and i > 0 and level.kind == "forall":
+                raise problem(f"tiling[{i}].{field}", f"at most {rank} entries", list(level.sizes))
+            if iterators is not None and len(level.sizes) > len(iterators):
+                raise problem(
+                    f"tiling[{i}].{field}",
+                    f"at most {len(iterators)} entries, one per loop of {self.root}",
+                    list(level.sizes),
+                )
+            if i > 0 and isinstance(level, TileUsingForall) and level.mapping_kind == "block":
+                raise problem(
+                    f"tiling[{i}].mapping",
+                    "thread or warp mapping (only tiling[0] maps to blocks)",
+                    list(level.mapping),
+                )
+            if iterators is not None and isinstance(level, TileUsingForall):
+                for d, size in enumerate(level.sizes):
+                    if size and iterators[d] == "r":
+                        raise problem(
+                            f"tiling[{i}].{field}[{d}]",
+                            f"0: loop {d} of {self.root} is a reduction and a forall may "
+                            "not tile it (use a 'for' level)",
+                            size,
+                        )
+        for j, fuse in enumerate(self.fusion):
+            for k, level in enumerate(fuse.into):
+                if not 0 <= level < len(self.tiling) or self.tiling[level].kind != "forall":
+                    raise problem(
+                        f"fusion[{j}].into[{k}]",
+                        "the index of a forall level in tiling "
+                        + str([i for i, t in enumerate(self.tiling) if t.kind == "forall"]),
+                        level,
+                    )
+        if self.promote_operands and not 0 <= self.promote_after < len(self.tiling):
+            raise problem(
+                "promote_after", f"a tiling level index below {len(self.tiling)}", self.promote_after
+            )
+        return self
+
+    def check_target(self, target: Any) -> None:
+        """Target-dependent checks, run by the StrategySet (raises ``problem``)."""
+        if target.backend == "rocm":
+            if self.gpu is None:
+                raise problem("gpu", "a GpuThreads mapping for a rocm target", None, strategy=self.name)
+            x, y, z = self.gpu.workgroup_dims
+            facts = target.facts
+            if x * y * z > facts.max_workgroup_size or x * y * z == 0:
+                raise problem(
+                    "gpu.workgroup_dims",
+                    f"1 to {facts.max_workgroup_size} threads on {facts.arch}",
+                    list(self.gpu.workgroup_dims),
+                    strategy=self.name,
+                )
+        else:
+            for field in ("gpu", "promote_operands"):
+                if getattr(self, field):
+                    raise problem(
+                        field, f"nothing on {target.backend} (GPU only)", getattr(self, field), strategy=self.name
+                    )
+            for i, level in enumerate(self.tiling):
+                if isinstance(level, TileUsingForall) and level.mapping_kind != "block":
+                    raise problem(
+                        f"tiling[{i}].mapping",
+                        f"block mapping only on {target.backend}",
+                        list(level.mapping),
+                        strategy=self.name,
+                    )
+
+    def loop_count(self) -> Optional[int]:
+        return None
+
+    def fused_at(self, level: int) -> list[tuple[int, "Fuse"]]:
+        """(fusion index, rule) for the producers fused after tiling level ``level``."""
+        return [(j, f) for j, f in enumerate(self.fusion) if level in f.into]

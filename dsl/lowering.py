@@ -1,0 +1,197 @@
+"""Codegen configuration: per-op ``compilation_info`` injected by a tuning spec
+(``--iree-codegen-tuning-spec-path``), or by the ``__kernel_config`` of a codegen library.
+
+:class:`CpuLowering` renders ``#iree_cpu.lowering_config<..>`` with IREE's CPU tiling
+levels; :class:`GpuLowering` renders ``#iree_gpu.lowering_config<{..}>`` with the GPU
+levels, MMA kind and pipeline options. Every level has one entry per loop of the op
+as it exists at codegen time (0 = not tiled at that level).
+
+Example::
+
+    CpuLowering(name="mm_tiles", distribution=[64, 64, 0],
+                vector_common_parallel=[8, 64, 0], vector_reduction=[0, 0, 4])
+
+renders::
+
+    #iree_codegen.compilation_info<
+      lowering_config = #iree_cpu.lowering_config<distribution = [64, 64, 0],
+        vector_common_parallel = [8, 64, 0], vector_reduction = [0, 0, 4]>,
+      translation_info = #iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<DoubleTilingExpert>>>
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal, Optional
+
+from pydantic import model_validator
+
+from .model import StrategyModel, SymbolName, check_non_negative, check_permutation, problem
+
+CpuPipeline = Literal[
+    "DoubleTilingExpert",
+    "ConvTileAndDecomposeExpert",
+    "Mmt4dTilingExpert",
+    "BufferOpsTileAndVectorize",
+    "DataTiling",
+    "LinalgExtTileAndVectorize",
+    "Default",
+]
+
+
+def _check_levels(model: StrategyModel, levels: tuple[str, ...]) -> Optional[int]:
+    """All given levels are non-negative and of one length; returns that length."""
+    length: Optional[int] = None
+    first = ""
+    for level in levels:
+        sizes = getattr(model, level)
+        if sizes is None:
+            continue
+        check_non_negative(level, sizes)
+        if length is None:
+            length, first = len(sizes), level
+        elif len(sizes) != length:
+            raise problem(
+                level,
+                f"{length} entries, one per loop, like {first}",
+                f"{len(sizes)} entries {list(sizes)}",
+            )
+    return length
+
+
+class CpuLowering(StrategyModel):
+    """``#iree_cpu.lowering_config`` + ``#iree_cpu.pipeline`` for one llvm-cpu op."""
+
+    _names_errors = True
+    LEVELS: ClassVar[tuple[str, ...]] = (
+        "distribution",
+        "cache_parallel",
+        "cache_reduction",
+        "vector_common_parallel",
+        "vector_reduction",
+        "vector_inner_parallel",
+    )
+
+    kind: Literal["cpu_lowering"] = "cpu_lowering"
+    name: SymbolName
+    pipeline: CpuPipeline = "DoubleTilingExpert"
+    distribution: tuple[int, ...]
+    cache_parallel: Optional[tuple[int, ...]] = None
+    cache_reduction: Optional[tuple[int, ...]] = None
+    vector_common_parallel: Optional[tuple[int, ...]] = None
+    vector_reduction: Optional[tuple[int, ...]] = None
+    vector_inner_parallel: Optional[tuple[int, ...]] = None
+
+    @model_validator(mode="after")
+    def _check(self) -> "CpuLowering":
+        _check_levels(self, self.LEVELS)
+        for parallel, reduction in (
+            ("cache_parallel", "cache_reduction"),
+            ("vector_common_parallel", "vector_reduction"),
+        ):
+            p, r = getattr(self, parallel), getattr(self, reduction)
+            if p is not None and r is not None:
+                for i, (a, b) in enumerate(zip(p, r)):
+                    if a and b:
+                        raise problem(
+                            f"{reduction}[{i}]",
+                            f"0 because {parallel}[{i}] = {a} tiles loop {i} as parallel "
+                            "(a loop is either parallel or reduction)",
+                            b,
+                        )
+        return self
+
+    def loop_count(self) -> int:
+        return len(self.distribution)
+
+    def levels(self) -> list[tuple[str, tuple[int, ...]]]:
+        """(level name, sizes) for the levels that are set, in IREE's order."""
+        return [(lv, getattr(self, lv)) for lv in self.LEVELS if getattr(self, lv) is not None]
+
+
+GpuPipeline = Literal["TileAndFuse", "VectorDistribute"]
+
+
+class GpuLowering(StrategyModel):
+    """``#iree_gpu.lowering_config<{..}>`` + ``#iree_gpu.pipeline`` for one rocm op.
+
+    Units: with ``TileAndFuse`` and an ``mma_kind``, ``reduction`` and ``subgroup`` count
+    intrinsic tiles; with ``VectorDistribute`` ``reduction`` counts elements.
+    ``subgroup_basis`` is ``[counts, mapping]`` (VectorDistribute).
+    """
+
+    _names_errors = True
+    LEVELS: ClassVar[tuple[str, ...]] = ("workgroup", "reduction", "subgroup", "thread")
+
+    kind: Literal["gpu_lowering"] = "gpu_lowering"
+    name: SymbolName
+    pipeline: GpuPipeline = "TileAndFuse"
+    workgroup: tuple[int, ...]
+    reduction: Optional[tuple[int, ...]] = None
+    subgroup: Optional[tuple[int, ...]] = None
+    subgroup_basis: Optional[tuple[tuple[int, ...], tuple[int, ...]]] = None
+    thread: Optional[tuple[int, ...]] = None
+    mma_kind: Optional[str] = None
+    promote_operands: tuple[int, ...] = ()
+    workgroup_size: tuple[int, int, int]
+    subgroup_size: int = 64
+    prefetch_num_stages: Optional[int] = None
+    use_igemm_convolution: Optional[bool] = None
+
+    @model_validator(mode="after")
+    def _check(self) -> "GpuLowering":
+        length = _check_levels(self, self.LEVELS)
+        check_non_negative("workgroup_size", self.workgroup_size)
+        if self.subgroup_basis is not None:
+            counts, mapping = self.subgroup_basis
+            if len(counts) != length:
+                raise problem(
+                    "subgroup_basis[0]", f"{length} counts, one per loop", list(counts)
+                )
+            check_permutation("subgroup_basis[1]", mapping, len(counts))
+        if self.pipeline == "VectorDistribute":
+            if self.subgroup_basis is None or self.mma_kind is None:
+                raise problem(
+                    "subgroup_basis" if self.subgroup_basis is None else "mma_kind",
+                    "subgroup_basis and mma_kind for the VectorDistribute pipeline",
+                    None,
+                )
+            if self.subgroup is not None or self.thread is not None:
+                raise problem(
+                    "subgroup" if self.subgroup is not None else "thread",
+                    "None with VectorDistribute (it uses subgroup_basis)",
+                    self.subgroup or self.thread,
+                )
+        else:
+            if self.subgroup_basis is not None:
+                raise problem(
+                    "subgroup_basis", "None with TileAndFuse (use subgroup or thread)", self.subgroup_basis
+                )
+            if self.mma_kind is not None and self.subgroup is None:
+                raise problem("subgroup", "subgroup tiles (in intrinsics) when mma_kind is set", None)
+            if self.mma_kind is None and self.thread is None:
+                raise problem("thread", "thread tiles when there is no mma_kind (SIMT)", None)
+            if self.mma_kind is not None and self.thread is not None:
+                raise problem("thread", "None when mma_kind is set (use subgroup)", list(self.thread))
+        threads = self.workgroup_size[0] * self.workgroup_size[1] * self.workgroup_size[2]
+        if threads == 0 or threads % self.subgroup_size:
+            raise problem(
+                "workgroup_size",
+                f"a positive thread count that is a multiple of subgroup_size {self.subgroup_size}",
+                f"{list(self.workgroup_size)} ({threads} threads)",
+            )
+        for i, operand in enumerate(self.promote_operands):
+            if operand < 0:
+                raise problem(f"promote_operands[{i}]", "a non-negative operand index", operand)
+        if self.prefetch_num_stages is not None and not 0 <= self.prefetch_num_stages <= 4:
+            raise problem("prefetch_num_stages", "0 to 4", self.prefetch_num_stages)
+        return self
+
+    def loop_count(self) -> int:
+        return len(self.workgroup)
+
+    def levels(self) -> list[tuple[str, tuple[int, ...]]]:
+        return [(lv, getattr(self, lv)) for lv in self.LEVELS if getattr(self, lv) is not None]
+
+    def thread_count(self) -> int:
+        x, y, z = self.workgroup_size
+        return x * y * z

@@ -1,0 +1,301 @@
+"""Matchers: which payload ops a rule applies to.
+
+Each matcher renders to the body of a ``transform.named_sequence`` matcher used by
+``transform.foreach_match``: ``transform.match.operation_name``,
+``transform.iree.match.contraction`` / ``convolution`` followed by
+``transform.iree.match.dims_equal``, or a function-name check. A dimension group is
+``None`` (any size), one exact list of sizes, or a set of such lists (``one_of``);
+sets are expanded into one matcher sequence per alternative, all tried in order.
+
+Note the op forms at codegen time: on gfx942 every contraction and convolution is
+already a ``linalg.generic`` (match it with ``contraction`` / ``convolution``), and
+on llvm-cpu convolutions are generics too.
+
+Example::
+
+    ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", m=1024, n=1024, k=1024)
+
+renders (inside the matcher sequence)::
+
+    %batch, %m, %n, %k = transform.iree.match.contraction %op, lhs_type = f32, rhs_type = f32,
+        output_type = f32 : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [1024] : !transform.param<i64>
+    ...
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Annotated, Any, ClassVar, Literal, Optional, Union
+
+from pydantic import BeforeValidator, Field, field_validator, model_validator
+
+from .model import OpName, StrategyModel, SymbolName, problem
+
+ElementType = Literal[
+    "f64", "f32", "f16", "bf16", "f8E4M3FNUZ", "f8E5M2FNUZ", "i64", "i32", "i16", "i8", "i4", "i1"
+]
+
+
+def _canonical_dims(value: Any) -> Any:
+    """``None``/``"any"`` -> None; ``7`` -> ((7,),); ``[56, 56]`` -> ((56, 56),);
+    ``[[128], [256]]`` or ``{"one_of": [[128], [256]]}`` -> ((128,), (256,))."""
+    if value is None or value == "any":
+        return None
+    if isinstance(value, dict) and set(value) == {"one_of"}:
+        value = value["one_of"]
+        if isinstance(value, (list, tuple)) and all(isinstance(v, int) for v in value):
+            return tuple((v,) for v in value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return ((value,),)
+    if isinstance(value, (list, tuple)):
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+            return (tuple(value),)
+        if all(isinstance(v, (list, tuple)) for v in value):
+            return tuple(tuple(v) for v in value)
+    raise problem(
+        "",
+        "None (any size), an int, a list of ints, or a set of lists {one_of: [[..], ..]}",
+        value,
+    )
+
+
+def _check_dims(value: Optional[tuple[tuple[int, ...], ...]]) -> Any:
+    if value is None:
+        return None
+    if not value:
+        raise problem("", "at least one alternative in one_of", [])
+    for i, alternative in enumerate(value):
+        for j, size in enumerate(alternative):
+            if size < 0:
+                raise problem(f"[{i}][{j}]", "a non-negative size", size)
+    return value
+
+
+Dims = Annotated[
+    Optional[tuple[tuple[int, ...], ...]],
+    BeforeValidator(_canonical_dims),
+    Field(default=None),
+]
+
+
+def _alternatives(dims: Optional[tuple[tuple[int, ...], ...]]) -> list[Optional[tuple[int, ...]]]:
+    return [None] if dims is None else list(dims)
+
+
+def _rank(dims: Optional[tuple[tuple[int, ...], ...]]) -> Optional[int]:
+    if dims is None:
+        return None
+    ranks = {len(alt) for alt in dims}
+    return ranks.pop() if len(ranks) == 1 else None
+
+
+class OpNameMatch(StrategyModel):
+    """Matches ops by name. Emits ``transform.match.operation_name %op ["linalg.matmul"]``."""
+
+    kind: Literal["op_name"] = "op_name"
+    names: tuple[OpName, ...]
+
+    @field_validator("names", mode="before")
+    @classmethod
+    def _one_name(cls, value: Any) -> Any:
+        return (value,) if isinstance(value, str) else value
+
+    @field_validator("names")
+    @classmethod
+    def _non_empty(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise problem("", "at least one operation name", [])
+        return value
+
+    def alternatives(self) -> list[dict[str, Any]]:
+        return [{}]
+
+    def loop_count(self) -> Optional[int]:
+        return {"linalg.matmul": 3, "linalg.batch_matmul": 4, "linalg.mmt4d": 6}.get(
+            self.names[0]
+        ) if len(self.names) == 1 else None
+
+
+OperandLayout = Literal["mk_kn", "mk_nk", "km_kn", "km_nk"]
+
+
+class ContractionMatch(StrategyModel):
+    """Matches contractions (named or generic). Emits ``transform.iree.match.contraction``
+    plus one ``transform.iree.match.dims_equal`` per constrained group.
+
+    ``operand_layout`` pins the indexing maps: ``mk_kn`` is a plain matmul, ``mk_nk`` a
+    matmul with transposed B, and so on; it needs an exact ``batch`` (``[]`` or one dim).
+    """
+
+    kind: Literal["contraction"] = "contraction"
+    lhs_type: ElementType
+    rhs_type: ElementType
+    output_type: ElementType
+    operand_layout: Optional[OperandLayout] = None
+    batch: Dims
+    m: Dims
+    n: Dims
+    k: Dims
+
+    @model_validator(mode="after")
+    def _layout_needs_batch(self) -> "ContractionMatch":
+        if self.operand_layout is not None:
+            rank = _rank(self.batch)
+            if rank is None or rank > 1:
+                raise problem(
+                    "batch",
+                    "an exact batch ([] or one dimension) when operand_layout is set",
+                    "any" if self.batch is None else [list(a) for a in self.batch],
+                )
+            for group in ("m", "n", "k"):
+                if _rank(getattr(self, group)) not in (None, 1):
+                    raise problem(
+                        group,
+                        "a single dimension when operand_layout is set",
+                        [list(a) for a in getattr(self, group)],
+                    )
+        return self
+
+    def indexing_maps(self) -> Optional[list[list[int]]]:
+        """Result dims of the lhs, rhs and output maps, as loop indices (b, m, n, k order)."""
+        if self.operand_layout is None:
+            return None
+        nb = _rank(self.batch) or 0
+        b = list(range(nb))
+        m, n, k = nb, nb + 1, nb + 2
+        lhs = [m, k] if self.operand_layout[:2] == "mk" else [k, m]
+        rhs = [k, n] if self.operand_layout[3:] == "kn" else [n, k]
+        return [b + lhs, b + rhs, b + [m, n]]
+
+    def alternatives(self) -> list[dict[str, Any]]:
+        groups = ("batch", "m", "n", "k")
+        combos = itertools.product(*(_alternatives(getattr(self, g)) for g in groups))
+        return [dict(zip(groups, combo)) for combo in combos]
+
+    def loop_count(self) -> Optional[int]:
+        ranks = [_rank(getattr(self, g)) for g in ("batch", "m", "n", "k")]
+        return None if any(r is None for r in ranks) else sum(r for r in ranks if r is not None)
+
+
+class ConvolutionMatch(StrategyModel):
+    """Matches convolutions (named or generic). Emits ``transform.iree.match.convolution``
+    plus ``transform.iree.match.dims_equal`` per constrained group."""
+
+    kind: Literal["convolution"] = "convolution"
+    lhs_type: ElementType
+    rhs_type: ElementType
+    output_type: ElementType
+    batch: Dims
+    output_image: Dims
+    output_channel: Dims
+    filter: Dims
+    input_channel: Dims
+    depth: Dims
+    strides: Dims
+    dilations: Dims
+
+    GROUPS: ClassVar[tuple[str, ...]] = (
+        "batch",
+        "output_image",
+        "output_channel",
+        "filter",
+        "input_channel",
+        "depth",
+        "strides",
+        "dilations",
+    )
+
+    def alternatives(self) -> list[dict[str, Any]]:
+        combos = itertools.product(*(_alternatives(getattr(self, g)) for g in self.GROUPS))
+        return [dict(zip(self.GROUPS, combo)) for combo in combos]
+
+    def loop_count(self) -> Optional[int]:
+        return None
+
+
+class FunctionMatch(StrategyModel):
+    """Matches ops inside the ``func.func`` named ``function`` (exact symbol name).
+
+    At graph level that is the payload function (``@matmul``); at codegen time it is the
+    dispatch function IREE generates (``matmul_dispatch_0_matmul_128x192x256_f32``).
+    """
+
+    kind: Literal["function"] = "function"
+    function: SymbolName
+
+    def alternatives(self) -> list[dict[str, Any]]:
+        return [{}]
+
+    def loop_count(self) -> Optional[int]:
+        return None
+
+
+LeafMatcher = Annotated[
+    Union[OpNameMatch, ContractionMatch, ConvolutionMatch, FunctionMatch],
+    Field(discriminator="kind"),
+]
+
+
+class AllOf(StrategyModel):
+    """Conjunction: every matcher in ``matchers`` must succeed (rendered in sequence)."""
+
+    kind: Literal["all_of"] = "all_of"
+    matchers: tuple[LeafMatcher, ...]
+
+    @field_validator("matchers")
+    @classmethod
+    def _non_empty(cls, value: tuple[Any, ...]) -> tuple[Any, ...]:
+        if not value:
+            raise problem("", "at least one matcher", [])
+        return value
+
+    def alternatives(self) -> list[dict[str, Any]]:
+        return [{}]
+
+    def loop_count(self) -> Optional[int]:
+        counts = {m.loop_count() for m in self.matchers} - {None}
+        return counts.pop() if len(counts) == 1 else None
+
+    def leaves(self) -> tuple[Any, ...]:
+        return self.matchers
+
+
+Matcher = Annotated[
+    Union[OpNameMatch, ContractionMatch, ConvolutionMatch, FunctionMatch, AllOf],
+    Field(discriminator="kind"),
+]
+
+
+def leaves(matcher: Any) -> tuple[Any, ...]:
+    """The leaf matchers of ``matcher`` (itself unless it is an ``AllOf``)."""
+    return matcher.matchers if isinstance(matcher, AllOf) else (matcher,)
+
+
+def expand(matcher: Any) -> list[list[tuple[Any, dict[str, Any]]]]:
+    """All concrete alternatives: each a list of (leaf matcher, chosen dims) to render in order."""
+    per_leaf = [[(leaf, alt) for alt in leaf.alternatives()] for leaf in leaves(matcher)]
+    return [list(combo) for combo in itertools.product(*per_leaf)]
+
+
+def match_op_names(matcher: Any) -> set[str]:
+    """Op names a matcher restricts to (empty: unrestricted)."""
+    names: set[str] = set()
+    for leaf in leaves(matcher):
+        if isinstance(leaf, OpNameMatch):
+            names.update(leaf.names)
+    return names
+
+
+__all__ = [
+    "AllOf",
+    "ContractionMatch",
+    "ConvolutionMatch",
+    "Dims",
+    "ElementType",
+    "FunctionMatch",
+    "Matcher",
+    "OpNameMatch",
+]
+

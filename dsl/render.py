@@ -1,0 +1,292 @@
+"""Rendering: a StrategySet and a target name in, verified transform-dialect scripts out.
+
+Rendering is pure: no I/O besides reading templates, no clock, no environment; equal
+strategy sets give byte-identical scripts. Each script is parsed and verified with the
+MLIR bindings of ``iree-base-compiler`` before it is returned; a failure raises
+:class:`tdsl.errors.RenderError` with the script (line numbers) and the strategy field
+that produced the bad line. Every transform op carries ``loc("<strategy>.<field path>")``.
+
+Injection points and the files they produce:
+
+============== ========================= =============================================
+injection      file                      flag
+============== ========================= =============================================
+preprocessing  ``preprocessing.mlir``    ``--iree-preprocessing-transform-spec-filename``
+tuning spec    ``tuning_spec.mlir``      ``--iree-codegen-tuning-spec-path``
+codegen lib    ``codegen_library.mlir``  ``--iree-codegen-transform-dialect-library``
+============== ========================= =============================================
+
+IREE ignores a tuning spec when a codegen library is given, so when a target has a
+``codegen`` rule its lowering rules go into the library's ``__kernel_config`` instead.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from . import mlir
+from .errors import RenderError
+from .files import atomic_write
+from .matchers import expand
+from .strategy_set import Rule, StrategySet
+
+PREPROCESSING = "preprocessing"
+TUNING_SPEC = "tuning_spec"
+CODEGEN_LIBRARY = "codegen_library"
+
+FLAG = {
+    PREPROCESSING: "--iree-preprocessing-transform-spec-filename",
+    TUNING_SPEC: "--iree-codegen-tuning-spec-path",
+    CODEGEN_LIBRARY: "--iree-codegen-transform-dialect-library",
+}
+TEMPLATE = {
+    PREPROCESSING: "preprocessing.mlir.j2",
+    TUNING_SPEC: "tuning_spec.mlir.j2",
+    CODEGEN_LIBRARY: "codegen_library.mlir.j2",
+}
+MARKER = "tdsl.applied"
+ROOT_MARKER = "tdsl.root"
+
+
+@dataclass(frozen=True)
+class Script:
+    """One rendered, verified script and the injection point it is for."""
+
+    injection: str
+    text: str
+
+    @property
+    def filename(self) -> str:
+        return f"{self.injection}.mlir"
+
+    def flag(self, directory: Path | str) -> str:
+        return f"{FLAG[self.injection]}={Path(directory).resolve() / self.filename}"
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """The scripts of one StrategySet for one target, and the flags that inject them."""
+
+    strategy_set: str
+    target: Any
+    scripts: tuple[Script, ...]
+    rule_names: tuple[str, ...] = field(default=())
+
+    def script(self, injection: str) -> Script | None:
+        for script in self.scripts:
+            if script.injection == injection:
+                return script
+        return None
+
+    def flags(self, directory: Path | str, include_target: bool = True) -> list[str]:
+        """``iree-compile`` flags: the target's, then one per script written to ``directory``."""
+        flags = list(self.target.compile_flags()) if include_target else []
+        return flags + [s.flag(directory) for s in self.scripts]
+
+    def write(self, directory: Path | str) -> list[Path]:
+        """Writes every script and ``flags.txt`` to ``directory`` atomically; returns the paths."""
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        paths = []
+        for script in self.scripts:
+            paths.append(atomic_write(out / script.filename, script.text))
+        flags = "\n".join(self.flags(out)) + "\n"
+        paths.append(atomic_write(out / "flags.txt", flags))
+        return paths
+
+
+# --------------------------------------------------------------------------------------
+# Template environment (built once).
+
+
+def _ints(values: Any) -> str:
+    return "[" + ", ".join(str(int(v)) for v in values) + "]"
+
+
+def _loc(*parts: Any) -> str:
+    text = ""
+    for part in parts:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif part:
+            text += ("." if text else "") + str(part)
+    return f'loc("{text}")'
+
+
+def _quote(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    """The one jinja2 environment (StrictUndefined) over the packaged templates."""
+    directory = resources.files("tdsl.templates")
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(directory)),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.filters["ints"] = _ints
+    env.filters["quote"] = _quote
+    env.globals["loc"] = _loc
+    env.globals["MARKER"] = MARKER
+    env.globals["ROOT_MARKER"] = ROOT_MARKER
+    return env
+
+
+# --------------------------------------------------------------------------------------
+# Plans: canonical data the templates lay out.
+
+
+@dataclass(frozen=True)
+class RulePlan:
+    """A rule as the templates see it: symbols, location prefixes, matcher alternatives."""
+
+    index: int
+    rule: Rule
+    symbol: str
+    match_path: str
+    alternatives: list[list[tuple[Any, dict[str, Any]]]]
+
+    @property
+    def strategy(self) -> Any:
+        return self.rule.strategy
+
+    def matcher_symbols(self) -> list[str]:
+        return [f"{self.symbol}_match{j}" for j in range(len(self.alternatives))]
+
+    def leaf_path(self, j: int) -> str:
+        from .matchers import AllOf
+
+        if isinstance(self.rule.match, AllOf):
+            return f"{self.match_path}.matchers[{j}]"
+        return self.match_path
+
+
+def _plan(strategy_set: StrategySet, index: int, rule: Rule) -> RulePlan:
+    return RulePlan(
+        index=index,
+        rule=rule,
+        symbol=f"tdsl_r{index}_{rule.strategy.name}",
+        match_path=f"{strategy_set.name}.rules[{index}].match",
+        alternatives=expand(rule.match),
+    )
+
+
+def injection_of(kind: str, has_codegen: bool) -> str:
+    if kind == "data_layout":
+        return PREPROCESSING
+    if kind == "codegen" or has_codegen:
+        return CODEGEN_LIBRARY
+    return TUNING_SPEC
+
+
+def render(strategy_set: StrategySet, target: str) -> Rendered:
+    """Renders and verifies every script ``strategy_set`` needs for ``target``."""
+    try:
+        target_model = strategy_set.target(target)
+    except KeyError:
+        names = [t.name for t in strategy_set.targets]
+        raise RenderError(
+            f"strategy set {strategy_set.name!r} has no target {target!r}; targets: {names}",
+            "",
+            None,
+            None,
+        ) from None
+    rules = strategy_set.rules_for(target)
+    has_codegen = any(r.strategy.kind == "codegen" for _, r in rules)
+    groups: dict[str, list[RulePlan]] = {}
+    for index, rule in rules:
+        injection = injection_of(rule.strategy.kind, has_codegen)
+        groups.setdefault(injection, []).append(_plan(strategy_set, index, rule))
+    scripts = []
+    for injection in (PREPROCESSING, TUNING_SPEC, CODEGEN_LIBRARY):
+        if injection not in groups:
+            continue
+        text = environment().get_template(TEMPLATE[injection]).render(
+            set=strategy_set, target=target_model, rules=groups[injection]
+        )
+        verify(text, f"{strategy_set.name} ({injection} for {target})")
+        scripts.append(Script(injection, text))
+    return Rendered(
+        strategy_set=strategy_set.name,
+        target=target_model,
+        scripts=tuple(scripts),
+        rule_names=tuple(r.strategy.name for _, r in rules),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Verification with the MLIR bindings.
+
+_LOC_IN_LINE = re.compile(r'loc\("([^"]*)"\)')
+
+
+def field_at_line(text: str, line: int) -> str | None:
+    """The strategy field path of the op at ``line`` (1-based): the first ``loc("..")``
+    at or after that line, which closes the op the line belongs to."""
+    lines = text.splitlines()
+    for candidate in lines[line - 1 :]:
+        found = _LOC_IN_LINE.search(candidate)
+        if found:
+            return found.group(1)
+    return None
+
+
+def numbered(text: str, around: int | None = None, context: int = 6) -> str:
+    """``text`` with line numbers; only ``context`` lines around line ``around`` if given."""
+    lines = text.splitlines()
+    lo, hi = 0, len(lines)
+    if around is not None:
+        lo, hi = max(0, around - 1 - context), min(len(lines), around + context)
+    width = len(str(hi))
+    out = []
+    for i in range(lo, hi):
+        mark = ">" if around is not None and i + 1 == around else " "
+        out.append(f"{mark}{i + 1:>{width}} | {lines[i]}")
+    return "\n".join(out)
+
+
+def line_of_field(text: str, name: str) -> int | None:
+    """The first line that carries ``loc("<name>")``."""
+    needle = f'loc("{name}")'
+    for i, line in enumerate(text.splitlines(), start=1):
+        if needle in line:
+            return i
+    return None
+
+
+def verify(text: str, what: str) -> Any:
+    """Parses and verifies ``text``; raises RenderError naming the field of the bad line."""
+    try:
+        return mlir.parse(text)
+    except mlir.ParseFailure as failure:
+        first = failure.diagnostics[0]
+        line = first.line
+        name = first.name
+        if line is not None:
+            name = field_at_line(text, line)
+        elif name is not None:
+            line = line_of_field(text, name)
+        messages = "\n".join(
+            f"  error: {d.message}" + "".join(f"\n    note: {n}" for n in d.notes)
+            for d in failure.diagnostics
+        )
+        where = f" (strategy field {name})" if name else ""
+        listing = numbered(text, line) if line else numbered(text)
+        raise RenderError(
+            f"the rendered script for {what} does not verify{where}:\n{messages}\n{listing}",
+            text,
+            name,
+            line,
+        ) from None

@@ -1,0 +1,173 @@
+"""StrategySet: an ordered list of rules (matcher -> strategy -> target).
+
+Rendering a set for one target picks that target's rules, in order; the first rule
+whose matcher succeeds on an op wins (``transform.foreach_match`` semantics). One set
+may hold rules for several targets, e.g. pack on CPU and leave the layout alone on GPU.
+
+Cross-field checks that need the target live here: the strategy kind fits the
+target's backend, the MMA intrinsic exists on the GPU, the matcher can match the op
+form seen at that injection point, and the loop counts agree.
+
+Example::
+
+    StrategySet(name="demo", rules=[
+        Rule(target="cpu", match=OpNameMatch(names=["linalg.matmul"]),
+             strategy=DataLayout(name="mm_pack", pack=PackGreedily(matmul_packed_sizes=[8, 32, 1]))),
+    ])
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Union
+
+from pydantic import Field, model_validator
+
+from .codegen import Codegen
+from .layout import DataLayout
+from .lowering import CpuLowering, GpuLowering
+from .matchers import ConvolutionMatch, Matcher, leaves, match_op_names
+from .model import StrategyModel, SymbolName, fmt, problem
+from .targets import AmdGpuTarget, CpuTarget, Target
+
+Strategy = Annotated[
+    Union[DataLayout, CpuLowering, GpuLowering, Codegen], Field(discriminator="kind")
+]
+
+# Which backends each strategy kind can run on.
+_BACKENDS = {
+    "data_layout": ("llvm-cpu", "rocm"),
+    "cpu_lowering": ("llvm-cpu",),
+    "gpu_lowering": ("rocm",),
+    "codegen": ("llvm-cpu", "rocm"),
+}
+
+# Named ops that no longer exist when codegen configuration runs, per backend.
+_GONE_AT_CODEGEN = {
+    "rocm": ("linalg.matmul", "linalg.batch_matmul", "linalg.conv_", "linalg.matvec"),
+    "llvm-cpu": ("linalg.conv_",),
+}
+
+
+class Rule(StrategyModel):
+    """Apply ``strategy`` to every op ``match`` accepts, when compiling for ``target``."""
+
+    target: SymbolName
+    match: Matcher
+    strategy: Strategy
+
+
+def _default_targets() -> tuple[Any, ...]:
+    return (CpuTarget(), AmdGpuTarget())
+
+
+class StrategySet(StrategyModel):
+    """An ordered list of rules for one or more targets; see the module docstring."""
+
+    _names_errors = True
+
+    name: SymbolName
+    targets: tuple[Target, ...] = Field(default_factory=_default_targets)
+    rules: tuple[Rule, ...]
+
+    @model_validator(mode="after")
+    def _check(self) -> "StrategySet":
+        names = [t.name for t in self.targets]
+        for i, name in enumerate(names):
+            if names.index(name) != i:
+                raise problem(f"targets[{i}].name", "unique target names", name)
+        if not self.rules:
+            raise problem("rules", "at least one rule", [])
+        seen: dict[tuple[str, str], Any] = {}
+        for i, rule in enumerate(self.rules):
+            if rule.target not in names:
+                raise problem(f"rules[{i}].target", f"one of the targets {names}", rule.target)
+            target = self.targets[names.index(rule.target)]
+            key = (rule.target, rule.strategy.name)
+            if key in seen and seen[key] != rule.strategy:
+                raise problem(
+                    f"rules[{i}].strategy.name",
+                    f"a name not used by another strategy for target {rule.target!r}",
+                    rule.strategy.name,
+                )
+            seen[key] = rule.strategy
+            _check_rule(i, rule, target)
+        return self
+
+    def target(self, name: str) -> Any:
+        """The target called ``name`` (a target name such as ``cpu`` or ``gfx942``)."""
+        for target in self.targets:
+            if target.name == name:
+                return target
+        raise KeyError(name)
+
+    def rules_for(self, target: str) -> list[tuple[int, Rule]]:
+        """(index in ``rules``, rule) for every rule of ``target``, in order."""
+        return [(i, r) for i, r in enumerate(self.rules) if r.target == target]
+
+
+def _check_rule(i: int, rule: Rule, target: Any) -> None:
+    strategy = rule.strategy
+    backends = _BACKENDS[strategy.kind]
+    if target.backend not in backends:
+        raise problem(
+            f"rules[{i}].strategy.kind",
+            f"a strategy for {target.backend} (target {target.name!r}); "
+            f"{strategy.kind} runs on {', '.join(backends)}",
+            strategy.kind,
+        )
+    if strategy.kind in ("cpu_lowering", "gpu_lowering", "codegen"):
+        gone = _GONE_AT_CODEGEN[target.backend]
+        for op in sorted(match_op_names(rule.match)):
+            if op.startswith(gone):
+                alternative = "convolution" if "conv" in op else "contraction"
+                raise problem(
+                    f"rules[{i}].match.names",
+                    f"an op that exists at codegen time on {target.name}: {op} is a "
+                    f"linalg.generic by then, so this rule would match nothing",
+                    op,
+                    hint=f"use a {alternative} matcher",
+                )
+    if strategy.kind == "cpu_lowering":
+        for leaf in leaves(rule.match):
+            if isinstance(leaf, ConvolutionMatch) and leaf.batch == ((1,),):
+                raise problem(
+                    f"rules[{i}].match.batch",
+                    "a batch other than 1: IREE drops the compilation_info of batch-1 "
+                    "convolutions on llvm-cpu (InsertBatchDimForBatchlessConv rebuilds the op)",
+                    [1],
+                )
+    expected = rule.match.loop_count()
+    got = strategy.loop_count()
+    if expected is not None and got is not None and expected != got:
+        raise problem(
+            "",
+            f"{expected} loops per tiling level, as the matched op has {expected} loops",
+            f"{got}",
+            strategy=strategy.name,
+        )
+    if isinstance(strategy, GpuLowering) and isinstance(target, AmdGpuTarget):
+        facts = target.facts
+        if strategy.subgroup_size != facts.subgroup_size:
+            raise problem(
+                "subgroup_size",
+                f"{facts.subgroup_size}, the subgroup size of {facts.arch}",
+                strategy.subgroup_size,
+                strategy=strategy.name,
+            )
+        if strategy.thread_count() > facts.max_workgroup_size:
+            raise problem(
+                "workgroup_size",
+                f"at most {facts.max_workgroup_size} threads on {facts.arch}",
+                f"{fmt(strategy.workgroup_size)} ({strategy.thread_count()} threads)",
+                strategy=strategy.name,
+            )
+        if strategy.mma_kind is not None and facts.intrinsic(strategy.mma_kind) is None:
+            raise problem(
+                "mma_kind",
+                f"an MMA intrinsic of {facts.arch}: "
+                + ", ".join(x.name for x in facts.mma_intrinsics),
+                strategy.mma_kind,
+                strategy=strategy.name,
+            )
+    if isinstance(strategy, Codegen):
+        strategy.check_target(target)

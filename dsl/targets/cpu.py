@@ -1,0 +1,65 @@
+"""The llvm-cpu target: which CPU to generate code for, and the flags that select it."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import field_validator
+
+from ..model import StrategyModel, SymbolName, problem
+
+_CPU_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
+_FEATURE_RE = re.compile(r"^[+-][A-Za-z0-9_.-]+$")
+
+
+class CpuTarget(StrategyModel):
+    """An llvm-cpu target. Emits ``--iree-hal-local-target-device-backends=llvm-cpu`` flags.
+
+    ``cpu`` is an LLVM CPU name (``host``, ``znver4``, ``skylake-avx512``, ``generic``);
+    ``features`` are LLVM feature toggles such as ``+avx512f``; ``ukernels`` selects
+    ``--iree-llvmcpu-enable-ukernels`` (``none`` is required for mmt4d tiles the
+    ukernel table lacks, e.g. 8x32x1 on AVX-512).
+
+    Example::
+
+        CpuTarget(cpu="znver4", ukernels="none")
+    """
+
+    kind: Literal["llvm-cpu"] = "llvm-cpu"
+    name: SymbolName = "cpu"
+    cpu: str = "host"
+    features: tuple[str, ...] = ()
+    ukernels: Literal["default", "none", "mmt4d", "all"] = "default"
+
+    @field_validator("cpu")
+    @classmethod
+    def _cpu_name(cls, value: str) -> str:
+        if not _CPU_RE.match(value):
+            raise problem("", "an LLVM CPU name such as 'host' or 'znver4'", value)
+        return value
+
+    @field_validator("features")
+    @classmethod
+    def _feature_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for i, feature in enumerate(value):
+            if not _FEATURE_RE.match(feature):
+                raise problem(f"[{i}]", "an LLVM feature toggle such as '+avx512f'", feature)
+        return value
+
+    @property
+    def backend(self) -> str:
+        return "llvm-cpu"
+
+    def compile_flags(self) -> list[str]:
+        """The ``iree-compile`` flags that select this target (no strategy files)."""
+        flags = [
+            "--iree-hal-target-device=local",
+            "--iree-hal-local-target-device-backends=llvm-cpu",
+            f"--iree-llvmcpu-target-cpu={self.cpu}",
+        ]
+        if self.features:
+            flags.append("--iree-llvmcpu-target-cpu-features=" + ",".join(self.features))
+        if self.ukernels != "default":
+            flags.append(f"--iree-llvmcpu-enable-ukernels={self.ukernels}")
+        return flags

@@ -1,0 +1,1 @@
+"""jinja2 transform-dialect templates, shipped inside the wheel (package data)."""
