@@ -24,10 +24,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _one_line(err: Exception) -> str:
     if isinstance(err, StrategyError):
-        return "; ".join(
-            f"invalid strategy {err.strategy!r}: {p.describe(err.strategy)}" if err.strategy else p.describe(None)
-            for p in err.problems
-        )
+        return "invalid strategy: " + "; ".join(p.describe(err.strategy) for p in err.problems)
     return " ".join(str(err).split("\n")[:1])
 
 

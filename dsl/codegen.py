@@ -271,7 +271,8 @@ class Codegen(StrategyModel):
                         strategy=self.name,
                     )
 
-    def loop_count(self) -> Optional[int]:
+    def loops(self) -> Optional[tuple[str, int]]:
+        """Tile-size lists may be shorter than the loop nest, so no exact count is implied."""
         return None
 
     def fused_at(self, level: int) -> list[tuple[int, "Fuse"]]:

@@ -38,7 +38,7 @@ class StrategyError(TdslError, ValueError):
         self.strategy = strategy
         self.problems = tuple(problems)
         lines = [p.describe(strategy) for p in self.problems]
-        head = f"invalid strategy {strategy!r}" if strategy else "invalid strategy"
+        head = "invalid strategy"
         if len(lines) == 1:
             super().__init__(f"{head}: {lines[0]}")
         else:

@@ -176,9 +176,10 @@ class DataLayout(StrategyModel):
             return [i for i, used in enumerate((m or k, k or n, m or n)) if used]
         return [0, 1, 2]
 
-    def loop_count(self) -> Optional[int]:
+    def loops(self) -> Optional[tuple[str, int]]:
+        """(field, loop count) when this strategy fixes the op's loop count."""
         if self.interchange is not None:
-            return len(self.interchange)
+            return "interchange", len(self.interchange)
         if isinstance(self.pack, Pack):
-            return len(self.pack.packed_sizes)
+            return "pack.packed_sizes", len(self.pack.packed_sizes)
         return None

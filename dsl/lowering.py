@@ -100,8 +100,8 @@ class CpuLowering(StrategyModel):
                         )
         return self
 
-    def loop_count(self) -> int:
-        return len(self.distribution)
+    def loops(self) -> Optional[tuple[str, int]]:
+        return "distribution", len(self.distribution)
 
     def levels(self) -> list[tuple[str, tuple[int, ...]]]:
         """(level name, sizes) for the levels that are set, in IREE's order."""
@@ -186,8 +186,8 @@ class GpuLowering(StrategyModel):
             raise problem("prefetch_num_stages", "0 to 4", self.prefetch_num_stages)
         return self
 
-    def loop_count(self) -> int:
-        return len(self.workgroup)
+    def loops(self) -> Optional[tuple[str, int]]:
+        return "workgroup", len(self.workgroup)
 
     def levels(self) -> list[tuple[str, tuple[int, ...]]]:
         return [(lv, getattr(self, lv)) for lv in self.LEVELS if getattr(self, lv) is not None]

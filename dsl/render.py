@@ -52,6 +52,7 @@ TEMPLATE = {
     CODEGEN_LIBRARY: "codegen_library.mlir.j2",
 }
 MARKER = "tdsl.applied"
+LAYOUT_MARKER = "tdsl.layout"
 ROOT_MARKER = "tdsl.root"
 
 
@@ -140,6 +141,7 @@ def environment() -> jinja2.Environment:
     env.filters["quote"] = _quote
     env.globals["loc"] = _loc
     env.globals["MARKER"] = MARKER
+    env.globals["LAYOUT_MARKER"] = LAYOUT_MARKER
     env.globals["ROOT_MARKER"] = ROOT_MARKER
     return env
 
@@ -230,16 +232,22 @@ def render(strategy_set: StrategySet, target: str) -> Rendered:
 # Verification with the MLIR bindings.
 
 _LOC_IN_LINE = re.compile(r'loc\("([^"]*)"\)')
+_ATTR_KEY = re.compile(r"^\s*([a-z_]+) = ")
 
 
 def field_at_line(text: str, line: int) -> str | None:
     """The strategy field path of the op at ``line`` (1-based): the first ``loc("..")``
-    at or after that line, which closes the op the line belongs to."""
+    at or after that line, which closes the op the line belongs to. A line inside a
+    multi-line attribute (``  mma_kind = ...,``) adds its key: ``mm_f16.mma_kind``."""
     lines = text.splitlines()
     for candidate in lines[line - 1 :]:
         found = _LOC_IN_LINE.search(candidate)
         if found:
-            return found.group(1)
+            name = found.group(1)
+            key = _ATTR_KEY.match(lines[line - 1])
+            if key and not _LOC_IN_LINE.search(lines[line - 1]):
+                name = f"{name}.{key.group(1)}"
+            return name
     return None
 
 

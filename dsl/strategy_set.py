@@ -90,7 +90,7 @@ class StrategySet(StrategyModel):
                     rule.strategy.name,
                 )
             seen[key] = rule.strategy
-            _check_rule(i, rule, target)
+            _check_rule(i, rule, target, names.index(rule.target))
         return self
 
     def target(self, name: str) -> Any:
@@ -105,7 +105,7 @@ class StrategySet(StrategyModel):
         return [(i, r) for i, r in enumerate(self.rules) if r.target == target]
 
 
-def _check_rule(i: int, rule: Rule, target: Any) -> None:
+def _check_rule(i: int, rule: Rule, target: Any, target_index: int) -> None:
     strategy = rule.strategy
     backends = _BACKENDS[strategy.kind]
     if target.backend not in backends:
@@ -137,13 +137,29 @@ def _check_rule(i: int, rule: Rule, target: Any) -> None:
                     [1],
                 )
     expected = rule.match.loop_count()
-    got = strategy.loop_count()
-    if expected is not None and got is not None and expected != got:
+    loops = strategy.loops()
+    if expected is not None and loops is not None and loops[1] is not None and expected != loops[1]:
+        field, got = loops
         raise problem(
-            "",
-            f"{expected} loops per tiling level, as the matched op has {expected} loops",
-            f"{got}",
+            field,
+            f"{expected} entries, one per loop of the matched op (rules[{i}].match fixes "
+            f"{expected} loops)",
+            f"{got} entries {list(getattr(strategy, field, ()) or ())}" if "." not in field else f"{got} entries",
             strategy=strategy.name,
+        )
+    if (
+        isinstance(strategy, DataLayout)
+        and strategy.specialize
+        and isinstance(target, CpuTarget)
+        and target.ukernels != "none"
+    ):
+        raise problem(
+            f"targets[{target_index}].ukernels",
+            "'none' when a data_layout specializes to linalg.mmt4d: IREE 3.13's mmt4d "
+            "ukernel gives wrong results on graph-level mmt4d ops (max error 29 on a "
+            "128x256x192 f32 matmul, any inner tile)",
+            target.ukernels,
+            hint=f"set CpuTarget(ukernels='none') for target {target.name!r}",
         )
     if isinstance(strategy, GpuLowering) and isinstance(target, AmdGpuTarget):
         facts = target.facts

@@ -1,0 +1,250 @@
+"""Compiling a payload with a strategy set: render, verify, inject, compile, report.
+
+``compile(payload, strategies, target)`` renders the set for the target into a private
+directory, runs ``iree-compile`` with the injection flags under a timeout and memory
+cap, and reads the configured dispatches back to prove which rules applied. The module
+(``output``) is written only if everything succeeded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from .compiler import (
+    DEFAULT_MEMORY_GB,
+    DEFAULT_TIMEOUT_S,
+    CompileFailed,
+    CompileResult,
+    run_iree_compile,
+)
+from .errors import TdslError
+from .files import atomic_write
+from .loader import load
+from .render import Rendered, injection_of, render
+from .report import DispatchSummary, summarize_dump
+from .strategy_set import StrategySet
+
+PHASES = ("preprocessing", "dispatch-creation", "executable-configurations", "executable-targets")
+
+
+class StrategyNotApplied(TdslError):
+    """``--strict``: a rule of the set matched nothing in the payload."""
+
+
+@dataclass(frozen=True)
+class RuleOutcome:
+    """Where one rule applied: the dispatches whose ops carry its marker."""
+
+    index: int
+    strategy: str
+    kind: str
+    injection: str
+    dispatches: tuple[str, ...]
+
+    @property
+    def applied(self) -> bool:
+        return bool(self.dispatches)
+
+
+@dataclass(frozen=True)
+class CompileReport:
+    """The outcome of :func:`compile`."""
+
+    payload: Path
+    target: str
+    output: Path | None
+    flags: tuple[str, ...]
+    result: CompileResult
+    dispatches: tuple[DispatchSummary, ...]
+    rules: tuple[RuleOutcome, ...]
+    dump_dir: Path | None = None
+    ir_dump: Path | None = None
+
+    @property
+    def unmatched(self) -> list[RuleOutcome]:
+        return [r for r in self.rules if not r.applied]
+
+    def warnings(self) -> list[str]:
+        return [
+            f"rule {r.index} ({r.strategy}, {r.kind}) matched nothing in {self.payload.name}"
+            for r in self.unmatched
+        ]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "payload": str(self.payload),
+            "target": self.target,
+            "output": str(self.output) if self.output else None,
+            "compile_seconds": round(self.result.wall_s, 3),
+            "flags": list(self.flags),
+            "dispatches": [
+                {
+                    "name": d.name,
+                    "compute_ops": list(d.compute_ops),
+                    "pipeline": d.pipeline,
+                    "codegen_spec": d.codegen_spec,
+                    "layout": list(d.layout_strategies),
+                    "applied": list(d.applied_strategies),
+                    "lowering_configs": list(d.lowering_configs),
+                }
+                for d in self.dispatches
+            ],
+            "rules": [
+                {
+                    "index": r.index,
+                    "strategy": r.strategy,
+                    "kind": r.kind,
+                    "injection": r.injection,
+                    "dispatches": list(r.dispatches),
+                }
+                for r in self.rules
+            ],
+            "warnings": self.warnings(),
+            "ir_dump": str(self.ir_dump) if self.ir_dump else None,
+        }
+
+    def text(self) -> str:
+        lines = [f"compiled {self.payload} for {self.target} in {self.result.wall_s:.2f} s"]
+        if self.output:
+            lines.append(f"  module: {self.output}")
+        lines.append(f"  {len(self.dispatches)} dispatches:")
+        lines += [f"    {d.line()}" for d in self.dispatches]
+        lines.append("  rules:")
+        for r in self.rules:
+            where = ", ".join(r.dispatches) if r.dispatches else "NOTHING (warning)"
+            lines.append(f"    [{r.index}] {r.strategy} ({r.kind} -> {r.injection}): {where}")
+        return "\n".join(lines)
+
+
+def _as_set(strategies: StrategySet | str | Path) -> StrategySet:
+    return strategies if isinstance(strategies, StrategySet) else load(strategies)
+
+
+def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
+    payload: Path | str,
+    strategies: StrategySet | str | Path,
+    target: str,
+    output: Path | str | None = None,
+    *,
+    dump_ir: str | None = None,
+    dump_ir_to: Path | str | None = None,
+    strict: bool = False,
+    extra_flags: Sequence[str] = (),
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    memory_gb: float = DEFAULT_MEMORY_GB,
+    keep_dump: Path | str | None = None,
+) -> CompileReport:
+    """Renders ``strategies`` for ``target``, compiles ``payload`` and reports what applied.
+
+    ``dump_ir``: also write the IR at that phase (one of :data:`PHASES`) to
+    ``dump_ir_to`` (default ``<output or payload stem>.<phase>.mlir``).
+    ``strict``: a rule that matched nothing is an error (no output is written).
+    ``keep_dump``: keep IREE's executable dump (configured IR, ISA, HSACO) in that dir.
+    """
+    payload = Path(payload)
+    if not payload.is_file():
+        raise CompileFailed(f"payload {str(payload)!r} does not exist")
+    if dump_ir is not None and dump_ir not in PHASES:
+        raise CompileFailed(f"--dump-ir: expected one of {', '.join(PHASES)}, received {dump_ir!r}")
+    strategy_set = _as_set(strategies)
+    rendered = render(strategy_set, target)
+    out = Path(output) if output is not None else None
+    with tempfile.TemporaryDirectory(prefix="tdsl-") as tmp:
+        scripts = Path(tmp) / "scripts"
+        rendered.write(scripts)
+        dump = Path(keep_dump) if keep_dump is not None else Path(tmp) / "dump"
+        flags = [
+            *rendered.flags(scripts),
+            *extra_flags,
+            f"--iree-hal-dump-executable-files-to={dump}",
+            f"--iree-hal-dump-executable-binaries-to={dump}",
+        ]
+        staged = None
+        if out is not None:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent)
+            os.close(fd)
+            staged = Path(name)
+        try:
+            result = run_iree_compile(
+                payload, flags, staged, timeout_s=timeout_s, memory_gb=memory_gb
+            )
+            dispatches = tuple(summarize_dump(dump))
+            outcomes = tuple(_outcomes(strategy_set, rendered, target, dispatches))
+            if strict and any(not o.applied for o in outcomes):
+                missing = [f"rule {o.index} ({o.strategy})" for o in outcomes if not o.applied]
+                raise StrategyNotApplied(
+                    f"--strict: {', '.join(missing)} matched nothing in {payload} for target {target}"
+                )
+            ir_dump = None
+            if dump_ir is not None:
+                ir_dump = Path(dump_ir_to) if dump_ir_to else (out or payload).with_suffix(f".{dump_ir}.mlir")
+                ir_text = compile_to_phase(payload, rendered, scripts, dump_ir, extra_flags, timeout_s, memory_gb)
+                atomic_write(ir_dump, ir_text)
+            if staged is not None and out is not None:
+                os.replace(staged, out)
+                staged = None
+        finally:
+            if staged is not None and staged.exists():
+                staged.unlink()
+    flags_shown = tuple(rendered.flags(scripts))
+    return CompileReport(
+        payload=payload,
+        target=target,
+        output=out,
+        flags=flags_shown,
+        result=result,
+        dispatches=dispatches,
+        rules=outcomes,
+        dump_dir=Path(keep_dump) if keep_dump is not None else None,
+        ir_dump=ir_dump,
+    )
+
+
+def compile_to_phase(
+    payload: Path,
+    rendered: Rendered,
+    scripts: Path,
+    phase: str,
+    extra_flags: Sequence[str] = (),
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    memory_gb: float = DEFAULT_MEMORY_GB,
+) -> str:
+    """The payload's IR after ``phase`` with the rendered scripts injected."""
+    with tempfile.TemporaryDirectory(prefix="tdsl-ir-") as tmp:
+        out = Path(tmp) / f"{phase}.mlir"
+        run_iree_compile(
+            payload,
+            [*rendered.flags(scripts), *extra_flags, f"--compile-to={phase}"],
+            out,
+            timeout_s=timeout_s,
+            memory_gb=memory_gb,
+        )
+        return out.read_text()
+
+
+def _outcomes(
+    strategy_set: StrategySet, rendered: Rendered, target: str, dispatches: Sequence[DispatchSummary]
+) -> list[RuleOutcome]:
+    rules = strategy_set.rules_for(target)
+    has_codegen = any(r.strategy.kind == "codegen" for _, r in rules)
+    outcomes = []
+    for index, rule in rules:
+        name = rule.strategy.name
+        if rule.strategy.kind == "data_layout":
+            hit = [d.name for d in dispatches if name in d.layout_strategies]
+        else:
+            hit = [d.name for d in dispatches if name in d.applied_strategies]
+        outcomes.append(
+            RuleOutcome(index, name, rule.strategy.kind, injection_of(rule.strategy.kind, has_codegen), tuple(hit))
+        )
+    return outcomes
+
+
+def report_json(report: CompileReport) -> str:
+    return json.dumps(report.to_json(), indent=2)

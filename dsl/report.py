@@ -1,0 +1,87 @@
+"""What a compile did: dispatches, their root ops and pipelines, and which tdsl rules applied.
+
+Reads the configured executables IREE dumps with ``--iree-hal-dump-executable-files-to``
+(``configured_module_<dispatch>.mlir``). Proof of application is the marker each
+rendered script attaches: ``tdsl.layout = "<strategy>"`` (graph-level layout, on the
+rewritten op) and ``tdsl.applied = "<strategy>"`` (compilation_info or codegen strategy,
+on the configured root op).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import mlir
+from .render import LAYOUT_MARKER, MARKER
+
+_PIPELINE = re.compile(r"pipeline = (#iree_\w+\.pipeline<\w+>|#iree_codegen\.\w+)")
+_CODEGEN_SPEC = re.compile(r"codegen_spec = @([\w.]+)")
+_NOT_ROOT = {"linalg.fill", "linalg.yield", "linalg.index"}
+
+
+@dataclass(frozen=True)
+class DispatchSummary:
+    """One dispatch function after configuration."""
+
+    name: str
+    pipeline: str | None
+    codegen_spec: str | None
+    compute_ops: tuple[str, ...]
+    layout_strategies: tuple[str, ...]
+    applied_strategies: tuple[str, ...]
+    lowering_configs: tuple[str, ...] = field(default=())
+
+    def line(self) -> str:
+        """One line for a dispatch-summary golden: name, compute ops, pipeline, strategies."""
+        applied = ",".join(self.layout_strategies + self.applied_strategies) or "-"
+        return f"{self.name}: {' + '.join(self.compute_ops) or '-'} | {self.pipeline or '-'} | {applied}"
+
+
+def _is_compute(name: str) -> bool:
+    return (name.startswith("linalg.") or name.startswith("iree_linalg_ext.")) and name not in _NOT_ROOT
+
+
+def summarize_configured(text: str) -> list[DispatchSummary]:
+    """Dispatch summaries of one configured executable module."""
+    summaries = []
+    ops = mlir.walk(text)
+    functions = [op for op in ops if op.name == "func.func" and "translation_info" in op.attributes]
+    for func in functions:
+        inside = [op for op in ops if op.function == func.function and op.name != "func.func"]
+        translation = func.attributes.get("translation_info", "")
+        pipeline = _PIPELINE.search(translation)
+        spec = _CODEGEN_SPEC.search(translation)
+        summaries.append(
+            DispatchSummary(
+                name=func.function or "?",
+                pipeline=pipeline.group(1) if pipeline else None,
+                codegen_spec=spec.group(1) if spec else None,
+                compute_ops=tuple(op.name for op in inside if _is_compute(op.name)),
+                layout_strategies=tuple(
+                    op.attributes[LAYOUT_MARKER].strip('"') for op in inside if LAYOUT_MARKER in op.attributes
+                ),
+                applied_strategies=tuple(
+                    op.attributes[MARKER].strip('"') for op in inside if MARKER in op.attributes
+                ),
+                lowering_configs=tuple(
+                    f"{op.name}: {op.attributes['lowering_config']}"
+                    for op in inside
+                    if "lowering_config" in op.attributes
+                ),
+            )
+        )
+    return summaries
+
+
+def summarize_dump(directory: Path | str) -> list[DispatchSummary]:
+    """Dispatch summaries of every ``configured_module_*.mlir`` in ``directory``, by name."""
+    summaries: list[DispatchSummary] = []
+    for path in sorted(Path(directory).glob("configured_module_*.mlir")):
+        summaries.extend(summarize_configured(path.read_text()))
+    return sorted(summaries, key=lambda s: _natural(s.name))
+
+
+def _natural(name: str) -> list[object]:
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
