@@ -236,10 +236,7 @@ def _outcomes(
     outcomes = []
     for index, rule in rules:
         name = rule.strategy.name
-        if rule.strategy.kind == "data_layout":
-            hit = [d.name for d in dispatches if name in d.layout_strategies]
-        else:
-            hit = [d.name for d in dispatches if name in d.applied_strategies]
+        hit = [d.name for d in dispatches if index in d.rules]
         outcomes.append(
             RuleOutcome(index, name, rule.strategy.kind, injection_of(rule.strategy.kind, has_codegen), tuple(hit))
         )

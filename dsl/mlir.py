@@ -117,6 +117,60 @@ def walk(text: str) -> list[OpSummary]:
     return ops
 
 
+@dataclass(frozen=True)
+class TensorType:
+    """A ranked tensor type: static shape and element type spelling (``f32``, ``i8``, ..)."""
+
+    shape: tuple[int, ...]
+    element: str
+
+
+@dataclass(frozen=True)
+class FunctionSignature:
+    """A public ``func.func`` of a payload: its name, argument and result tensor types."""
+
+    name: str
+    inputs: tuple[TensorType, ...]
+    results: tuple[TensorType, ...]
+
+
+def _tensor_type(t: Any) -> TensorType:
+    ir = _ir()
+    ranked = ir.RankedTensorType(t)
+    if not ranked.has_static_shape:
+        raise ValueError(f"dynamic shapes are not supported: {t}")
+    return TensorType(tuple(ranked.shape), str(ranked.element_type))
+
+
+def signatures(text: str) -> list[FunctionSignature]:
+    """Signatures of the public functions defined in the payload ``text``.
+
+    Raises :class:`ParseFailure` when the payload does not parse.
+    """
+    ir = _ir()
+    with context():
+        try:
+            module = ir.Module.parse(text)
+        except ir.MLIRError as err:
+            raise ParseFailure([_diagnostic(d) for d in err.error_diagnostics]) from None
+        found = []
+        for op in module.body.operations:
+            if op.operation.name != "func.func" or len(op.regions[0].blocks) == 0:
+                continue
+            attrs = op.operation.attributes
+            if "sym_visibility" in attrs and str(attrs["sym_visibility"]).strip('"') == "private":
+                continue
+            ftype = ir.FunctionType(ir.TypeAttr(attrs["function_type"]).value)
+            found.append(
+                FunctionSignature(
+                    str(attrs["sym_name"]).strip('"'),
+                    tuple(_tensor_type(t) for t in ftype.inputs),
+                    tuple(_tensor_type(t) for t in ftype.results),
+                )
+            )
+    return found
+
+
 def print_module(module: Any, debug_info: bool = False) -> str:
     """The printer's form of ``module`` (locations only with ``debug_info``)."""
     with context():

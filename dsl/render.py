@@ -53,6 +53,8 @@ TEMPLATE = {
 }
 MARKER = "tdsl.applied"
 LAYOUT_MARKER = "tdsl.layout"
+RULE_MARKER = "tdsl.rule"
+LAYOUT_RULE_MARKER = "tdsl.layout_rule"
 ROOT_MARKER = "tdsl.root"
 
 
@@ -142,6 +144,8 @@ def environment() -> jinja2.Environment:
     env.globals["loc"] = _loc
     env.globals["MARKER"] = MARKER
     env.globals["LAYOUT_MARKER"] = LAYOUT_MARKER
+    env.globals["RULE_MARKER"] = RULE_MARKER
+    env.globals["LAYOUT_RULE_MARKER"] = LAYOUT_RULE_MARKER
     env.globals["ROOT_MARKER"] = ROOT_MARKER
     return env
 
@@ -166,6 +170,10 @@ class RulePlan:
 
     def matcher_symbols(self) -> list[str]:
         return [f"{self.symbol}_match{j}" for j in range(len(self.alternatives))]
+
+    @property
+    def rule_path(self) -> str:
+        return self.match_path.rsplit(".", 1)[0]
 
     def leaf_path(self, j: int) -> str:
         from .matchers import AllOf

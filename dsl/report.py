@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import mlir
-from .render import LAYOUT_MARKER, MARKER
+from .render import LAYOUT_MARKER, LAYOUT_RULE_MARKER, MARKER, RULE_MARKER
 
 _PIPELINE = re.compile(r"pipeline = (#iree_\w+\.pipeline<\w+>|#iree_codegen\.\w+)")
 _CODEGEN_SPEC = re.compile(r"codegen_spec = @([\w.]+)")
@@ -32,6 +32,7 @@ class DispatchSummary:
     layout_strategies: tuple[str, ...]
     applied_strategies: tuple[str, ...]
     lowering_configs: tuple[str, ...] = field(default=())
+    rules: tuple[int, ...] = field(default=())
 
     def line(self) -> str:
         """One line for a dispatch-summary golden: name, compute ops, pipeline, strategies."""
@@ -40,7 +41,11 @@ class DispatchSummary:
 
 
 def _is_compute(name: str) -> bool:
-    return (name.startswith("linalg.") or name.startswith("iree_linalg_ext.")) and name not in _NOT_ROOT
+    return (
+        (name.startswith("linalg.") or name.startswith("iree_linalg_ext."))
+        and name not in _NOT_ROOT
+        and not name.endswith(".yield")
+    )
 
 
 def summarize_configured(text: str) -> list[DispatchSummary]:
@@ -65,6 +70,16 @@ def summarize_configured(text: str) -> list[DispatchSummary]:
                 applied_strategies=tuple(
                     op.attributes[MARKER].strip('"') for op in inside if MARKER in op.attributes
                 ),
+                rules=tuple(
+                    sorted(
+                        {
+                            _rule_index(op.attributes[key])
+                            for op in inside
+                            for key in (RULE_MARKER, LAYOUT_RULE_MARKER)
+                            if key in op.attributes
+                        }
+                    )
+                ),
                 lowering_configs=tuple(
                     f"{op.name}: {op.attributes['lowering_config']}"
                     for op in inside
@@ -73,6 +88,10 @@ def summarize_configured(text: str) -> list[DispatchSummary]:
             )
         )
     return summaries
+
+
+def _rule_index(printed: str) -> int:
+    return int(printed.split(":")[0].strip())
 
 
 def summarize_dump(directory: Path | str) -> list[DispatchSummary]:
