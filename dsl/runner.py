@@ -127,7 +127,7 @@ def numpy_reference(payload_text: str, function: str, inputs: Sequence[np.ndarra
         return None
     op = compute[0]
     a, b = (np.asarray(x, dtype=np.float64) for x in inputs)
-    if _PLAIN_MAPS.get(op.name) == op.attributes.get("indexing_maps", _PLAIN_MAPS.get(op.name)):
+    if op.name in _PLAIN_MAPS and op.attributes.get("indexing_maps", _PLAIN_MAPS[op.name]) == _PLAIN_MAPS[op.name]:
         return [a @ b]
     if op.name in ("linalg.conv_2d_nhwc_hwcf", "linalg.conv_2d_nchw_fchw"):
         strides = _attr_ints(op.attributes.get("strides"), [1, 1])
