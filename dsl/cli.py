@@ -8,10 +8,14 @@ report: the message shows the script).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
+from .build import PHASES
+from .compiler import CompileFailed
+from .compiler import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
 from .errors import RenderError, StrategyError, TdslError
 from .loader import dump, load
 from .render import render
@@ -45,9 +49,60 @@ def _cmd_flags(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_compile(args: argparse.Namespace) -> int:
+    from .build import compile
+
+    report = compile(
+        args.payload,
+        args.strategies,
+        args.target,
+        args.output,
+        dump_ir=args.dump_ir,
+        strict=args.strict,
+        timeout_s=args.timeout,
+        memory_gb=args.memory_gb,
+    )
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        print(report.text())
+        for warning in report.warnings():
+            print(f"tdsl: warning: {warning}", file=sys.stderr)
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from .check import NumericsFailed, run
+
+    inputs = [np.load(p) for p in args.inputs] if args.inputs else None
+    try:
+        report = run(
+            args.payload,
+            args.strategies,
+            args.target,
+            inputs=inputs,
+            seed=args.seed,
+            timeout_s=args.timeout,
+            memory_gb=args.memory_gb,
+        )
+    except NumericsFailed as err:
+        print(json.dumps(err.report.to_json(), indent=2) if args.json else err.report.text())
+        print("tdsl: error: results differ from the reference beyond tolerance", file=sys.stderr)
+        return 1
+    print(json.dumps(report.to_json(), indent=2) if args.json else report.text())
+    return 0
+
+
 def _cmd_show(args: argparse.Namespace) -> int:
     sys.stdout.write(dump(load(args.strategies), args.format))
     return 0
+
+
+def _add_limits(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help=f"seconds per iree-compile run (default {DEFAULT_TIMEOUT_S:g})")
+    p.add_argument("--memory-gb", type=float, default=DEFAULT_MEMORY_GB, help=f"address-space cap of iree-compile in GiB (default {DEFAULT_MEMORY_GB:g})")
 
 
 def _add_strategy_args(p: argparse.ArgumentParser) -> None:
@@ -70,6 +125,27 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--no-target-flags", action="store_true", help="print only the script flags, not the target selection")
     p.set_defaults(run=_cmd_flags)
 
+    p = sub.add_parser("compile", help="compile a payload with the strategies and report what applied", description="Render and verify the strategies, run iree-compile with them under a timeout and memory cap, and report which rules applied to which dispatches. Any 'error:' from iree-compile is a failure.")
+    p.add_argument("payload", type=Path, help="payload program (.mlir)")
+    p.add_argument("--strategies", required=True, metavar="FILE[:NAME]", help="strategy file")
+    p.add_argument("--target", required=True, help="target name in the strategy set, e.g. cpu or gfx942")
+    p.add_argument("-o", "--output", type=Path, help="write the compiled module (.vmfb) here")
+    p.add_argument("--dump-ir", choices=PHASES, help="also write the IR at this phase next to the output")
+    p.add_argument("--strict", action="store_true", help="a rule that matches nothing is an error")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    _add_limits(p)
+    p.set_defaults(run=_cmd_compile)
+
+    p = sub.add_parser("run", help="compile, run on CPU and check numbers against references", description="Compile with the strategies and with IREE's default pipeline, run every function on CPU on the same deterministic inputs, and compare with the default build and numpy (plain matmul / batch matmul / convolution). Exits 1 past tolerance.")
+    p.add_argument("payload", type=Path, help="payload program (.mlir)")
+    p.add_argument("--strategies", required=True, metavar="FILE[:NAME]", help="strategy file")
+    p.add_argument("--target", default="cpu", help="CPU target name in the strategy set (default: cpu)")
+    p.add_argument("--inputs", nargs="+", type=Path, metavar="X.npy", help="input arrays instead of seeded random ones")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    _add_limits(p)
+    p.set_defaults(run=_cmd_run)
+
     p = sub.add_parser("show", help="print a strategy set as YAML or JSON", description="Load a strategy file and print its canonical YAML or JSON form (loads back to an equal set).")
     p.add_argument("strategies", metavar="FILE[:NAME]", help="strategy file")
     p.add_argument("--format", choices=("yaml", "json"), default="yaml")
@@ -83,6 +159,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return run(args)
     except RenderError as err:
+        print(f"tdsl: error: {err}", file=sys.stderr)
+        return 1
+    except CompileFailed as err:
         print(f"tdsl: error: {err}", file=sys.stderr)
         return 1
     except TdslError as err:

@@ -1,0 +1,162 @@
+"""Numerical check of a strategy: compile with it and without it, run both, compare.
+
+``run(payload, strategies)`` compiles the payload for CPU with the strategies, and
+again with IREE's default pipeline (the differential oracle), runs every public
+function on the same deterministic inputs, and compares each result with the default
+build and, where the function is a plain matmul / batch matmul / convolution, with
+numpy in float64.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import mlir
+from .build import CompileReport, compile
+from .compiler import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, run_iree_compile
+from .errors import TdslError
+from .runner import Comparison, RunFailed, compare, invoke, make_inputs, numpy_reference
+from .strategy_set import StrategySet
+
+
+class NumericsFailed(TdslError):
+    """Results differ from the reference beyond the element type's tolerance."""
+
+    def __init__(self, message: str, report: "RunReport"):
+        self.report = report
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class FunctionCheck:
+    """Comparisons of one function's results against each reference."""
+
+    function: str
+    comparisons: tuple[Comparison, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.comparisons)
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """The outcome of :func:`run`."""
+
+    compile_report: CompileReport
+    functions: tuple[FunctionCheck, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(f.ok for f in self.functions)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "compile": self.compile_report.to_json(),
+            "ok": self.ok,
+            "functions": [
+                {
+                    "function": f.function,
+                    "ok": f.ok,
+                    "comparisons": [
+                        {
+                            "reference": c.reference,
+                            "result": c.result_index,
+                            "max_abs_error": c.max_abs,
+                            "max_rel_error": c.max_rel,
+                            "tolerance": c.tolerance,
+                            "ok": c.ok,
+                        }
+                        for c in f.comparisons
+                    ],
+                }
+                for f in self.functions
+            ],
+        }
+
+    def text(self) -> str:
+        lines = [self.compile_report.text()]
+        for f in self.functions:
+            for c in f.comparisons:
+                verdict = "ok" if c.ok else "FAIL"
+                lines.append(
+                    f"  {f.function} result {c.result_index} vs {c.reference}: max abs {c.max_abs:.3g}, "
+                    f"max rel {c.max_rel:.3g} (tolerance {c.tolerance:g}) {verdict}"
+                )
+        return "\n".join(lines)
+
+
+def compile_default(payload: Path, target_flags: Sequence[str], output: Path, timeout_s: float, memory_gb: float) -> None:
+    """Compiles ``payload`` with IREE's default pipeline (no tdsl scripts)."""
+    run_iree_compile(payload, list(target_flags), output, timeout_s=timeout_s, memory_gb=memory_gb)
+
+
+def run(
+    payload: Path | str,
+    strategies: StrategySet | str | Path,
+    target: str = "cpu",
+    *,
+    inputs: Sequence[np.ndarray] | None = None,
+    seed: int = 0,
+    check: bool = True,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    memory_gb: float = DEFAULT_MEMORY_GB,
+) -> RunReport:
+    """Compiles with and without ``strategies``, runs every function, compares results.
+
+    ``inputs`` (for a payload with one function) replace the seeded random inputs.
+    With ``check`` a mismatch raises :class:`NumericsFailed` (the report is attached).
+    """
+    payload = Path(payload)
+    text = payload.read_text()
+    try:
+        functions = mlir.signatures(text)
+    except mlir.ParseFailure as err:
+        first = err.diagnostics[0]
+        where = f"{payload}:{first.line}:{first.column}" if first.line else str(payload)
+        raise RunFailed(f"{where}: the payload does not parse: {first.message}") from None
+    if not functions:
+        raise RunFailed(f"{payload}: no public func.func to run")
+    if inputs is not None and len(functions) != 1:
+        raise RunFailed(f"{payload}: --inputs needs a payload with one function, found {len(functions)}")
+    with tempfile.TemporaryDirectory(prefix="tdsl-run-") as tmp:
+        tuned = Path(tmp) / "strategy.vmfb"
+        default = Path(tmp) / "default.vmfb"
+        report = compile(payload, strategies, target, tuned, timeout_s=timeout_s, memory_gb=memory_gb)
+        if report.result.output is None:
+            raise RunFailed("compilation produced no module")
+        target_model = report_target(strategies, target)
+        if target_model.backend != "llvm-cpu":
+            raise RunFailed(f"tdsl run executes on CPU only; target {target!r} is {target_model.backend}")
+        compile_default(payload, target_model.compile_flags(), default, timeout_s, memory_gb)
+        checks = []
+        for sig in functions:
+            args = list(inputs) if inputs is not None else make_inputs(sig, seed)
+            if len(args) != len(sig.inputs):
+                raise RunFailed(f"{sig.name}: expected {len(sig.inputs)} inputs, received {len(args)}")
+            outs = invoke(tuned, sig.name, args)
+            refs = {"iree-default": invoke(default, sig.name, args)}
+            numpy_refs = numpy_reference(text, sig.name, args)
+            if numpy_refs is not None:
+                refs["numpy"] = numpy_refs
+            comparisons = [
+                compare(out, ref_outs[i], sig.results[i].element, name, i)
+                for name, ref_outs in refs.items()
+                for i, out in enumerate(outs)
+            ]
+            checks.append(FunctionCheck(sig.name, tuple(comparisons)))
+    result = RunReport(report, tuple(checks))
+    if check and not result.ok:
+        raise NumericsFailed("results differ from the reference beyond tolerance:\n" + result.text(), result)
+    return result
+
+
+def report_target(strategies: StrategySet | str | Path, target: str) -> Any:
+    from .build import _as_set
+
+    return _as_set(strategies).target(target)
