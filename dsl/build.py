@@ -25,7 +25,8 @@ from .compiler import (
 from .errors import TdslError
 from .files import atomic_write
 from .loader import load
-from .render import Rendered, injection_of, render
+from . import mlir
+from .render import LAYOUT_RULE_MARKER, PREPROCESSING, Rendered, injection_of, render
 from .report import DispatchSummary, summarize_dump
 from .strategy_set import StrategySet
 
@@ -45,10 +46,24 @@ class RuleOutcome:
     kind: str
     injection: str
     dispatches: tuple[str, ...]
+    functions: tuple[str, ...] = ()
 
     @property
     def applied(self) -> bool:
-        return bool(self.dispatches)
+        return bool(self.dispatches or self.functions)
+
+    def where(self) -> str:
+        """Human summary of where the rule applied."""
+        if not self.applied:
+            return "NOTHING (warning)"
+        parts = []
+        if self.functions:
+            parts.append("graph level in " + ", ".join(f"@{f}" for f in self.functions))
+        if self.dispatches:
+            parts.append("dispatches " + ", ".join(self.dispatches))
+        elif self.functions:
+            parts.append("its marker is gone by dispatch formation (IREE rewrote the op)")
+        return "; ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -101,6 +116,8 @@ class CompileReport:
                     "kind": r.kind,
                     "injection": r.injection,
                     "dispatches": list(r.dispatches),
+                    "functions": list(r.functions),
+                    "applied": r.applied,
                 }
                 for r in self.rules
             ],
@@ -116,8 +133,7 @@ class CompileReport:
         lines += [f"    {d.line()}" for d in self.dispatches]
         lines.append("  rules:")
         for r in self.rules:
-            where = ", ".join(r.dispatches) if r.dispatches else "NOTHING (warning)"
-            lines.append(f"    [{r.index}] {r.strategy} ({r.kind} -> {r.injection}): {where}")
+            lines.append(f"    [{r.index}] {r.strategy} ({r.kind} -> {r.injection}): {r.where()}")
         return "\n".join(lines)
 
 
@@ -175,7 +191,11 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
                 payload, flags, staged, timeout_s=timeout_s, memory_gb=memory_gb
             )
             dispatches = tuple(summarize_dump(dump))
-            outcomes = tuple(_outcomes(strategy_set, rendered, target, dispatches))
+            layout_hits: dict[int, list[str]] = {}
+            if rendered.script(PREPROCESSING) is not None:
+                ir = compile_to_phase(payload, rendered, scripts, "preprocessing", extra_flags, timeout_s, memory_gb)
+                layout_hits = layout_rules_by_function(ir)
+            outcomes = tuple(_outcomes(strategy_set, target, dispatches, layout_hits))
             if strict and any(not o.applied for o in outcomes):
                 missing = [f"rule {o.index} ({o.strategy})" for o in outcomes if not o.applied]
                 raise StrategyNotApplied(
@@ -228,17 +248,37 @@ def compile_to_phase(
         return out.read_text()
 
 
+def layout_rules_by_function(preprocessed_ir: str) -> dict[int, list[str]]:
+    """{rule index: functions} from the ``tdsl.layout_rule`` markers after preprocessing."""
+    hits: dict[int, list[str]] = {}
+    for op in mlir.walk(preprocessed_ir):
+        if LAYOUT_RULE_MARKER in op.attributes and op.function:
+            index = int(op.attributes[LAYOUT_RULE_MARKER].split(":")[0])
+            if op.function not in hits.setdefault(index, []):
+                hits[index].append(op.function)
+    return hits
+
+
 def _outcomes(
-    strategy_set: StrategySet, rendered: Rendered, target: str, dispatches: Sequence[DispatchSummary]
+    strategy_set: StrategySet,
+    target: str,
+    dispatches: Sequence[DispatchSummary],
+    layout_hits: dict[int, list[str]],
 ) -> list[RuleOutcome]:
     rules = strategy_set.rules_for(target)
     has_codegen = any(r.strategy.kind == "codegen" for _, r in rules)
     outcomes = []
     for index, rule in rules:
-        name = rule.strategy.name
-        hit = [d.name for d in dispatches if index in d.rules]
+        hit = tuple(d.name for d in dispatches if index in d.rules)
         outcomes.append(
-            RuleOutcome(index, name, rule.strategy.kind, injection_of(rule.strategy.kind, has_codegen), tuple(hit))
+            RuleOutcome(
+                index,
+                rule.strategy.name,
+                rule.strategy.kind,
+                injection_of(rule.strategy.kind, has_codegen),
+                hit,
+                tuple(layout_hits.get(index, ())),
+            )
         )
     return outcomes
 

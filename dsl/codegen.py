@@ -12,6 +12,9 @@ runs on the dispatch module, in this order:
    ``transform.iree.populate_workgroup_count_region_using_num_threads_slice``.
 2. ``fusion``: after each forall level listed in ``into``, the named producers (e.g.
    ``linalg.fill``) are fused with ``transform.structured.fuse_into_containing_op``.
+   The default fuses ``linalg.fill`` into the workgroup forall: an op left outside
+   that forall runs in every workgroup over the whole tensor, so an unfused fill of the
+   accumulator races with the other workgroups' results.
 3. ``promote_operands`` (rocm): ``transform.iree.promote_operands`` into shared memory,
    after the level given by ``promote_after``.
 4. ``vectorize``: ``transform.structured.vectorize_children_and_apply_patterns``, then the
@@ -135,10 +138,16 @@ TileStep = Annotated[Union[TileUsingForall, TileUsingFor], Field(discriminator="
 
 class Fuse(StrategyModel):
     """Fuse ``producers`` (op names, e.g. ``linalg.fill``) into the forall of each level in
-    ``into`` with ``transform.structured.fuse_into_containing_op``."""
+    ``into`` with ``transform.structured.fuse_into_containing_op``.
+
+    ``distribute`` then tiles the fused producers with a forall of their own (e.g. over
+    threads), for producers that cannot follow the root into a nested forall because a
+    ``for`` level sits in between.
+    """
 
     producers: tuple[OpName, ...]
     into: tuple[int, ...]
+    distribute: Optional[TileUsingForall] = None
 
 
 CleanupPatterns = Literal["canonicalization", "tiling_canonicalization", "for_loop_canonicalization"]
@@ -177,7 +186,7 @@ class Codegen(StrategyModel):
     name: SymbolName
     root: OpName
     tiling: tuple[TileStep, ...]
-    fusion: tuple[Fuse, ...] = ()
+    fusion: tuple[Fuse, ...] = (Fuse(producers=("linalg.fill",), into=(0,)),)
     promote_operands: tuple[int, ...] = ()
     promote_after: int = 0
     vectorize: bool = True

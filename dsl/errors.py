@@ -57,3 +57,7 @@ class RenderError(TdslError):
 
 class StrategyFileError(TdslError):
     """A strategy file could not be loaded (missing, wrong format, no StrategySet in it)."""
+
+
+class TargetError(TdslError):
+    """A target name that the strategy set does not define."""

@@ -216,10 +216,15 @@ class ConvolutionMatch(StrategyModel):
 
 
 class FunctionMatch(StrategyModel):
-    """Matches ops inside the ``func.func`` named ``function`` (exact symbol name).
+    """Restricts a rule to ops inside the ``func.func`` named ``function`` (exact symbol).
 
     At graph level that is the payload function (``@matmul``); at codegen time it is the
     dispatch function IREE generates (``matmul_dispatch_0_matmul_128x192x256_f32``).
+    Matcher sequences may only hold match ops, so this is rendered as a scope: the
+    rule's ``transform.foreach_match`` runs on
+    ``transform.structured.match ops{["func.func", "util.func"]} attributes {sym_name = ".."}``
+    (IREE turns payload functions into ``util.func`` before preprocessing).
+    Use it inside :class:`AllOf` with a matcher that selects the op.
     """
 
     kind: Literal["function"] = "function"
@@ -249,6 +254,11 @@ class AllOf(StrategyModel):
     def _non_empty(cls, value: tuple[Any, ...]) -> tuple[Any, ...]:
         if not value:
             raise problem("", "at least one matcher", [])
+        functions = [m.function for m in value if isinstance(m, FunctionMatch)]
+        if len(set(functions)) > 1:
+            raise problem("", "at most one function name (an op lives in one function)", functions)
+        if len(functions) == len(value):
+            raise problem("", "a matcher that selects the op besides the function matcher", [m.kind for m in value])
         return value
 
     def alternatives(self) -> list[dict[str, Any]]:
@@ -273,10 +283,23 @@ def leaves(matcher: Any) -> tuple[Any, ...]:
     return matcher.matchers if isinstance(matcher, AllOf) else (matcher,)
 
 
-def expand(matcher: Any) -> list[list[tuple[Any, dict[str, Any]]]]:
-    """All concrete alternatives: each a list of (leaf matcher, chosen dims) to render in order."""
-    per_leaf = [[(leaf, alt) for alt in leaf.alternatives()] for leaf in leaves(matcher)]
+def expand(matcher: Any) -> list[list[tuple[int, Any, dict[str, Any]]]]:
+    """All concrete alternatives: each a list of (leaf index, leaf matcher, chosen dims) to
+    render in order. Function matchers are scopes, not matcher ops, and are left out."""
+    per_leaf = [
+        [(j, leaf, alt) for alt in leaf.alternatives()]
+        for j, leaf in enumerate(leaves(matcher))
+        if not isinstance(leaf, FunctionMatch)
+    ]
     return [list(combo) for combo in itertools.product(*per_leaf)]
+
+
+def scope(matcher: Any) -> Optional[str]:
+    """The function a matcher is restricted to, if any."""
+    for leaf in leaves(matcher):
+        if isinstance(leaf, FunctionMatch):
+            return leaf.function
+    return None
 
 
 def match_op_names(matcher: Any) -> set[str]:

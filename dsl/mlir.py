@@ -93,6 +93,7 @@ class OpSummary:
     name: str
     function: str | None
     attributes: dict[str, str]
+    location: str = ""
 
 
 def walk(text: str) -> list[OpSummary]:
@@ -105,9 +106,9 @@ def walk(text: str) -> list[OpSummary]:
         def visit(op: Any, function: str | None) -> None:
             name = op.name
             attrs = {str(k): str(v) for k, v in ((a.name, a.attr) if hasattr(a, "name") else (a, op.attributes[a]) for a in op.attributes)}
-            if name == "func.func":
+            if name in ("func.func", "util.func"):
                 function = attrs.get("sym_name", "").strip('"')
-            ops.append(OpSummary(name, function, attrs))
+            ops.append(OpSummary(name, function, attrs, str(op.location)))
             for region in op.regions:
                 for block in region.blocks:
                     for child in block.operations:

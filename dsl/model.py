@@ -9,6 +9,7 @@ expected and what was received.
 
 from __future__ import annotations
 
+import contextvars
 import difflib
 import re
 import types
@@ -92,6 +93,9 @@ def check_non_negative(field: str, values: Sequence[int]) -> None:
             raise problem(f"{field}[{i}]", "a non-negative size", v)
 
 
+_DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("tdsl_validation_depth", default=0)
+
+
 class StrategyModel(BaseModel):
     """Base of every tdsl value: frozen, no extra fields, errors with field paths.
 
@@ -104,17 +108,31 @@ class StrategyModel(BaseModel):
     _names_errors: ClassVar[bool] = False
 
     def __init__(self, /, **data: Any) -> None:
+        # pydantic also calls this __init__ for nested models while validating a parent:
+        # only the outermost call turns its ValidationError into a StrategyError.
+        depth = _DEPTH.get()
+        token = _DEPTH.set(depth + 1)
         try:
             super().__init__(**data)
         except ValidationError as err:
+            if depth:
+                raise
             raise strategy_error(type(self), data, err) from None
+        finally:
+            _DEPTH.reset(token)
 
     @classmethod
     def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: D102
+        depth = _DEPTH.get()
+        token = _DEPTH.set(depth + 1)
         try:
             return super().model_validate(obj, *args, **kwargs)
         except ValidationError as err:
+            if depth:
+                raise
             raise strategy_error(cls, obj, err) from None
+        finally:
+            _DEPTH.reset(token)
 
     @classmethod
     def model_validate_json(cls, json_data: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: D102

@@ -32,9 +32,9 @@ from typing import Any
 import jinja2
 
 from . import mlir
-from .errors import RenderError
+from .errors import RenderError, TargetError
 from .files import atomic_write
-from .matchers import expand
+from .matchers import expand, scope
 from .strategy_set import Rule, StrategySet
 
 PREPROCESSING = "preprocessing"
@@ -168,6 +168,11 @@ class RulePlan:
     def strategy(self) -> Any:
         return self.rule.strategy
 
+    @property
+    def scope(self) -> str | None:
+        """The function this rule is restricted to (rendered as a foreach_match root)."""
+        return scope(self.rule.match)
+
     def matcher_symbols(self) -> list[str]:
         return [f"{self.symbol}_match{j}" for j in range(len(self.alternatives))]
 
@@ -181,6 +186,25 @@ class RulePlan:
         if isinstance(self.rule.match, AllOf):
             return f"{self.match_path}.matchers[{j}]"
         return self.match_path
+
+
+@dataclass(frozen=True)
+class Run:
+    """Consecutive rules with the same scope: one ``transform.foreach_match``."""
+
+    scope: str | None
+    rules: list[RulePlan]
+
+
+def runs(rules: list[RulePlan]) -> list[Run]:
+    """Groups rules into foreach_match runs, keeping their order."""
+    grouped: list[Run] = []
+    for rule in rules:
+        if grouped and grouped[-1].scope == rule.scope:
+            grouped[-1].rules.append(rule)
+        else:
+            grouped.append(Run(rule.scope, [rule]))
+    return grouped
 
 
 def _plan(strategy_set: StrategySet, index: int, rule: Rule) -> RulePlan:
@@ -207,11 +231,8 @@ def render(strategy_set: StrategySet, target: str) -> Rendered:
         target_model = strategy_set.target(target)
     except KeyError:
         names = [t.name for t in strategy_set.targets]
-        raise RenderError(
-            f"strategy set {strategy_set.name!r} has no target {target!r}; targets: {names}",
-            "",
-            None,
-            None,
+        raise TargetError(
+            f"strategy set {strategy_set.name!r} has no target {target!r}; expected one of {names}"
         ) from None
     rules = strategy_set.rules_for(target)
     has_codegen = any(r.strategy.kind == "codegen" for _, r in rules)
@@ -224,7 +245,7 @@ def render(strategy_set: StrategySet, target: str) -> Rendered:
         if injection not in groups:
             continue
         text = environment().get_template(TEMPLATE[injection]).render(
-            set=strategy_set, target=target_model, rules=groups[injection]
+            set=strategy_set, target=target_model, rules=groups[injection], runs=runs(groups[injection])
         )
         verify(text, f"{strategy_set.name} ({injection} for {target})")
         scripts.append(Script(injection, text))
@@ -273,13 +294,21 @@ def numbered(text: str, around: int | None = None, context: int = 6) -> str:
     return "\n".join(out)
 
 
-def line_of_field(text: str, name: str) -> int | None:
-    """The first line that carries ``loc("<name>")``."""
+_OP_IN_MESSAGE = re.compile(r"'([a-z_]+(?:\.[a-z_]+)+)' op")
+
+
+def line_of_field(text: str, name: str, message: str = "") -> int | None:
+    """The line that carries ``loc("<name>")``; among several, the one with the op the
+    diagnostic ``message`` names (``'transform.structured.lower_unpack' op ...``)."""
     needle = f'loc("{name}")'
-    for i, line in enumerate(text.splitlines(), start=1):
-        if needle in line:
-            return i
-    return None
+    lines = [i for i, line in enumerate(text.splitlines(), start=1) if needle in line]
+    op = _OP_IN_MESSAGE.search(message)
+    if op:
+        text_lines = text.splitlines()
+        named = [i for i in lines if f" {op.group(1)} " in text_lines[i - 1]]
+        if named:
+            return named[0]
+    return lines[0] if lines else None
 
 
 def verify(text: str, what: str) -> Any:
@@ -293,7 +322,7 @@ def verify(text: str, what: str) -> Any:
         if line is not None:
             name = field_at_line(text, line)
         elif name is not None:
-            line = line_of_field(text, name)
+            line = line_of_field(text, name, first.message)
         messages = "\n".join(
             f"  error: {d.message}" + "".join(f"\n    note: {n}" for n in d.notes)
             for d in failure.diagnostics

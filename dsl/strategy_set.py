@@ -25,7 +25,7 @@ from pydantic import Field, model_validator
 from .codegen import Codegen
 from .layout import DataLayout
 from .lowering import CpuLowering, GpuLowering
-from .matchers import ConvolutionMatch, Matcher, leaves, match_op_names
+from .matchers import ConvolutionMatch, FunctionMatch, Matcher, leaves, match_op_names
 from .model import StrategyModel, SymbolName, fmt, problem
 from .targets import AmdGpuTarget, CpuTarget, Target
 
@@ -54,6 +54,17 @@ class Rule(StrategyModel):
     target: SymbolName
     match: Matcher
     strategy: Strategy
+
+    @model_validator(mode="after")
+    def _selects_ops(self) -> "Rule":
+        if isinstance(self.match, FunctionMatch):
+            raise problem(
+                "match",
+                "a matcher that selects ops; a function matcher only restricts where to look "
+                "(combine it in all_of with an op_name, contraction or convolution matcher)",
+                "function",
+            )
+        return self
 
 
 def _default_targets() -> tuple[Any, ...]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import field_validator
+from pydantic import field_validator, model_validator
 
 from ..model import StrategyModel, SymbolName, problem
 
@@ -46,6 +46,17 @@ class CpuTarget(StrategyModel):
             if not _FEATURE_RE.match(feature):
                 raise problem(f"[{i}]", "an LLVM feature toggle such as '+avx512f'", feature)
         return value
+
+    @model_validator(mode="after")
+    def _features_need_a_cpu(self) -> "CpuTarget":
+        if self.features and self.cpu == "host":
+            raise problem(
+                "cpu",
+                "an explicit CPU name when features are given (with 'host' plus features, "
+                "iree-compile 3.13 aborts: '64-bit code requested on a subtarget that doesn't support it')",
+                self.cpu,
+            )
+        return self
 
     @property
     def backend(self) -> str:

@@ -1,0 +1,8 @@
+"""Shared test setup: the tests directory is importable (cases.py), compile tests are marked."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
