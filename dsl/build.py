@@ -27,6 +27,7 @@ from .files import atomic_write
 from .loader import load
 from . import mlir
 from .render import LAYOUT_RULE_MARKER, PREPROCESSING, Rendered, injection_of, render
+from .hsaco import KernelResources, resources
 from .report import DispatchSummary, summarize_dump
 from .strategy_set import StrategySet
 
@@ -79,6 +80,7 @@ class CompileReport:
     rules: tuple[RuleOutcome, ...]
     dump_dir: Path | None = None
     ir_dump: Path | None = None
+    kernels: tuple[KernelResources, ...] = ()
 
     @property
     def unmatched(self) -> list[RuleOutcome]:
@@ -123,6 +125,7 @@ class CompileReport:
             ],
             "warnings": self.warnings(),
             "ir_dump": str(self.ir_dump) if self.ir_dump else None,
+            "kernels": [k.to_json() for k in self.kernels],
         }
 
     def text(self) -> str:
@@ -134,6 +137,9 @@ class CompileReport:
         lines.append("  rules:")
         for r in self.rules:
             lines.append(f"    [{r.index}] {r.strategy} ({r.kind} -> {r.injection}): {r.where()}")
+        if self.kernels:
+            lines.append("  kernel resources:")
+            lines += [f"    {k.line()}" for k in self.kernels]
         return "\n".join(lines)
 
 
@@ -191,6 +197,7 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
                 payload, flags, staged, timeout_s=timeout_s, memory_gb=memory_gb
             )
             dispatches = tuple(summarize_dump(dump))
+            kernels = tuple(resources(dump)) if rendered.target.backend == "rocm" else ()
             layout_hits: dict[int, list[str]] = {}
             if rendered.script(PREPROCESSING) is not None:
                 ir = compile_to_phase(payload, rendered, scripts, "preprocessing", extra_flags, timeout_s, memory_gb)
@@ -223,6 +230,7 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
         rules=outcomes,
         dump_dir=Path(keep_dump) if keep_dump is not None else None,
         ir_dump=ir_dump,
+        kernels=kernels,
     )
 
 

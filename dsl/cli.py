@@ -65,7 +65,10 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:
-        print(report.text())
+        text = report.text()
+        if not args.report:
+            text = text.split("\n  kernel resources:")[0]
+        print(text)
         for warning in report.warnings():
             print(f"tdsl: warning: {warning}", file=sys.stderr)
     return 0
@@ -132,6 +135,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", type=Path, help="write the compiled module (.vmfb) here")
     p.add_argument("--dump-ir", choices=PHASES, help="also write the IR at this phase next to the output")
     p.add_argument("--strict", action="store_true", help="a rule that matches nothing is an error")
+    p.add_argument("--report", action="store_true", help="rocm: print each kernel's LDS, registers, spills and MFMA count (also in --json)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     _add_limits(p)
     p.set_defaults(run=_cmd_compile)

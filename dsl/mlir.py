@@ -172,6 +172,29 @@ def signatures(text: str) -> list[FunctionSignature]:
     return found
 
 
+def apply_transform(payload: str, script: str, entry: str) -> str:
+    """Applies the named sequence ``entry`` of ``script`` to ``payload`` in process (the
+    transform interpreter) and returns the printed result."""
+    ir = _ir()
+    from iree.compiler.dialects.transform import interpreter
+
+    with context():
+        module = ir.Module.parse(payload)
+        transforms = ir.Module.parse(script)
+        sequence = None
+        for op in transforms.body.operations:
+            attrs = op.operation.attributes
+            if "sym_name" in attrs and str(attrs["sym_name"]).strip('"') == entry:
+                sequence = op
+        if sequence is None:
+            raise ValueError(f"no named sequence @{entry} in the script")
+        try:
+            interpreter.apply_named_sequence(module.operation, sequence, transforms)
+        except (ValueError, ir.MLIRError) as err:
+            raise ParseFailure([Diagnostic(str(err), None, None, None)]) from None
+        return str(module)
+
+
 def print_module(module: Any, debug_info: bool = False) -> str:
     """The printer's form of ``module`` (locations only with ``debug_info``)."""
     with context():

@@ -6,6 +6,12 @@ gets the ``--update-goldens`` option and the ``golden`` fixture::
     def test_my_strategy(golden):
         rendered = tdsl.render(my_set, "cpu")
         golden.check(rendered.script("preprocessing").text, "goldens/my_set.cpu.mlir")
+        # IR after a phase, normalized (locations and host target attributes elided):
+        golden.check_ir("payload.mlir", my_set, "cpu", "dispatch-creation", "goldens/my.ir.mlir")
+        # how many dispatches and their root ops (fusion strategies are judged by it):
+        golden.check_dispatches("payload.mlir", my_set, "cpu", "goldens/my.dispatches.txt")
+        # properties that must hold whatever the formatting (the filecheck package):
+        golden.filecheck(text, "CHECK: linalg.mmt4d")
 
 On mismatch the test fails with a unified diff and the command that rewrites the
 goldens (``pytest --update-goldens``); with that option the file is (re)written and the
@@ -20,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from .files import atomic_write
+from .strategy_set import StrategySet
 
 UPDATE_OPTION = "--update-goldens"
 
@@ -73,6 +80,58 @@ class Golden:
                 "and read the diff before committing.",
                 pytrace=False,
             )
+
+
+    def check_ir(
+        self,
+        payload: str | Path,
+        strategies: StrategySet | str | Path,
+        target: str,
+        phase: str,
+        relative: str | Path,
+        mode: str = "compile",
+    ) -> str:
+        """Golden of the normalized IR after ``phase`` (see :func:`tdsl.ir.ir_after`)."""
+        from .ir import ir_after
+
+        text = ir_after(self._here(payload), strategies, target, phase, mode)
+        self.check(text, relative)
+        return text
+
+    def check_dispatches(
+        self, payload: str | Path, strategies: StrategySet | str | Path, target: str, relative: str | Path
+    ) -> list[str]:
+        """Golden of the dispatch summary: one line per dispatch with its compute ops,
+        pipeline and the tdsl strategies applied to it."""
+        from .build import compile
+
+        report = compile(self._here(payload), strategies, target)
+        lines = [d.line() for d in report.dispatches]
+        self.check(f"{len(lines)} dispatches\n" + "\n".join(lines) + "\n", relative)
+        return lines
+
+    def filecheck(self, text: str, checks: str) -> None:
+        """Runs the ``filecheck`` package's FileCheck with ``checks`` over ``text``."""
+        import subprocess
+        import sys
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="tdsl-filecheck-") as tmp:
+            check_file = Path(tmp) / "checks.txt"
+            check_file.write_text(checks if checks.endswith("\n") else checks + "\n")
+            tool = Path(sys.executable).parent / "filecheck"
+            proc = subprocess.run(
+                [str(tool) if tool.exists() else "filecheck", str(check_file)],
+                input=text,
+                capture_output=True,
+                text=True,
+            )
+        if proc.returncode != 0:
+            pytest.fail(f"FileCheck failed:\n{proc.stdout}{proc.stderr}", pytrace=False)
+
+    def _here(self, path: str | Path) -> Path:
+        candidate = Path(path)
+        return candidate if candidate.is_absolute() or candidate.exists() else self.base / candidate
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 
 from cases import CASES, example_dirs, example_strategy
 from tdsl import render
-from tdsl.build import compile
+from tdsl.build import CompileReport, compile
 from tdsl.check import run
 from tdsl.compiler import run_iree_compile
 from tdsl.loader import load
@@ -29,7 +29,7 @@ CASE_PAYLOADS = {
 SUBJECTS = [(e.name, e / "payload.mlir", example_strategy(e)) for e in example_dirs()]
 
 
-def _all_rules_applied(report) -> None:  # type: ignore[no-untyped-def]
+def _all_rules_applied(report: CompileReport) -> None:
     assert report.rules, "the target has no rules"
     for rule in report.rules:
         assert rule.applied, f"rule {rule.index} ({rule.strategy}) did not apply:\n{report.text()}"
@@ -93,3 +93,18 @@ def test_codegen_library_is_used_for_the_dispatch(tmp_path: Path) -> None:
     assert dispatch.pipeline == "#iree_codegen.transform_dialect_codegen"
     assert dispatch.codegen_spec == "tdsl_r0_mm_cpu_td_codegen"
     assert dispatch.applied_strategies == ("mm_cpu_td",)
+
+
+def test_gfx942_resource_report(tmp_path: Path) -> None:
+    report = compile(CASE_PAYLOADS["gpu_configs"], CASES["gpu_configs"], "gfx942", tmp_path / "m.vmfb")
+    kernels = {k.name: k for k in report.kernels}
+    assert set(kernels) == {d.name for d in report.dispatches}
+    for kernel in kernels.values():
+        assert 0 < kernel.lds_bytes <= 65536
+        assert kernel.spills == 0 and kernel.vgprs > 0 and kernel.workgroup_size in (256, 512)
+        assert kernel.mfma_instructions and kernel.mfma_instructions > 0
+        assert 1 <= kernel.waves_per_simd <= 8
+    # IGEMM with reduction 2 intrinsics, no prefetch: 13568 B of LDS (same as IREE's recipe notes).
+    conv = next(k for name, k in kernels.items() if name.startswith("conv"))
+    assert conv.lds_bytes == 13568
+    assert "kernel resources:" in report.text() and report.to_json()["kernels"]
