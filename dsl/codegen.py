@@ -237,13 +237,13 @@ class Codegen(StrategyModel):
                             size,
                         )
         for j, fuse in enumerate(self.fusion):
-            for k, level in enumerate(fuse.into):
-                if not 0 <= level < len(self.tiling) or self.tiling[level].kind != "forall":
+            for k, into in enumerate(fuse.into):
+                if not 0 <= into < len(self.tiling) or self.tiling[into].kind != "forall":
                     raise problem(
                         f"fusion[{j}].into[{k}]",
                         "the index of a forall level in tiling "
                         + str([i for i, t in enumerate(self.tiling) if t.kind == "forall"]),
-                        level,
+                        into,
                     )
         if self.promote_operands and not 0 <= self.promote_after < len(self.tiling):
             raise problem(

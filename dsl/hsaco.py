@@ -16,6 +16,7 @@ from typing import Any
 
 import msgpack
 from elftools.elf.elffile import ELFFile
+from elftools.elf.sections import NoteSection
 
 NT_AMDGPU_METADATA = 32
 _LABEL = re.compile(r"^([A-Za-z_][\w.$]*):\s*(?:;.*)?$")
@@ -68,10 +69,10 @@ def kernel_metadata(hsaco: Path | str) -> list[dict[str, Any]]:
     with open(hsaco, "rb") as handle:
         elf = ELFFile(handle)
         for section in elf.iter_sections():
-            if section.header.sh_type != "SHT_NOTE":
+            if not isinstance(section, NoteSection):
                 continue
             for note in section.iter_notes():
-                if note["n_name"] == "AMDGPU" and note["n_type"] == NT_AMDGPU_METADATA:
+                if note["n_name"] == "AMDGPU" and str(note["n_type"]) in (str(NT_AMDGPU_METADATA), "NT_AMDGPU_METADATA"):
                     desc = note["n_desc"]
                     data = desc if isinstance(desc, bytes) else str(desc).encode("latin-1")
                     kernels.extend(msgpack.unpackb(data, raw=False).get("amdhsa.kernels", []))

@@ -91,7 +91,8 @@ def _load_data(path: Path) -> StrategySet:
         raise StrategyFileError(
             f"{path}: expected a mapping with name, targets and rules, received {type(data).__name__}"
         )
-    return StrategySet.model_validate(data)
+    loaded: StrategySet = StrategySet.model_validate(data)
+    return loaded
 
 
 def to_data(strategy_set: StrategySet) -> dict[str, Any]:
@@ -105,5 +106,5 @@ def dump(strategy_set: StrategySet, fmt: str = "yaml") -> str:
     if fmt == "json":
         return json.dumps(data, indent=2) + "\n"
     if fmt == "yaml":
-        return yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100)
+        return str(yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100))
     raise ValueError(f"unknown format {fmt!r}: expected 'yaml' or 'json'")

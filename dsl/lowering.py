@@ -21,6 +21,7 @@ renders::
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar, Literal, Optional
 
 from pydantic import model_validator
@@ -139,6 +140,8 @@ class GpuLowering(StrategyModel):
 
     @model_validator(mode="after")
     def _check(self) -> "GpuLowering":
+        if self.mma_kind is not None and not re.fullmatch(r"[A-Z][A-Z0-9_x]*", self.mma_kind):
+            raise problem("mma_kind", "an MMA intrinsic name such as 'MFMA_F32_16x16x16_F16'", self.mma_kind)
         length = _check_levels(self, self.LEVELS)
         check_non_negative("workgroup_size", self.workgroup_size)
         if self.subgroup_basis is not None:

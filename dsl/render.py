@@ -162,7 +162,7 @@ class RulePlan:
     rule: Rule
     symbol: str
     match_path: str
-    alternatives: list[list[tuple[Any, dict[str, Any]]]]
+    alternatives: list[list[tuple[int, Any, dict[str, Any]]]]
 
     @property
     def strategy(self) -> Any:
