@@ -63,19 +63,23 @@ def _diagnostic(diag: Any) -> Diagnostic:
     return Diagnostic(diag.message, line, column, name, notes)
 
 
+def _parsed(text: str, verify: bool = False) -> Any:
+    """``text`` parsed (and verified) in the shared context; MLIR errors become ParseFailure.
+    Call inside ``with context():``."""
+    ir = _ir()
+    try:
+        module = ir.Module.parse(text)
+        if verify:
+            module.operation.verify()
+    except ir.MLIRError as err:
+        raise ParseFailure([_diagnostic(d) for d in err.error_diagnostics]) from None
+    return module
+
+
 def parse(text: str) -> Any:
     """Parses and verifies ``text`` as an MLIR module; raises :class:`ParseFailure`."""
-    ir = _ir()
     with context():
-        try:
-            module = ir.Module.parse(text)
-        except ir.MLIRError as err:
-            raise ParseFailure([_diagnostic(d) for d in err.error_diagnostics]) from None
-        try:
-            module.operation.verify()
-        except ir.MLIRError as err:
-            raise ParseFailure([_diagnostic(d) for d in err.error_diagnostics]) from None
-    return module
+        return _parsed(text, verify=True)
 
 
 def tool_path(name: str) -> str:
@@ -150,10 +154,7 @@ def signatures(text: str) -> list[FunctionSignature]:
     """
     ir = _ir()
     with context():
-        try:
-            module = ir.Module.parse(text)
-        except ir.MLIRError as err:
-            raise ParseFailure([_diagnostic(d) for d in err.error_diagnostics]) from None
+        module = _parsed(text)
         found = []
         for op in module.body.operations:
             if op.operation.name != "func.func" or len(op.regions[0].blocks) == 0:

@@ -209,7 +209,8 @@ def _anchor_name(annotation: Any, node: Any) -> str | None:
     return name if isinstance(name, str) and name else f"<unnamed {cls.__name__}>"
 
 
-def _path_text(parts: Iterable[Any]) -> str:
+def path_text(parts: Iterable[Any]) -> str:
+    """``("rules", 0, "match", "m")`` -> ``rules[0].match.m`` (the form of field paths and locations)."""
     text = ""
     for part in parts:
         if isinstance(part, int):
@@ -268,12 +269,12 @@ def strategy_error(cls: type[BaseModel], data: Any, err: ValidationError) -> Str
             ctx = e["ctx"]
             if ctx.get("strategy"):
                 this_anchor, rel = ctx["strategy"], []
-            path = _path_text([*rel, ctx["field"]]) if ctx["field"] else _path_text(rel)
+            path = path_text([*rel, ctx["field"]]) if ctx["field"] else path_text(rel)
             prob = FieldProblem(path, ctx["expected"], ctx["received"], ctx.get("hint", ""))
         else:
             site = annotation if e["type"] != "extra_forbidden" else _site_of(cls, e["loc"][:-1])
             expected, received, hint = _builtin_problem(e, site)
-            prob = FieldProblem(_path_text(rel), expected, received, hint)
+            prob = FieldProblem(path_text(rel), expected, received, hint)
         if problems and this_anchor != first_anchor:
             prob = FieldProblem(f"({this_anchor}) {prob.path}", prob.expected, prob.received, prob.hint)
         elif not problems:

@@ -35,6 +35,7 @@ from . import mlir
 from .errors import RenderError, TargetError
 from .files import atomic_write
 from .matchers import expand, scope
+from .model import path_text
 from .strategy_set import Rule, StrategySet
 
 PREPROCESSING = "preprocessing"
@@ -114,13 +115,7 @@ def _ints(values: Any) -> str:
 
 
 def _loc(*parts: Any) -> str:
-    text = ""
-    for part in parts:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        elif part:
-            text += ("." if text else "") + str(part)
-    return f'loc("{text}")'
+    return f'loc("{path_text(parts)}")'
 
 
 def _quote(value: str) -> str:
