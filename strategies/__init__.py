@@ -1,0 +1,1 @@
+"""Ready strategies, per target: tdsl.strategies.cpu and tdsl.strategies.gpu."""

@@ -1,0 +1,1 @@
+"""llvm-cpu strategy library (packing, tiling, fusion) and its chooser."""
