@@ -26,7 +26,7 @@ from typing import ClassVar, Literal, Optional
 
 from pydantic import model_validator
 
-from .model import StrategyModel, SymbolName, check_non_negative, check_permutation, problem
+from .model import Described, StrategyModel, SymbolName, check_non_negative, check_permutation, problem
 
 CpuPipeline = Literal[
     "DoubleTilingExpert",
@@ -54,7 +54,7 @@ def _check_levels(model: StrategyModel, levels: tuple[str, ...]) -> Optional[int
             raise problem(
                 level,
                 f"{length} entries, one per loop, like {first}",
-                f"{len(sizes)} entries {list(sizes)}",
+                Described(f"{len(sizes)} entries {list(sizes)}"),
             )
     return length
 
@@ -180,7 +180,7 @@ class GpuLowering(StrategyModel):
             raise problem(
                 "workgroup_size",
                 f"a positive thread count that is a multiple of subgroup_size {self.subgroup_size}",
-                f"{list(self.workgroup_size)} ({threads} threads)",
+                Described(f"{list(self.workgroup_size)} ({threads} threads)"),
             )
         for i, operand in enumerate(self.promote_operands):
             if operand < 0:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 from typing import Annotated, Any, ClassVar, Literal, Optional, Union
 
-from pydantic import BeforeValidator, Field, field_validator, model_validator
+from pydantic import AfterValidator, BeforeValidator, Field, field_validator, model_validator
 
 from .model import OpName, StrategyModel, SymbolName, problem
 
@@ -76,6 +76,7 @@ def _check_dims(value: Optional[tuple[tuple[int, ...], ...]]) -> Any:
 Dims = Annotated[
     Optional[tuple[tuple[int, ...], ...]],
     BeforeValidator(_canonical_dims),
+    AfterValidator(_check_dims),
     Field(default=None),
 ]
 

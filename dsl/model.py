@@ -25,8 +25,14 @@ SYMBOL_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 OP_NAME_RE = re.compile(r"^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)+$")
 
 
+class Described(str):
+    """A received value that is already a description (printed without quotes)."""
+
+
 def fmt(value: Any) -> str:
     """Formats a received value compactly for an error message."""
+    if isinstance(value, Described):
+        return str(value)
     if isinstance(value, str):
         return repr(value)
     if isinstance(value, (list, tuple)):
@@ -215,6 +221,8 @@ def path_text(parts: Iterable[Any]) -> str:
     for part in parts:
         if isinstance(part, int):
             text += f"[{part}]"
+        elif part and str(part).startswith("["):
+            text += str(part)
         elif part:
             text += ("." if text else "") + str(part)
     return text

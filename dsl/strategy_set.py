@@ -26,7 +26,7 @@ from .codegen import Codegen
 from .layout import DataLayout
 from .lowering import CpuLowering, GpuLowering
 from .matchers import ConvolutionMatch, FunctionMatch, Matcher, leaves, match_op_names
-from .model import StrategyModel, SymbolName, fmt, problem
+from .model import Described, StrategyModel, SymbolName, fmt, problem
 from .targets import AmdGpuTarget, CpuTarget, Target
 
 Strategy = Annotated[
@@ -155,7 +155,7 @@ def _check_rule(i: int, rule: Rule, target: Any, target_index: int) -> None:
             field,
             f"{expected} entries, one per loop of the matched op (rules[{i}].match fixes "
             f"{expected} loops)",
-            f"{got} entries {list(getattr(strategy, field, ()) or ())}" if "." not in field else f"{got} entries",
+            Described(f"{got} entries {list(getattr(strategy, field, ()) or ())}" if "." not in field else f"{got} entries"),
             strategy=strategy.name,
         )
     if (
@@ -185,7 +185,7 @@ def _check_rule(i: int, rule: Rule, target: Any, target_index: int) -> None:
             raise problem(
                 "workgroup_size",
                 f"at most {facts.max_workgroup_size} threads on {facts.arch}",
-                f"{fmt(strategy.workgroup_size)} ({strategy.thread_count()} threads)",
+                Described(f"{fmt(strategy.workgroup_size)} ({strategy.thread_count()} threads)"),
                 strategy=strategy.name,
             )
         if strategy.mma_kind is not None and facts.intrinsic(strategy.mma_kind) is None:

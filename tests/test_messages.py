@@ -1,0 +1,338 @@
+"""Every validation message: where (strategy + field path), what was expected, what was received.
+
+Each test pins the exact text with pytest.raises(match=...)."""
+
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+import pytest
+
+from tdsl import (
+    AllOf,
+    AmdGpuTarget,
+    Codegen,
+    ContractionMatch,
+    ConvolutionMatch,
+    CpuLowering,
+    CpuTarget,
+    DataLayout,
+    FunctionMatch,
+    Fuse,
+    GpuLowering,
+    GpuThreads,
+    OpNameMatch,
+    Pack,
+    PackGreedily,
+    PackTranspose,
+    Rule,
+    StrategyError,
+    StrategySet,
+    TileUsingFor,
+    TileUsingForall,
+)
+
+F32 = {"lhs_type": "f32", "rhs_type": "f32", "output_type": "f32"}
+F16 = {"lhs_type": "f16", "rhs_type": "f16", "output_type": "f32"}
+
+
+@contextmanager
+def raises(message: str, strategy: str | None = None, path: str | None = None) -> Iterator[None]:
+    """Expects a StrategyError whose text contains ``message`` (and, if given, whose
+    strategy and first field path are ``strategy`` / ``path``)."""
+    with pytest.raises(StrategyError, match=re.escape(message)) as info:
+        yield
+    if strategy is not None:
+        assert info.value.strategy == strategy
+    if path is not None:
+        assert info.value.problems[0].path == path
+
+
+def gpu(**overrides: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "kind": "gpu_lowering",
+        "name": "g",
+        "workgroup": [64, 64, 0],
+        "reduction": [0, 0, 4],
+        "subgroup": [2, 2, 0],
+        "mma_kind": "MFMA_F32_16x16x16_F16",
+        "promote_operands": [0, 1],
+        "workgroup_size": [256, 1, 1],
+    }
+    base.update(overrides)
+    return base
+
+
+def gpu_set(strategy: dict[str, Any], match: dict[str, Any] | None = None) -> StrategySet:
+    return StrategySet.model_validate(
+        {
+            "name": "s",
+            "rules": [{"target": "gfx942", "match": match or {"kind": "contraction", **F16}, "strategy": strategy}],
+        }
+    )
+
+
+# -- data layout ---------------------------------------------------------------------
+
+
+def test_inner_dims_order_must_be_a_permutation() -> None:
+    with raises(
+        "invalid strategy: PackGreedily.matmul_inner_dims_order: expected a permutation of [0, 1, 2], received [0, 0, 2]",
+        "PackGreedily",
+        "matmul_inner_dims_order",
+    ):
+        PackGreedily(matmul_packed_sizes=[8, 16, 32], matmul_inner_dims_order=[0, 0, 2])
+
+
+def test_nested_errors_are_anchored_at_the_strategy_name() -> None:
+    with raises("mm.pack.matmul_inner_dims_order: expected a permutation of [0, 1, 2], received [0, 0, 2]", "mm", "pack.matmul_inner_dims_order"):
+        StrategySet.model_validate(
+            {
+                "name": "s",
+                "rules": [
+                    {
+                        "target": "cpu",
+                        "match": {"kind": "op_name", "names": ["linalg.matmul"]},
+                        "strategy": {
+                            "kind": "data_layout",
+                            "name": "mm",
+                            "pack": {"kind": "pack_greedily", "matmul_packed_sizes": [8, 16, 32], "matmul_inner_dims_order": [0, 0, 2]},
+                        },
+                    }
+                ],
+            }
+        )
+
+
+def test_packed_size_and_padded_multiple_on_one_dim() -> None:
+    with raises(
+        "PackGreedily.matmul_padded_sizes_next_multiple_of[2]: expected 0 because matmul_packed_sizes[2] = 32 already packs this dim "
+        "(at most one of packed size / padded multiple per dim), received 64"
+    ):
+        PackGreedily(matmul_packed_sizes=[8, 16, 32], matmul_padded_sizes_next_multiple_of=[0, 0, 64])
+
+
+def test_negative_and_all_zero_sizes() -> None:
+    with raises("PackGreedily.matmul_packed_sizes[1]: expected a non-negative size, received -16"):
+        PackGreedily(matmul_packed_sizes=[8, -16, 32])
+    with raises("PackGreedily.matmul_packed_sizes: expected at least one non-zero packed size (or a padded multiple), received [0, 0, 0]"):
+        PackGreedily(matmul_packed_sizes=[0, 0, 0])
+    with raises("Pack.packed_sizes: expected at least one non-zero packed size, received [0, 0]"):
+        Pack(packed_sizes=[0, 0])
+
+
+def test_pack_transpose_rules() -> None:
+    with raises("PackTranspose.outer_perm: expected an outer_perm and/or an inner_perm, received None"):
+        PackTranspose(operand="lhs")
+    with raises("PackTranspose.outer_perm: expected no outer_perm for the result (the unpack takes only inner_perm), received [1, 0]"):
+        PackTranspose(operand="result", outer_perm=[1, 0])
+    with raises("PackTranspose.inner_perm: expected a permutation of [0, 1], received [1, 1]"):
+        PackTranspose(operand="rhs", inner_perm=[1, 1])
+
+
+def test_data_layout_rules() -> None:
+    with raises("mm.pack: expected at least one of generalize, interchange or pack, received None", "mm", "pack"):
+        DataLayout(name="mm")
+    with raises("mm.specialize: expected a 'pack' to act on (it is None), received True"):
+        DataLayout(name="mm", generalize=True, specialize=True)
+    with raises("mm.interchange: expected a permutation of [0, 1, 2], received [0, 2, 2]"):
+        DataLayout(name="mm", generalize=True, interchange=[0, 2, 2])
+    with raises("mm.pack_transposes[1].operand: expected each operand transposed at most once (merge the permutations), received 'rhs'"):
+        DataLayout(
+            name="mm",
+            pack=PackGreedily(matmul_packed_sizes=[8, 16, 1]),
+            pack_transposes=[PackTranspose(operand="rhs", outer_perm=[1, 0]), PackTranspose(operand="rhs", inner_perm=[1, 0])],
+        )
+    with raises("mm.lower_packs: expected False when specialize is set (lowering the packs undoes the packed form), received True"):
+        DataLayout(name="mm", pack=PackGreedily(matmul_packed_sizes=[8, 16, 1]), specialize=True, lower_packs=True)
+    with raises("mm.lower_packs: expected False unless every loop is packed"):
+        DataLayout(name="mm", pack=Pack(packed_sizes=[8, 0, 4]), lower_packs=True)
+
+
+# -- names, matchers -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", ["a b", 'x"y', "1abc", "", "a-b", "mm)loc("])
+def test_names_are_mlir_symbols(bad: str) -> None:
+    with raises(f"expected an MLIR symbol name: a letter or '_' then letters, digits or '_', received {bad!r}"):
+        DataLayout(name=bad, generalize=True)
+    with raises(f"FunctionMatch.function: expected an MLIR symbol name: a letter or '_' then letters, digits or '_', received {bad!r}"):
+        FunctionMatch(function=bad)
+
+
+@pytest.mark.parametrize("bad", ["matmul", "linalg.", "Linalg.Matmul", 'linalg.matmul"]'])
+def test_op_names_are_dialect_dot_op(bad: str) -> None:
+    with raises(f"OpNameMatch.names[0]: expected an operation name such as 'linalg.matmul', received {bad!r}"):
+        OpNameMatch(names=[bad])
+
+
+def test_matcher_messages() -> None:
+    with raises("ContractionMatch.batch: expected an exact batch ([] or one dimension) when operand_layout is set, received 'any'"):
+        ContractionMatch(**F32, operand_layout="mk_nk")
+    with raises("ContractionMatch.m: expected None (any size), an int, a list of ints, or a set of lists {one_of: [[..], ..]}, received 'big'"):
+        ContractionMatch(**F32, m="big")
+    with raises("ContractionMatch.k[0][0]: expected a non-negative size, received -1"):
+        ContractionMatch(**F32, k=-1)
+    with raises("ContractionMatch.lhs_type: expected 'f64', 'f32', 'f16'"):
+        ContractionMatch(lhs_type="f31", rhs_type="f32", output_type="f32")
+    with raises("AllOf.matchers: expected at most one function name (an op lives in one function), received ['a', 'b']"):
+        AllOf(matchers=[FunctionMatch(function="a"), FunctionMatch(function="b"), OpNameMatch(names="linalg.matmul")])
+    with raises("AllOf.matchers: expected a matcher that selects the op besides the function matcher, received ['function']"):
+        AllOf(matchers=[FunctionMatch(function="a")])
+    with raises("Rule.match: expected a matcher that selects ops; a function matcher only restricts where to look"):
+        Rule(target="cpu", match=FunctionMatch(function="f"), strategy=DataLayout(name="g", generalize=True))
+
+
+def test_unknown_field_suggests_the_nearest() -> None:
+    with raises("PackGreedily.matmul_packed_size: expected one of the fields kind, matmul_inner_dims_order, matmul_packed_sizes, "
+                "matmul_padded_sizes_next_multiple_of, received unknown field 'matmul_packed_size' (did you mean 'matmul_packed_sizes'?)"):
+        PackGreedily(matmul_packed_size=[8, 16, 32])
+
+
+def test_missing_field_and_wrong_kind() -> None:
+    with raises("c.distribution: expected a value for this required field, received nothing", "c", "distribution"):
+        CpuLowering(name="c")
+    with raises("s.rules[0].strategy: expected a 'kind' among 'data_layout', 'cpu_lowering', 'gpu_lowering', 'codegen', received 'tiles'", "s"):
+        StrategySet.model_validate({"name": "s", "rules": [{"target": "cpu", "match": {"kind": "op_name", "names": "linalg.matmul"}, "strategy": {"kind": "tiles", "name": "t"}}]})
+    with raises("PackGreedily.matmul_packed_sizes[0]: expected a valid integer, unable to parse string as an integer, received 'eight'"):
+        PackGreedily(matmul_packed_sizes=["eight", 16, 32])
+
+
+# -- lowering configs ------------------------------------------------------------------
+
+
+def test_cpu_lowering_levels() -> None:
+    with raises("c.vector_reduction: expected 3 entries, one per loop, like distribution, received 4 entries [0, 0, 0, 1]", "c", "vector_reduction"):
+        CpuLowering(name="c", distribution=[64, 64, 0], vector_reduction=[0, 0, 0, 1])
+    with raises("c.vector_reduction[1]: expected 0 because vector_common_parallel[1] = 32 tiles loop 1 as parallel"):
+        CpuLowering(name="c", distribution=[64, 64, 0], vector_common_parallel=[8, 32, 0], vector_reduction=[0, 4, 1])
+    with raises("c.distribution[0]: expected a non-negative size, received -64"):
+        CpuLowering(name="c", distribution=[-64, 64, 0])
+
+
+def test_gpu_lowering_messages() -> None:
+    with raises("g.workgroup_size: expected a positive thread count that is a multiple of subgroup_size 64, received [96, 1, 1] (96 threads)"):
+        GpuLowering.model_validate(gpu(workgroup_size=[96, 1, 1]))
+    with raises("g.subgroup: expected subgroup tiles (in intrinsics) when mma_kind is set, received None"):
+        GpuLowering.model_validate(gpu(subgroup=None))
+    with raises("g.thread: expected thread tiles when there is no mma_kind (SIMT), received None"):
+        GpuLowering.model_validate(gpu(subgroup=None, mma_kind=None))
+    with raises("g.subgroup_basis: expected subgroup_basis and mma_kind for the VectorDistribute pipeline, received None"):
+        GpuLowering.model_validate(gpu(pipeline="VectorDistribute", subgroup=None))
+    with raises("g.subgroup_basis[1]: expected a permutation of [0, 1, 2], received [0, 0, 2]"):
+        GpuLowering.model_validate(gpu(pipeline="VectorDistribute", subgroup=None, subgroup_basis=[[2, 2, 1], [0, 0, 2]]))
+    with raises("g.prefetch_num_stages: expected 0 to 4, received 9"):
+        GpuLowering.model_validate(gpu(prefetch_num_stages=9))
+    with raises("g.mma_kind: expected an MMA intrinsic name such as 'MFMA_F32_16x16x16_F16', received 'X>, y = 1'"):
+        GpuLowering.model_validate(gpu(mma_kind="X>, y = 1"))
+
+
+def test_target_checks_at_set_level() -> None:
+    with raises("g.mma_kind: expected an MMA intrinsic of gfx942: MFMA_F32_16x16x4_F32, MFMA_F32_16x16x16_F16", "g", "mma_kind"):
+        gpu_set(gpu(mma_kind="WMMA_F32_16x16x16_F16"))
+    with raises("g.subgroup_size: expected 64, the subgroup size of gfx942, received 32"):
+        gpu_set(gpu(subgroup_size=32, workgroup_size=[256, 1, 1]))
+    with raises("g.workgroup_size: expected at most 1024 threads on gfx942, received [2048, 1, 1] (2048 threads)"):
+        gpu_set(gpu(workgroup_size=[2048, 1, 1]))
+    with raises(
+        "s.rules[0].match.names: expected an op that exists at codegen time on gfx942: linalg.matmul is a linalg.generic by then, "
+        "so this rule would match nothing, received 'linalg.matmul' (use a contraction matcher)",
+        "s",
+    ):
+        gpu_set(gpu(), {"kind": "op_name", "names": ["linalg.matmul"]})
+    with raises("g.workgroup: expected 4 entries, one per loop of the matched op (rules[0].match fixes 4 loops), received 3 entries [64, 64, 0]"):
+        gpu_set(gpu(), {"kind": "contraction", **F16, "batch": [8], "m": 64, "n": 64, "k": 64})
+
+
+def test_set_level_rules() -> None:
+    mm = OpNameMatch(names="linalg.matmul")
+    tiles = CpuLowering(name="t", distribution=[64, 64, 0])
+    with raises("s.rules[0].target: expected one of the targets ['cpu', 'gfx942'], received 'arm'", "s", "rules[0].target"):
+        StrategySet(name="s", rules=[Rule(target="arm", match=mm, strategy=tiles)])
+    with raises("s.rules[1].strategy.name: expected a name not used by another strategy for target 'cpu', received 't'"):
+        StrategySet(name="s", rules=[Rule(target="cpu", match=mm, strategy=tiles), Rule(target="cpu", match=mm, strategy=CpuLowering(name="t", distribution=[32, 32, 0]))])
+    with raises("s.rules[0].strategy.kind: expected a strategy for rocm (target 'gfx942'); cpu_lowering runs on llvm-cpu, received 'cpu_lowering'"):
+        StrategySet(name="s", rules=[Rule(target="gfx942", match=ContractionMatch(**F32), strategy=tiles)])
+    with raises("s.targets[1].name: expected unique target names, received 'cpu'"):
+        StrategySet(name="s", targets=[CpuTarget(), CpuTarget()], rules=[Rule(target="cpu", match=mm, strategy=tiles)])
+    with raises("s.rules: expected at least one rule, received []"):
+        StrategySet(name="s", rules=[])
+    with raises("s.rules[0].match.batch: expected a batch other than 1: IREE drops the compilation_info of batch-1 convolutions"):
+        StrategySet(name="s", rules=[Rule(target="cpu", match=ConvolutionMatch(**F32, batch=1), strategy=CpuLowering(name="c", distribution=[0, 4, 16, 32, 0, 0, 0]))])
+    with raises("s.rules[0].match.names: expected an op that exists at codegen time on cpu: linalg.conv_2d_nhwc_hwcf is a linalg.generic by then"):
+        StrategySet(name="s", rules=[Rule(target="cpu", match=OpNameMatch(names="linalg.conv_2d_nhwc_hwcf"), strategy=tiles)])
+    with raises("t.distribution: expected 4 entries, one per loop of the matched op (rules[0].match fixes 4 loops), received 3 entries [64, 64, 0]", "t"):
+        StrategySet(name="s", rules=[Rule(target="cpu", match=ContractionMatch(**F32, batch=[4], m=64, n=64, k=64), strategy=tiles)])
+
+
+def test_mmt4d_layout_needs_ukernels_off() -> None:
+    layout = DataLayout(name="p", pack=PackGreedily(matmul_packed_sizes=[8, 32, 1]), pack_transposes=[PackTranspose(operand="rhs", outer_perm=[1, 0])], specialize=True)
+    with raises("s.targets[0].ukernels: expected 'none' when a data_layout specializes to linalg.mmt4d", "s", "targets[0].ukernels"):
+        StrategySet(name="s", rules=[Rule(target="cpu", match=OpNameMatch(names="linalg.matmul"), strategy=layout)])
+
+
+def test_cpu_target_messages() -> None:
+    with raises("CpuTarget.cpu: expected an explicit CPU name when features are given"):
+        CpuTarget(features=["+avx512f"])
+    with raises("CpuTarget.features[0]: expected an LLVM feature toggle such as '+avx512f', received 'avx512f'"):
+        CpuTarget(cpu="znver4", features=["avx512f"])
+    with raises("CpuTarget.cpu: expected an LLVM CPU name such as 'host' or 'znver4', received 'zn ver4'"):
+        CpuTarget(cpu="zn ver4")
+    assert CpuTarget(cpu="znver4", features=["+avx512f"], ukernels="none").compile_flags()[-2:] == [
+        "--iree-llvmcpu-target-cpu-features=+avx512f",
+        "--iree-llvmcpu-enable-ukernels=none",
+    ]
+
+
+# -- full transform-dialect codegen ----------------------------------------------------
+
+
+def test_forall_mapping_has_one_entry_per_tiled_dim() -> None:
+    with raises(
+        "TileUsingForall.mapping: expected 2 entries, one per tiled dimension of tile_sizes [32, 64, 0] (iree-compile crashes otherwise), "
+        "received ['block_y', 'block_x', 'block_z']"
+    ):
+        TileUsingForall(tile_sizes=[32, 64, 0], mapping=["block_y", "block_x", "block_z"])
+    with raises("TileUsingForall.tile_sizes: expected exactly one of tile_sizes and num_threads, received None"):
+        TileUsingForall(mapping=["block_x"])
+    with raises("TileUsingForall.mapping: expected one mapping kind (all block, thread or warp), received ['block_y', 'thread_x']"):
+        TileUsingForall(tile_sizes=[4, 4], mapping=["block_y", "thread_x"])
+    with raises("TileUsingFor.interchange: expected a permutation of [0, 1, 2], received [0, 1]"):
+        TileUsingFor(tile_sizes=[8, 16, 1], interchange=[0, 1])
+
+
+def _codegen(**overrides: Any) -> Codegen:
+    base: dict[str, Any] = {
+        "name": "cg",
+        "root": "linalg.matmul",
+        "tiling": [TileUsingForall(tile_sizes=[32, 64], mapping=["block_y", "block_x"]), TileUsingFor(tile_sizes=[8, 16, 0])],
+    }
+    base.update(overrides)
+    return Codegen(**base)
+
+
+def test_codegen_messages() -> None:
+    with raises("cg.tiling[0]: expected a forall mapped to #gpu.block<..> (the workgroup level), received 'for'", "cg", "tiling[0]"):
+        _codegen(tiling=[TileUsingFor(tile_sizes=[8, 16, 0])])
+    with raises("cg.tiling[0].tile_sizes[2]: expected 0: loop 2 of linalg.matmul is a reduction and a forall may not tile it (use a 'for' level), received 8"):
+        _codegen(tiling=[TileUsingForall(tile_sizes=[32, 64, 8], mapping=["block_z", "block_y", "block_x"])])
+    with raises("cg.tiling[1].mapping: expected thread or warp mapping (only tiling[0] maps to blocks), received ['block_x']"):
+        _codegen(tiling=[TileUsingForall(tile_sizes=[32, 64], mapping=["block_y", "block_x"]), TileUsingForall(tile_sizes=[8], mapping=["block_x"])])
+    with raises("cg.fusion[0].into[0]: expected the index of a forall level in tiling [0], received 1"):
+        _codegen(fusion=[Fuse(producers=["linalg.fill"], into=[1])])
+    with raises("cg.promote_after: expected a tiling level index below 2, received 5"):
+        _codegen(promote_operands=[0, 1], promote_after=5)
+    with raises("cg.tiling[1].tile_sizes: expected at most 3 entries, one per loop of linalg.matmul, received [8, 16, 0, 1]"):
+        _codegen(tiling=[TileUsingForall(tile_sizes=[32, 64], mapping=["block_y", "block_x"]), TileUsingFor(tile_sizes=[8, 16, 0, 1])])
+
+
+def test_codegen_target_checks() -> None:
+    cg = _codegen(root="linalg.generic")
+    with raises("cg.gpu: expected a GpuThreads mapping for a rocm target, received None", "cg", "gpu"):
+        StrategySet(name="s", rules=[Rule(target="gfx942", match=ContractionMatch(**F32), strategy=cg)])
+    with raises("cg.gpu: expected nothing on llvm-cpu (GPU only)"):
+        StrategySet(name="s", rules=[Rule(target="cpu", match=ContractionMatch(**F32), strategy=_codegen(gpu=GpuThreads(workgroup_dims=[16, 16, 1])))])
+    with raises("cg.gpu.workgroup_dims: expected 1 to 1024 threads on gfx942, received [64, 32, 1]"):
+        StrategySet(name="s", targets=[AmdGpuTarget()], rules=[Rule(target="gfx942", match=ContractionMatch(**F32), strategy=_codegen(root="linalg.generic", gpu=GpuThreads(workgroup_dims=[64, 32, 1])))])
