@@ -98,6 +98,27 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from .bench import bench, plot
+
+    threads = tuple(int(t) for t in args.threads.split(","))
+    report = bench(
+        args.payload,
+        args.strategies,
+        args.target,
+        threads=threads,
+        repetitions=args.repetitions,
+        min_time_s=args.min_time,
+        numpy_baseline=not args.no_numpy,
+        timeout_s=args.timeout,
+        memory_gb=args.memory_gb,
+    )
+    if args.plot:
+        plot(report, args.plot)
+    print(json.dumps(report.to_json(), indent=2) if args.json else report.table())
+    return 0
+
+
 def _cmd_show(args: argparse.Namespace) -> int:
     sys.stdout.write(dump(load(args.strategies), args.format))
     return 0
@@ -149,6 +170,19 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     _add_limits(p)
     p.set_defaults(run=_cmd_run)
+
+    p = sub.add_parser("bench", help="time the strategy against IREE default, IREE data tiling and numpy", description="Compile the payload with the strategies, with IREE's default pipeline and with --iree-opt-data-tiling, and time every function side by side with numpy (plain matmul / batch matmul / convolution): interleaved repetitions, medians, ratios, GFLOP/s.")
+    p.add_argument("payload", type=Path, help="payload program (.mlir)")
+    p.add_argument("--strategies", required=True, metavar="FILE[:NAME]", help="strategy file")
+    p.add_argument("--target", default="cpu", help="CPU target name in the strategy set (default: cpu)")
+    p.add_argument("--threads", default="1", help="comma-separated thread counts, e.g. 1,2 (default 1)")
+    p.add_argument("--repetitions", type=int, default=5, help="interleaved rounds (default 5)")
+    p.add_argument("--min-time", type=float, default=0.1, help="seconds of back-to-back calls per sample (default 0.1)")
+    p.add_argument("--no-numpy", action="store_true", help="skip the numpy baseline")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--plot", type=Path, metavar="OUT.png", help="also write a bar chart (needs matplotlib)")
+    _add_limits(p)
+    p.set_defaults(run=_cmd_bench)
 
     p = sub.add_parser("show", help="print a strategy set as YAML or JSON", description="Load a strategy file and print its canonical YAML or JSON form (loads back to an equal set).")
     p.add_argument("strategies", metavar="FILE[:NAME]", help="strategy file")

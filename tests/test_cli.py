@@ -82,7 +82,7 @@ def test_invalid_strategy_exits_2_naming_the_field(tmp_path: Path, capsys) -> No
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("command", ["render", "flags", "show", "compile", "run"])
+@pytest.mark.parametrize("command", ["render", "flags", "show", "compile", "run", "bench"])
 def test_every_command_has_help(command: str) -> None:
     proc = subprocess.run([sys.executable, "-m", "tdsl.cli", command, "--help"], capture_output=True, text=True)
     assert proc.returncode == 0 and "usage: tdsl " + command in proc.stdout
