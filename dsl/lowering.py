@@ -133,6 +133,7 @@ class GpuLowering(StrategyModel):
     thread: Optional[tuple[int, ...]] = None
     mma_kind: Optional[str] = None
     promote_operands: tuple[int, ...] = ()
+    padding: Optional[tuple[int, ...]] = None
     workgroup_size: tuple[int, int, int]
     subgroup_size: int = 64
     prefetch_num_stages: Optional[int] = None
@@ -182,6 +183,10 @@ class GpuLowering(StrategyModel):
                 f"a positive thread count that is a multiple of subgroup_size {self.subgroup_size}",
                 Described(f"{list(self.workgroup_size)} ({threads} threads)"),
             )
+        if self.padding is not None:
+            check_non_negative("padding", self.padding)
+            if length is not None and len(self.padding) != length:
+                raise problem("padding", f"{length} entries, one per loop", list(self.padding))
         for i, operand in enumerate(self.promote_operands):
             if operand < 0:
                 raise problem(f"promote_operands[{i}]", "a non-negative operand index", operand)

@@ -175,6 +175,27 @@ class ContractionMatch(StrategyModel):
         combos = itertools.product(*(_alternatives(getattr(self, g)) for g in groups))
         return [dict(zip(groups, combo)) for combo in combos]
 
+    def loop_roles(self) -> Optional[tuple[str, ...]]:
+        """'b'/'m'/'n'/'k' per loop, in the order linalg's named contractions generalize to
+        (batch, m, n, k), when every group has an exact rank."""
+        ranks = [_rank(getattr(self, g)) for g in ("batch", "m", "n", "k")]
+        if any(r is None for r in ranks):
+            return None
+        return tuple(role for role, r in zip("bmnk", ranks) for _ in range(r or 0))
+
+    def problem_sizes(self) -> Optional[tuple[int, int, int]]:
+        """(M, N, K) products when m, n and k are each one exact alternative."""
+        sizes = []
+        for group in ("m", "n", "k"):
+            dims = getattr(self, group)
+            if dims is None or len(dims) != 1:
+                return None
+            product = 1
+            for d in dims[0]:
+                product *= d
+            sizes.append(product)
+        return sizes[0], sizes[1], sizes[2]
+
     def loop_count(self) -> Optional[int]:
         ranks = [_rank(getattr(self, g)) for g in ("batch", "m", "n", "k")]
         return None if any(r is None for r in ranks) else sum(r for r in ranks if r is not None)

@@ -25,9 +25,10 @@ from pydantic import Field, model_validator
 from .codegen import Codegen
 from .layout import DataLayout
 from .lowering import CpuLowering, GpuLowering
-from .matchers import ConvolutionMatch, FunctionMatch, Matcher, leaves, match_op_names
+from .matchers import ContractionMatch, ConvolutionMatch, FunctionMatch, Matcher, leaves, match_op_names
 from .model import Described, StrategyModel, SymbolName, fmt, problem
-from .targets import AmdGpuTarget, CpuTarget, Target
+from .targets import AmdGpuArch, AmdGpuTarget, CpuTarget, Target
+from .targets.amdgpu_resources import estimate_lds, largest_legal_reduction, lds_arguments
 
 Strategy = Annotated[
     Union[DataLayout, CpuLowering, GpuLowering, Codegen], Field(discriminator="kind")
@@ -196,5 +197,86 @@ def _check_rule(i: int, rule: Rule, target: Any, target_index: int) -> None:
                 strategy.mma_kind,
                 strategy=strategy.name,
             )
+        _check_gpu_resources(rule, strategy, facts)
     if isinstance(strategy, Codegen):
         strategy.check_target(target)
+
+
+def _check_gpu_resources(rule: Rule, strategy: GpuLowering, facts: AmdGpuArch) -> None:
+    """LDS budget and MMA shape fit, for contractions whose loop roles the matcher fixes."""
+    contractions = [leaf for leaf in leaves(rule.match) if isinstance(leaf, ContractionMatch)]
+    if not contractions:
+        return
+    match = contractions[0]
+    intrinsic = facts.intrinsic(strategy.mma_kind) if strategy.mma_kind else None
+    sizes = match.problem_sizes()
+    if intrinsic is not None and sizes is not None and strategy.padding is None:
+        m, n, k = sizes
+        if m % intrinsic.m or n % intrinsic.n or k % intrinsic.k:
+            fitting = [
+                x.name
+                for x in facts.mma_intrinsics
+                if (x.a_type, x.b_type, x.c_type) == (match.lhs_type, match.rhs_type, match.output_type)
+                and not (m % x.m or n % x.n or k % x.k)
+            ]
+            raise problem(
+                "mma_kind",
+                f"an intrinsic whose M, N and K ({intrinsic.m}, {intrinsic.n}, {intrinsic.k} for "
+                f"{intrinsic.name}) divide the problem's {m}x{n}x{k}, or a 'padding' tile; "
+                "intrinsics for these element types that fit: "
+                + (", ".join(fitting) or "none"),
+                strategy.mma_kind,
+                strategy=strategy.name,
+            )
+    roles = match.loop_roles()
+    if intrinsic is not None and strategy.subgroup is not None and roles is not None and len(roles) == len(strategy.workgroup):
+        _check_subgroups(strategy, roles, intrinsic, facts)
+    args = lds_arguments(strategy, match, facts)
+    if args is None:
+        return
+    estimate = estimate_lds(*args)
+    if not estimate.fits:
+        legal = largest_legal_reduction(*args)
+        hint = (
+            f"the largest reduction[{legal[0]}] that fits is {legal[1]}"
+            if legal is not None
+            else "shrink the workgroup tile"
+        )
+        raise problem(
+            "reduction",
+            f"at most {facts.lds_bytes_per_workgroup} bytes of LDS per workgroup on {facts.arch}; "
+            f"workgroup {list(strategy.workgroup)} with reduction {list(strategy.reduction or ())} "
+            f"promotes {estimate.unpadded} bytes",
+            list(strategy.reduction or ()),
+            hint=hint,
+            strategy=strategy.name,
+        )
+
+
+def _check_subgroups(strategy: GpuLowering, roles: tuple[str, ...], intrinsic: Any, facts: AmdGpuArch) -> None:
+    """TileAndFuse + MMA: each workgroup tile is a whole number of subgroup tiles
+    (subgroup x intrinsic), and the subgroups fill the workgroup exactly."""
+    assert strategy.subgroup is not None
+    subgroups = 1
+    for i, role in enumerate(roles):
+        if role not in "mn" or not strategy.workgroup[i]:
+            continue
+        span = strategy.subgroup[i] * (intrinsic.m if role == "m" else intrinsic.n)
+        if span == 0 or strategy.workgroup[i] % span:
+            raise problem(
+                f"subgroup[{i}]",
+                f"a tile whose span (subgroup x {intrinsic.m if role == 'm' else intrinsic.n} for "
+                f"{intrinsic.name}) divides workgroup[{i}] = {strategy.workgroup[i]}",
+                strategy.subgroup[i],
+                strategy=strategy.name,
+            )
+        subgroups *= strategy.workgroup[i] // span
+    threads = subgroups * facts.subgroup_size
+    if threads != strategy.thread_count():
+        raise problem(
+            "workgroup_size",
+            f"{threads} threads: the workgroup tile {list(strategy.workgroup)} holds {subgroups} subgroup "
+            f"tiles of {list(strategy.subgroup)} x {intrinsic.m}x{intrinsic.n} ({intrinsic.name})",
+            Described(f"{list(strategy.workgroup_size)} ({strategy.thread_count()} threads)"),
+            strategy=strategy.name,
+        )

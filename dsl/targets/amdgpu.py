@@ -11,8 +11,9 @@ from typing import Literal
 
 from ..model import StrategyModel, SymbolName
 
-_MMA_RE = re.compile(r"^MFMA_(F32|I32)_(\d+)x(\d+)x(\d+)_([A-Z0-9]+)(?:_([A-Z0-9]+))?$")
+_MMA_RE = re.compile(r"^MFMA_(F32|I32|F64)_(\d+)x(\d+)x(\d+)_([A-Z0-9]+)(?:_([A-Z0-9]+))?$")
 _MLIR_TYPE = {
+    "F64": "f64",
     "F32": "f32",
     "I32": "i32",
     "F16": "f16",
@@ -83,6 +84,8 @@ GFX942 = AmdGpuArch(
     simds_per_cu=4,
     mma_intrinsics=tuple(
         MmaIntrinsic.from_name(n)
+        # The single-block intrinsics iree-compile 3.13 lists for gfx942 (its target
+        # attribute's `mma = [...]`); the multi-block ones (e.g. MFMA_F32_4x4x4x16B_F16) are left out.
         for n in (
             "MFMA_F32_16x16x4_F32",
             "MFMA_F32_16x16x16_F16",
@@ -91,10 +94,15 @@ GFX942 = AmdGpuArch(
             "MFMA_F32_32x32x8_BF16",
             "MFMA_F32_16x16x32_F8E4M3FNUZ",
             "MFMA_F32_16x16x32_F8E5M2FNUZ",
+            "MFMA_F32_16x16x32_F8E4M3FNUZ_F8E5M2FNUZ",
+            "MFMA_F32_16x16x32_F8E5M2FNUZ_F8E4M3FNUZ",
             "MFMA_F32_32x32x16_F8E4M3FNUZ",
             "MFMA_F32_32x32x16_F8E5M2FNUZ",
+            "MFMA_F32_32x32x16_F8E4M3FNUZ_F8E5M2FNUZ",
+            "MFMA_F32_32x32x16_F8E5M2FNUZ_F8E4M3FNUZ",
             "MFMA_I32_16x16x32_I8",
             "MFMA_I32_32x32x16_I8",
+            "MFMA_F64_16x16x4_F64",
         )
     ),
 )

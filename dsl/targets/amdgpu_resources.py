@@ -1,0 +1,136 @@
+"""AMD GPU resource checks made before compiling: LDS per workgroup and MMA shape fit.
+
+LDS model (validated against ``.group_segment_fixed_size`` of compiled gfx942 kernels,
+see tests/test_gpu_resources.py): IREE promotes each operand in ``promote_operands``
+(0 = lhs, 1 = rhs) into shared memory as one tile per workgroup, and pads every row of
+each tile by 8 bytes to avoid bank conflicts:
+
+    lhs tile: B x M x Kt elements, B*M rows;   rhs tile: B x Kt x N elements, B*Kt rows
+    LDS = (lhs + rhs) * element_bytes + 8 * (rows of each promoted tile)
+
+where B, M, N are the products of the workgroup tile over batch / m / n loops and Kt is
+the reduction tile in elements (TileAndFuse with an ``mma_kind`` counts intrinsics:
+Kt = reduction * intrinsic K). When the padded size would exceed the budget IREE drops
+the padding, so a configuration is legal when the unpadded size fits. Prefetching
+(TileAndFuse ``prefetch_num_stages``) does not change LDS in IREE 3.13.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Optional, Sequence
+
+if TYPE_CHECKING:
+    from ..lowering import GpuLowering
+    from ..matchers import ContractionMatch
+    from .amdgpu import AmdGpuArch
+
+ROW_PAD_BYTES = 8
+_BYTES = {"f64": 8, "f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i16": 2, "i8": 1, "f8E4M3FNUZ": 1, "f8E5M2FNUZ": 1}
+
+
+@dataclass(frozen=True)
+class LdsEstimate:
+    """Shared memory one workgroup uses: unpadded bytes and bytes with IREE's row padding."""
+
+    unpadded: int
+    padded: int
+    limit: int
+
+    @property
+    def bytes(self) -> int:
+        """What the compiled kernel reports: padded, unless padding would not fit."""
+        return self.padded if self.padded <= self.limit else self.unpadded
+
+    @property
+    def fits(self) -> bool:
+        return self.unpadded <= self.limit
+
+
+def element_bytes(element: str) -> int:
+    return _BYTES.get(element, 4)
+
+
+def estimate_lds(
+    roles: Sequence[str],
+    workgroup: Sequence[int],
+    reduction: Sequence[int],
+    promote_operands: Sequence[int],
+    lhs_bytes: int,
+    rhs_bytes: int,
+    k_per_reduction_step: int,
+    limit: int,
+) -> LdsEstimate:
+    """LDS of a GEMM-like op whose loops have ``roles`` ('b', 'm', 'n', 'k' per loop).
+
+    ``k_per_reduction_step`` is the intrinsic K when ``reduction`` counts intrinsics, else 1.
+    """
+    b = m = n = kt = 1
+    for role, wg, red in zip(roles, workgroup, list(reduction) + [0] * len(roles)):
+        if role == "b":
+            b *= max(wg, 1)
+        elif role == "m":
+            m *= max(wg, 1)
+        elif role == "n":
+            n *= max(wg, 1)
+        elif role == "k":
+            kt *= max(red, 1) * k_per_reduction_step
+    unpadded = padding = 0
+    if 0 in promote_operands:
+        unpadded += b * m * kt * lhs_bytes
+        padding += ROW_PAD_BYTES * b * m
+    if 1 in promote_operands:
+        unpadded += b * kt * n * rhs_bytes
+        padding += ROW_PAD_BYTES * b * kt
+    return LdsEstimate(unpadded, unpadded + padding, limit)
+
+
+def largest_legal_reduction(
+    roles: Sequence[str],
+    workgroup: Sequence[int],
+    reduction: Sequence[int],
+    promote_operands: Sequence[int],
+    lhs_bytes: int,
+    rhs_bytes: int,
+    k_per_reduction_step: int,
+    limit: int,
+) -> Optional[tuple[int, int]]:
+    """(loop index, value): the largest value of the innermost reduction tile that fits."""
+    k_loops = [i for i, r in enumerate(roles) if r == "k" and i < len(reduction) and reduction[i]]
+    if not k_loops:
+        return None
+    index = k_loops[-1]
+    best = None
+    for value in range(1, reduction[index] + 1):
+        trial = list(reduction)
+        trial[index] = value
+        est = estimate_lds(roles, workgroup, trial, promote_operands, lhs_bytes, rhs_bytes, k_per_reduction_step, limit)
+        if est.fits:
+            best = value
+    return None if best is None else (index, best)
+
+
+def lds_arguments(strategy: "GpuLowering", match: "ContractionMatch", facts: "AmdGpuArch") -> Optional[tuple[Any, ...]]:
+    """The :func:`estimate_lds` arguments for a GPU config on a contraction, or None when
+    the matcher does not fix the loop roles (any-rank groups) or the ranks disagree."""
+    roles = match.loop_roles()
+    if roles is None or len(roles) != len(strategy.workgroup):
+        return None
+    intrinsic = facts.intrinsic(strategy.mma_kind) if strategy.mma_kind else None
+    k_step = intrinsic.k if intrinsic is not None and strategy.pipeline == "TileAndFuse" else 1
+    return (
+        roles,
+        strategy.workgroup,
+        strategy.reduction or (),
+        strategy.promote_operands,
+        element_bytes(match.lhs_type),
+        element_bytes(match.rhs_type),
+        k_step,
+        facts.lds_bytes_per_workgroup,
+    )
+
+
+def lds_for(strategy: "GpuLowering", match: "ContractionMatch", facts: "AmdGpuArch") -> Optional[LdsEstimate]:
+    """Estimated LDS of ``strategy`` on the contraction ``match`` selects (None if unknown)."""
+    args = lds_arguments(strategy, match, facts)
+    return None if args is None else estimate_lds(*args)
