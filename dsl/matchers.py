@@ -135,10 +135,27 @@ class ContractionMatch(StrategyModel):
     rhs_type: ElementType
     output_type: ElementType
     operand_layout: Optional[OperandLayout] = None
+    loop_order: Optional[str] = None
     batch: Dims
     m: Dims
     n: Dims
     k: Dims
+
+    @model_validator(mode="after")
+    def _loop_order(self) -> "ContractionMatch":
+        if self.loop_order is not None:
+            if sorted(self.loop_order.replace("b", "")) != ["k", "m", "n"] or set(self.loop_order) - set("bmnk"):
+                raise problem(
+                    "loop_order",
+                    "the roles of the op's loops in order, each of m, n, k once after any 'b's, e.g. 'mnk' or 'nmk'",
+                    self.loop_order,
+                )
+            if self.operand_layout is not None and self.loop_order.lstrip("b") != "mnk":
+                raise problem("loop_order", "'mnk' (after batch) when operand_layout is set", self.loop_order)
+            for group in ("m", "n", "k"):
+                if _rank(getattr(self, group)) not in (None, 1):
+                    raise problem(group, "a single dimension when loop_order is set", [list(a) for a in getattr(self, group)])
+        return self
 
     @model_validator(mode="after")
     def _layout_needs_batch(self) -> "ContractionMatch":
@@ -176,11 +193,20 @@ class ContractionMatch(StrategyModel):
         return [dict(zip(groups, combo)) for combo in combos]
 
     def loop_roles(self) -> Optional[tuple[str, ...]]:
-        """'b'/'m'/'n'/'k' per loop, in the order linalg's named contractions generalize to
-        (batch, m, n, k), when every group has an exact rank."""
+        """'b'/'m'/'n'/'k' per loop when every group has an exact rank: in ``loop_order`` if
+        given, else in the order linalg's named contractions generalize to (batch, m, n, k).
+
+        IREE's matcher cannot check loop order, so ``loop_order`` is the author's statement
+        about the payload (e.g. ``nmk`` for an NCHW 1x1 convolution collapsed to a matmul);
+        tile lists follow it and tdsl's resource checks rely on it.
+        """
         ranks = [_rank(getattr(self, g)) for g in ("batch", "m", "n", "k")]
         if any(r is None for r in ranks):
             return None
+        if self.loop_order is not None:
+            if self.loop_order.count("b") != ranks[0]:
+                return None
+            return tuple(self.loop_order)
         return tuple(role for role, r in zip("bmnk", ranks) for _ in range(r or 0))
 
     def problem_sizes(self) -> Optional[tuple[int, int, int]]:

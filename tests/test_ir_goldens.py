@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from cases import example_dirs, example_strategy
+from tdsl.loader import load
 
 ROOT = Path(__file__).resolve().parent.parent
 PACK = ROOT / "examples" / "matmul_pack"
@@ -36,7 +37,10 @@ def test_interpreter_mode_matches_the_packed_form(golden) -> None:
     )
 
 
-@pytest.mark.parametrize(("name", "example"), EXAMPLES, ids=[e[0] for e in EXAMPLES])
-@pytest.mark.parametrize("target", ["cpu", "gfx942"])
+@pytest.mark.parametrize(
+    ("name", "example", "target"),
+    [(n, e, t.name) for n, e in EXAMPLES for t in load(example_strategy(e)).targets if load(example_strategy(e)).rules_for(t.name)],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
 def test_dispatch_summaries(golden, name: str, example: Path, target: str) -> None:
     golden.check_dispatches(example / "payload.mlir", example_strategy(example), target, f"goldens/dispatches/{name}.{target}.txt")

@@ -1,0 +1,164 @@
+"""Choosing a gfx942 configuration (a GpuLowering) from a contraction's shape and types.
+
+The heuristic, in order:
+
+1. **Intrinsic**: among the target's MFMA intrinsics whose A/B/C types are the op's, the
+   16x16 one (more workgroups on small problems, fewer VGPRs) whose M, N, K divide the
+   problem; else a 32x32 one that divides; else the 16x16 one with ``padding`` (IREE pads
+   the problem to the tile). No intrinsic for the types (e.g. f32 x f16): SIMT.
+2. **Workgroup tile** (M x N elements): the largest of 128x128, 128x64, 64x128, 64x64,
+   64x32, 32x64, 32x32, 16x16 that divides the problem and still gives at least one
+   workgroup per two CUs (MI300X has 304 CUs; ``min_workgroups``); with four subgroups (2x2, 256
+   threads) each owning a quarter of the tile.
+3. **Reduction** (in intrinsics): the largest of 4, 2, 1 that divides K and keeps the
+   estimated LDS (both operands promoted, see ``tdsl.targets.amdgpu_resources``) within
+   half the budget, so two workgroups fit per CU.
+4. **Prefetch**: 2 stages when the K loop has at least 3 iterations, else 0.
+
+``choose_contraction(...)`` returns the GpuLowering; ``rule_for(...)`` wraps it in a Rule
+whose ContractionMatch pins the shape, ready for a StrategySet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+from typing import Optional, Sequence
+
+from tdsl import ContractionMatch, GpuLowering, Rule
+from tdsl.targets import GFX942, AmdGpuArch, MmaIntrinsic
+from tdsl.targets.amdgpu_resources import element_bytes, estimate_lds
+
+WORKGROUP_TILES = ((128, 128), (128, 64), (64, 128), (64, 64), (64, 32), (32, 64), (32, 32), (16, 16))
+COMPUTE_UNITS = 304
+MIN_WORKGROUPS = COMPUTE_UNITS // 2
+
+
+@dataclass(frozen=True)
+class Contraction:
+    """A contraction's problem: batch sizes, M, N, K and element types."""
+
+    batch: tuple[int, ...]
+    m: int
+    n: int
+    k: int
+    lhs_type: str
+    rhs_type: str
+    output_type: str
+    loop_order: str = "mnk"
+
+    def match(self) -> ContractionMatch:
+        """The matcher that selects exactly this problem."""
+        match: ContractionMatch = ContractionMatch.model_validate(
+            {
+                "lhs_type": self.lhs_type,
+                "rhs_type": self.rhs_type,
+                "output_type": self.output_type,
+                "batch": list(self.batch),
+                "m": self.m,
+                "n": self.n,
+                "k": self.k,
+                "loop_order": None if self.loop_order == "mnk" else "b" * len(self.batch) + self.loop_order,
+            }
+        )
+        return match
+
+    def per_loop(self, batch: int, m: int, n: int, k: int) -> list[int]:
+        """A tile list in this op's loop order from per-role values."""
+        by_role = {"m": m, "n": n, "k": k}
+        return [batch] * len(self.batch) + [by_role[r] for r in self.loop_order]
+
+
+def choose_intrinsic(problem: Contraction, facts: AmdGpuArch = GFX942) -> tuple[Optional[MmaIntrinsic], bool]:
+    """(intrinsic or None for SIMT, whether the problem must be padded to use it)."""
+    typed = [
+        x
+        for x in facts.mma_intrinsics
+        if (x.a_type, x.b_type, x.c_type) == (problem.lhs_type, problem.rhs_type, problem.output_type)
+    ]
+    if not typed:
+        return None, False
+    ordered = sorted(typed, key=lambda x: (x.m != 16, -x.k))
+    for intrinsic in ordered:
+        if not (problem.m % intrinsic.m or problem.n % intrinsic.n or problem.k % intrinsic.k):
+            return intrinsic, False
+    return ordered[0], True
+
+
+def _tile(problem: Contraction, align_m: int, align_n: int, min_workgroups: int) -> tuple[int, int]:
+    batch = prod(problem.batch) if problem.batch else 1
+    fitting = [
+        (wm, wn)
+        for wm, wn in WORKGROUP_TILES
+        if wm % (2 * align_m) == 0 and wn % (2 * align_n) == 0 and problem.m % wm == 0 and problem.n % wn == 0
+    ]
+    for wm, wn in fitting:
+        if batch * (problem.m // wm) * (problem.n // wn) >= min_workgroups:
+            return wm, wn
+    if fitting:
+        return fitting[-1]
+    return 2 * align_m, 2 * align_n  # padded problem: the smallest tile of four subgroups
+
+
+def choose_contraction(
+    problem: Contraction,
+    name: str,
+    facts: AmdGpuArch = GFX942,
+    min_workgroups: int = MIN_WORKGROUPS,
+) -> GpuLowering:
+    """A TileAndFuse configuration for ``problem``; see the module docstring."""
+    intrinsic, padded = choose_intrinsic(problem, facts)
+    nb = len(problem.batch)
+    loops = problem.per_loop
+    if intrinsic is None:
+        wm, wn = _tile(problem, 8, 8, min_workgroups)
+        kt = next((t for t in (32, 16, 8, 4, 2, 1) if problem.k % t == 0), 1)
+        return GpuLowering(
+            name=name,
+            workgroup=loops(1, wm, wn, 0),
+            reduction=loops(0, 0, 0, kt),
+            thread=loops(1, max(1, wm // 16), max(1, wn // 16), 0),
+            promote_operands=[0, 1],
+            workgroup_size=[256, 1, 1],
+        )
+    wm, wn = _tile(problem, intrinsic.m, intrinsic.n, min_workgroups)
+    roles = tuple("b" * nb + problem.loop_order)
+    reduction = 1
+    for r in (4, 2, 1):
+        if problem.k % (r * intrinsic.k) and not padded:
+            continue
+        estimate = estimate_lds(
+            roles,
+            loops(1, wm, wn, 0),
+            loops(0, 0, 0, r),
+            (0, 1),
+            element_bytes(problem.lhs_type),
+            element_bytes(problem.rhs_type),
+            intrinsic.k,
+            facts.lds_bytes_per_workgroup,
+        )
+        if estimate.padded <= facts.lds_bytes_per_workgroup // 2:
+            reduction = r
+            break
+    k_iterations = -(-problem.k // (reduction * intrinsic.k))
+    return GpuLowering(
+        name=name,
+        workgroup=loops(1, wm, wn, 0),
+        reduction=loops(0, 0, 0, reduction),
+        subgroup=loops(1, wm // (2 * intrinsic.m), wn // (2 * intrinsic.n), 0),
+        mma_kind=intrinsic.name,
+        promote_operands=[0, 1],
+        padding=loops(1, wm, wn, reduction * intrinsic.k) if padded else None,
+        workgroup_size=[256, 1, 1],
+        prefetch_num_stages=2 if k_iterations >= 3 else 0,
+    )
+
+
+def rule_for(problem: Contraction, name: str, target: str = "gfx942", facts: AmdGpuArch = GFX942) -> Rule:
+    """A gfx942 Rule: the exact-shape matcher and the chosen configuration."""
+    return Rule(target=target, match=problem.match(), strategy=choose_contraction(problem, name, facts))
+
+
+def rules_for(problems: Sequence[tuple[str, Contraction]], target: str = "gfx942") -> list[Rule]:
+    """One rule per named problem, in order."""
+    return [rule_for(problem, name, target) for name, problem in problems]

@@ -1,0 +1,27 @@
+"""The gfx942 strategy library: chosen MFMA configurations for common contractions.
+
+``standard_set(problems)`` builds a StrategySet with one chooser rule per named problem;
+``REFERENCE_PROBLEMS`` are the shapes the library is checked on (resource report next to
+IREE's default configuration, see tests/test_gpu_library.py).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from tdsl import AmdGpuTarget, StrategySet
+
+from .chooser import Contraction, rules_for
+
+REFERENCE_PROBLEMS: tuple[tuple[str, Contraction], ...] = (
+    ("mm_f16", Contraction((), 1024, 2048, 512, "f16", "f16", "f32")),
+    ("mm_bf16", Contraction((), 512, 1024, 512, "bf16", "bf16", "f32")),
+    ("mm_i8", Contraction((), 512, 512, 1024, "i8", "i8", "i32")),
+    ("mm_f32", Contraction((), 256, 256, 256, "f32", "f32", "f32")),
+    ("bmm_f16", Contraction((8,), 512, 512, 256, "f16", "f16", "f32")),
+)
+
+
+def standard_set(problems: Sequence[tuple[str, Contraction]] = REFERENCE_PROBLEMS, name: str = "gfx942_library") -> StrategySet:
+    """A StrategySet for gfx942 with one chosen configuration per problem."""
+    return StrategySet(name=name, targets=[AmdGpuTarget()], rules=rules_for(problems))
