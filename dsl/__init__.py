@@ -7,7 +7,7 @@ that inject them.
 
 from __future__ import annotations
 
-from .codegen import Codegen, Fuse, GpuThreads, TileUsingFor, TileUsingForall, VectorLowering
+from .codegen import Codegen, Fuse, GpuThreads, MmaChain, TileUsingFor, TileUsingForall, VectorLowering
 from .errors import RenderError, StrategyError, StrategyFileError, TdslError
 from .layout import DataLayout, Pack, PackGreedily, PackTranspose
 from .lowering import CpuLowering, GpuLowering
@@ -30,6 +30,7 @@ __all__ = [
     "Fuse",
     "GpuLowering",
     "GpuThreads",
+    "MmaChain",
     "OpNameMatch",
     "Pack",
     "PackGreedily",

@@ -170,6 +170,23 @@ class VectorLowering(StrategyModel):
         return self
 
 
+class MmaChain(StrategyModel):
+    """rocm matrix cores in a full TD strategy: after the last tiling level the op is packed to
+    the intrinsic's tile (``transform.structured.pack packed_sizes = [m, n, k]``), turned into
+    ``iree_codegen.inner_tiled`` (``transform.iree.convert_to_multi_mma``) and distributed to
+    the 64 lanes of one subgroup (``transform.iree.distribute_inner_tiled``); vectorization
+    uses IREE's generic vectorization pass, ``transform.iree.forall_to_lanes`` runs before
+    thread mapping, and the inner-tiled ops are unrolled and lowered to MFMA instructions
+    (``unroll_multi_mma``, ``lower_inner_tiled``, ``eliminate_hoistable_conversions`` twice).
+
+    One subgroup per workgroup: ``gpu.workgroup_dims`` must be ``[64, 1, 1]``. The global to
+    LDS copies are not distributed over lanes and there is no software pipelining: a
+    compile-level starting point, not a tuned kernel.
+    """
+
+    intrinsic: str
+
+
 class GpuThreads(StrategyModel):
     """rocm thread mapping: ``transform.iree.map_nested_forall_to_gpu_threads
     workgroup_dims = [x, y, z]``; the subgroup size comes from the target."""
@@ -197,6 +214,7 @@ class Codegen(StrategyModel):
     )
     vector_lowering: VectorLowering = VectorLowering()
     gpu: Optional[GpuThreads] = None
+    mma: Optional[MmaChain] = None
 
     @model_validator(mode="after")
     def _check(self) -> "Codegen":
@@ -258,6 +276,21 @@ class Codegen(StrategyModel):
                 raise problem("gpu", "a GpuThreads mapping for a rocm target", None, strategy=self.name)
             x, y, z = self.gpu.workgroup_dims
             facts = target.facts
+            if self.mma is not None:
+                if facts.intrinsic(self.mma.intrinsic) is None:
+                    raise problem(
+                        "mma.intrinsic",
+                        f"an MMA intrinsic of {facts.arch}: " + ", ".join(i.name for i in facts.mma_intrinsics),
+                        self.mma.intrinsic,
+                        strategy=self.name,
+                    )
+                if (x, y, z) != (facts.subgroup_size, 1, 1):
+                    raise problem(
+                        "gpu.workgroup_dims",
+                        f"[{facts.subgroup_size}, 1, 1]: the MFMA chain runs one subgroup per workgroup",
+                        list(self.gpu.workgroup_dims),
+                        strategy=self.name,
+                    )
             if x * y * z > facts.max_workgroup_size or x * y * z == 0:
                 raise problem(
                     "gpu.workgroup_dims",
@@ -266,7 +299,7 @@ class Codegen(StrategyModel):
                     strategy=self.name,
                 )
         else:
-            for field in ("gpu", "promote_operands"):
+            for field in ("gpu", "promote_operands", "mma"):
                 if getattr(self, field):
                     raise problem(
                         field, f"nothing on {target.backend} (GPU only)", getattr(self, field), strategy=self.name
@@ -283,6 +316,12 @@ class Codegen(StrategyModel):
     def loops(self) -> Optional[tuple[str, int]]:
         """Tile-size lists may be shorter than the loop nest, so no exact count is implied."""
         return None
+
+    def mma_packed_sizes(self, target: Any) -> list[int]:
+        """The intrinsic's (m, n, k): the packed sizes of the MFMA chain."""
+        assert self.mma is not None
+        intrinsic = target.facts.intrinsic(self.mma.intrinsic)
+        return [intrinsic.m, intrinsic.n, intrinsic.k]
 
     def fused_at(self, level: int) -> list[tuple[int, "Fuse"]]:
         """(fusion index, rule) for the producers fused after tiling level ``level``."""

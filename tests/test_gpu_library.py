@@ -65,3 +65,13 @@ def test_chooser_pads_when_no_intrinsic_divides_and_uses_simt_without_one() -> N
     mixed = choose_contraction(Contraction((), 256, 256, 256, "f16", "f16", "f16"), "mixed")
     assert mixed.mma_kind is None and mixed.thread is not None
     assert {name for name, _ in REFERENCE_PROBLEMS} == {"mm_f16", "mm_bf16", "mm_i8", "mm_f32", "bmm_f16"}
+
+
+def test_full_transform_dialect_mfma_strategy_compiles_to_mfma() -> None:
+    example = ROOT / "examples" / "matmul_td_mfma"
+    report = compile(example / "payload.mlir", load(example / "strategy.py"), "gfx942")
+    (dispatch,) = report.dispatches
+    assert dispatch.pipeline == "#iree_codegen.transform_dialect_codegen" and report.rules[0].applied
+    (kernel,) = report.kernels
+    assert kernel.mfma_instructions and kernel.mfma_instructions >= 4
+    assert kernel.spills == 0 and 0 < kernel.lds_bytes <= 65536

@@ -336,3 +336,15 @@ def test_codegen_target_checks() -> None:
         StrategySet(name="s", rules=[Rule(target="cpu", match=ContractionMatch(**F32), strategy=_codegen(gpu=GpuThreads(workgroup_dims=[16, 16, 1])))])
     with raises("cg.gpu.workgroup_dims: expected 1 to 1024 threads on gfx942, received [64, 32, 1]"):
         StrategySet(name="s", targets=[AmdGpuTarget()], rules=[Rule(target="gfx942", match=ContractionMatch(**F32), strategy=_codegen(root="linalg.generic", gpu=GpuThreads(workgroup_dims=[64, 32, 1])))])
+
+
+def test_mma_chain_checks() -> None:
+    from tdsl import MmaChain
+
+    mfma = _codegen(root="linalg.generic", gpu=GpuThreads(workgroup_dims=[64, 1, 1]), mma=MmaChain(intrinsic="MFMA_F32_16x16x16_F16"))
+    with raises("cg.mma: expected nothing on llvm-cpu (GPU only), received <MmaChain>"):
+        StrategySet(name="s", rules=[Rule(target="cpu", match=ContractionMatch(**F16), strategy=Codegen.model_validate({**mfma.model_dump(), "root": "linalg.matmul", "gpu": None}))])
+    with raises("cg.gpu.workgroup_dims: expected [64, 1, 1]: the MFMA chain runs one subgroup per workgroup, received [16, 16, 1]"):
+        StrategySet(name="s", targets=[AmdGpuTarget()], rules=[Rule(target="gfx942", match=ContractionMatch(**F16), strategy=Codegen.model_validate({**mfma.model_dump(), "gpu": {"workgroup_dims": [16, 16, 1]}}))])
+    with raises("cg.mma.intrinsic: expected an MMA intrinsic of gfx942"):
+        StrategySet(name="s", targets=[AmdGpuTarget()], rules=[Rule(target="gfx942", match=ContractionMatch(**F16), strategy=Codegen.model_validate({**mfma.model_dump(), "mma": {"intrinsic": "WMMA_F32_16x16x16_F16"}}))])
