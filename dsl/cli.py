@@ -129,6 +129,15 @@ def _add_limits(p: argparse.ArgumentParser) -> None:
     p.add_argument("--memory-gb", type=float, default=DEFAULT_MEMORY_GB, help=f"address-space cap of iree-compile in GiB (default {DEFAULT_MEMORY_GB:g})")
 
 
+def _add_payload_args(p: argparse.ArgumentParser, cpu_only: bool) -> None:
+    p.add_argument("payload", type=Path, help="payload program (.mlir)")
+    p.add_argument("--strategies", required=True, metavar="FILE[:NAME]", help="strategy file")
+    if cpu_only:
+        p.add_argument("--target", default="cpu", help="CPU target name in the strategy set (default: cpu)")
+    else:
+        p.add_argument("--target", required=True, help="target name in the strategy set, e.g. cpu or gfx942")
+
+
 def _add_strategy_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("strategies", metavar="FILE[:NAME]", help="strategy file: .py (optionally :NAME of a StrategySet), .yaml or .json")
     p.add_argument("--target", required=True, help="target name in the strategy set, e.g. cpu or gfx942")
@@ -150,9 +159,7 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_cmd_flags)
 
     p = sub.add_parser("compile", help="compile a payload with the strategies and report what applied", description="Render and verify the strategies, run iree-compile with them under a timeout and memory cap, and report which rules applied to which dispatches. Any 'error:' from iree-compile is a failure.")
-    p.add_argument("payload", type=Path, help="payload program (.mlir)")
-    p.add_argument("--strategies", required=True, metavar="FILE[:NAME]", help="strategy file")
-    p.add_argument("--target", required=True, help="target name in the strategy set, e.g. cpu or gfx942")
+    _add_payload_args(p, cpu_only=False)
     p.add_argument("-o", "--output", type=Path, help="write the compiled module (.vmfb) here")
     p.add_argument("--dump-ir", choices=PHASES, help="also write the IR at this phase next to the output")
     p.add_argument("--strict", action="store_true", help="a rule that matches nothing is an error")
@@ -162,9 +169,7 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_cmd_compile)
 
     p = sub.add_parser("run", help="compile, run on CPU and check numbers against references", description="Compile with the strategies and with IREE's default pipeline, run every function on CPU on the same deterministic inputs, and compare with the default build and numpy (plain matmul / batch matmul / convolution). Exits 1 past tolerance.")
-    p.add_argument("payload", type=Path, help="payload program (.mlir)")
-    p.add_argument("--strategies", required=True, metavar="FILE[:NAME]", help="strategy file")
-    p.add_argument("--target", default="cpu", help="CPU target name in the strategy set (default: cpu)")
+    _add_payload_args(p, cpu_only=True)
     p.add_argument("--inputs", nargs="+", type=Path, metavar="X.npy", help="input arrays instead of seeded random ones")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -172,9 +177,7 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_cmd_run)
 
     p = sub.add_parser("bench", help="time the strategy against IREE default, IREE data tiling and numpy", description="Compile the payload with the strategies, with IREE's default pipeline and with --iree-opt-data-tiling, and time every function side by side with numpy (plain matmul / batch matmul / convolution): interleaved repetitions, medians, ratios, GFLOP/s.")
-    p.add_argument("payload", type=Path, help="payload program (.mlir)")
-    p.add_argument("--strategies", required=True, metavar="FILE[:NAME]", help="strategy file")
-    p.add_argument("--target", default="cpu", help="CPU target name in the strategy set (default: cpu)")
+    _add_payload_args(p, cpu_only=True)
     p.add_argument("--threads", default="1", help="comma-separated thread counts, e.g. 1,2 (default 1)")
     p.add_argument("--repetitions", type=int, default=5, help="interleaved rounds (default 5)")
     p.add_argument("--min-time", type=float, default=0.1, help="seconds of back-to-back calls per sample (default 0.1)")

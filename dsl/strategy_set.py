@@ -258,15 +258,17 @@ def _check_subgroups(strategy: GpuLowering, roles: tuple[str, ...], intrinsic: A
     (subgroup x intrinsic), and the subgroups fill the workgroup exactly."""
     assert strategy.subgroup is not None
     subgroups = 1
+    innermost = {role: max(i for i, r in enumerate(roles) if r == role) for role in "mn" if role in roles}
     for i, role in enumerate(roles):
         if role not in "mn" or not strategy.workgroup[i]:
             continue
-        span = strategy.subgroup[i] * (intrinsic.m if role == "m" else intrinsic.n)
+        size = (intrinsic.m if role == "m" else intrinsic.n) if innermost[role] == i else 1
+        span = strategy.subgroup[i] * size
         if span == 0 or strategy.workgroup[i] % span:
             raise problem(
                 f"subgroup[{i}]",
-                f"a tile whose span (subgroup x {intrinsic.m if role == 'm' else intrinsic.n} for "
-                f"{intrinsic.name}) divides workgroup[{i}] = {strategy.workgroup[i]}",
+                f"a tile whose span (subgroup x {size} for {intrinsic.name}) divides "
+                f"workgroup[{i}] = {strategy.workgroup[i]}",
                 strategy.subgroup[i],
                 strategy=strategy.name,
             )

@@ -75,3 +75,12 @@ def test_full_transform_dialect_mfma_strategy_compiles_to_mfma() -> None:
     (kernel,) = report.kernels
     assert kernel.mfma_instructions and kernel.mfma_instructions >= 4
     assert kernel.spills == 0 and 0 < kernel.lds_bytes <= 65536
+
+
+def test_convolution_configurations_meet_the_resource_bars() -> None:
+    from tdsl.strategies.gpu.library import convolution_set
+
+    payload = ROOT / "tests" / "payloads" / "gpu" / "convs.mlir"
+    report = compile(payload, convolution_set(), "gfx942")
+    assert all(rule.applied for rule in report.rules), report.text()
+    _check_against_default({k.name: k for k in report.kernels}, _default_kernels(payload), {"conv"})

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from math import prod
 from typing import Optional, Sequence
 
-from tdsl import ContractionMatch, GpuLowering, Rule
+from tdsl import ContractionMatch, ConvolutionMatch, GpuLowering, Rule
 from tdsl.targets import GFX942, AmdGpuArch, MmaIntrinsic
 from tdsl.targets.amdgpu_resources import element_bytes, estimate_lds
 
@@ -162,3 +162,86 @@ def rule_for(problem: Contraction, name: str, target: str = "gfx942", facts: Amd
 def rules_for(problems: Sequence[tuple[str, Contraction]], target: str = "gfx942") -> list[Rule]:
     """One rule per named problem, in order."""
     return [rule_for(problem, name, target) for name, problem in problems]
+
+
+@dataclass(frozen=True)
+class Convolution2d:
+    """A 2-D convolution as IREE's implicit GEMM sees it (stride/dilation folded into the
+    output sizes): batch, output image (oh, ow), output channels, filter (kh, kw), input
+    channels, element types and the data layout."""
+
+    batch: int
+    oh: int
+    ow: int
+    oc: int
+    kh: int
+    kw: int
+    ic: int
+    lhs_type: str
+    rhs_type: str
+    output_type: str
+    layout: str = "nhwc"
+
+    def match(self) -> ConvolutionMatch:
+        """The matcher that selects exactly this convolution."""
+        match: ConvolutionMatch = ConvolutionMatch.model_validate(
+            {
+                "lhs_type": self.lhs_type,
+                "rhs_type": self.rhs_type,
+                "output_type": self.output_type,
+                "batch": [self.batch],
+                "output_image": [self.oh, self.ow],
+                "output_channel": [self.oc],
+                "filter": [self.kh, self.kw],
+                "input_channel": [self.ic],
+            }
+        )
+        return match
+
+
+def choose_convolution(problem: Convolution2d, name: str, facts: AmdGpuArch = GFX942) -> GpuLowering:
+    """TileAndFuse with implicit GEMM: loops (n, oh, ow, oc, K) for NHWC and (n, oc, oh, ow, K)
+    for NCHW; M = n*oh*ow, N = oc, K = kh*kw*ic. Four subgroups: two over output rows, two
+    over output channels and, for wide tiles, two over the output width."""
+    gemm = Contraction((), problem.oh * problem.ow, problem.oc, problem.kh * problem.kw * problem.ic,
+                       problem.lhs_type, problem.rhs_type, problem.output_type)
+    intrinsic, _ = choose_intrinsic(gemm, facts)
+    if intrinsic is None:
+        raise ValueError(f"no MFMA intrinsic of {facts.arch} takes {problem.lhs_type} x {problem.rhs_type} -> {problem.output_type}")
+    toc = next((t for t in (64, 32, 16) if problem.oc % t == 0 and t % (2 * intrinsic.n) == 0), 2 * intrinsic.n)
+    tw = next((t for t in (32, 16) if problem.ow % t == 0 and t % intrinsic.m == 0), intrinsic.m)
+    th = next((t for t in (4, 2) if problem.oh % t == 0), 2)
+    k_total = gemm.k
+    reduction = 1
+    for r in (4, 2, 1):
+        if k_total % (r * intrinsic.k):
+            continue
+        lds = (th * tw * r * intrinsic.k) * element_bytes(problem.lhs_type) + (r * intrinsic.k * toc) * element_bytes(problem.rhs_type)
+        if lds <= facts.lds_bytes_per_workgroup // 2:
+            reduction = r
+            break
+    # Subgroups: two over output channels, two over output rows, and two over the output
+    # width when the width tile holds two intrinsic rows (8 subgroups, as IREE's default).
+    ow_split = 2 if tw >= 2 * intrinsic.m else 1
+    sg_oc, sg_oh, sg_ow = toc // (2 * intrinsic.n), th // 2, tw // (ow_split * intrinsic.m)
+    threads = 4 * ow_split * facts.subgroup_size
+    if problem.layout == "nchw":
+        workgroup, subgroup = [1, toc, th, tw, 0], [1, sg_oc, sg_oh, sg_ow, 0]
+    else:
+        workgroup, subgroup = [1, th, tw, toc, 0], [1, sg_oh, sg_ow, sg_oc, 0]
+    return GpuLowering(
+        name=name,
+        workgroup=workgroup,
+        reduction=[0, 0, 0, 0, reduction],
+        subgroup=subgroup,
+        mma_kind=intrinsic.name,
+        promote_operands=[0, 1],
+        workgroup_size=[threads, 1, 1],
+        prefetch_num_stages=2 if k_total // (reduction * intrinsic.k) >= 3 else 0,
+        use_igemm_convolution=True,
+    )
+
+
+def conv_rule_for(problem: Convolution2d, name: str, target: str = "gfx942", facts: AmdGpuArch = GFX942) -> Rule:
+    """A gfx942 Rule for one convolution: exact-shape matcher and the chosen configuration."""
+    return Rule(target=target, match=problem.match(), strategy=choose_convolution(problem, name, facts))

@@ -11,7 +11,7 @@ from typing import Sequence
 
 from tdsl import AmdGpuTarget, StrategySet
 
-from .chooser import Contraction, rules_for
+from .chooser import Contraction, Convolution2d, conv_rule_for, rules_for
 
 REFERENCE_PROBLEMS: tuple[tuple[str, Contraction], ...] = (
     ("mm_f16", Contraction((), 1024, 2048, 512, "f16", "f16", "f32")),
@@ -20,6 +20,19 @@ REFERENCE_PROBLEMS: tuple[tuple[str, Contraction], ...] = (
     ("mm_f32", Contraction((), 256, 256, 256, "f32", "f32", "f32")),
     ("bmm_f16", Contraction((8,), 512, 512, 256, "f16", "f16", "f32")),
 )
+
+
+REFERENCE_CONVOLUTIONS: tuple[tuple[str, Convolution2d], ...] = (
+    ("conv_nhwc_f16", Convolution2d(2, 32, 32, 128, 3, 3, 64, "f16", "f16", "f32", "nhwc")),
+    ("conv_nchw_f16", Convolution2d(2, 32, 32, 64, 3, 3, 32, "f16", "f16", "f32", "nchw")),
+)
+
+
+def convolution_set(
+    problems: Sequence[tuple[str, Convolution2d]] = REFERENCE_CONVOLUTIONS, name: str = "gfx942_convolutions"
+) -> StrategySet:
+    """A StrategySet for gfx942 with one implicit-GEMM configuration per convolution."""
+    return StrategySet(name=name, targets=[AmdGpuTarget()], rules=[conv_rule_for(p, n) for n, p in problems])
 
 
 def standard_set(problems: Sequence[tuple[str, Contraction]] = REFERENCE_PROBLEMS, name: str = "gfx942_library") -> StrategySet:
