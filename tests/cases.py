@@ -193,8 +193,12 @@ CASES: dict[str, StrategySet] = {
 
 
 def all_sets() -> dict[str, StrategySet]:
-    """Every case and every example's strategy set, by name."""
+    """Every case, every library set and every example's strategy set, by name."""
+    from tdsl.strategies.gpu.library import convolution_set, standard_set
+
     sets = dict(CASES)
+    sets["library_gfx942_contractions"] = standard_set()
+    sets["library_gfx942_convolutions"] = convolution_set()
     for example in example_dirs():
         sets[f"example_{example.name}"] = load(example_strategy(example))
     return sets
