@@ -34,6 +34,9 @@ def _with_rules(target: str) -> list[tuple[str, Path, Path]]:
 
 
 CPU_SUBJECTS, GPU_SUBJECTS = _with_rules("cpu"), _with_rules("gfx942")
+# Examples that use a whole library set (rules for every element type and layout); their
+# payloads exercise a subset, and tests/test_cpu_strategies.py checks which rules apply.
+LIBRARY_EXAMPLES = {"cpu_auto"}
 
 
 def _all_rules_applied(report: CompileReport) -> None:
@@ -45,7 +48,8 @@ def _all_rules_applied(report: CompileReport) -> None:
 @pytest.mark.parametrize(("name", "payload", "strategy"), CPU_SUBJECTS, ids=[s[0] for s in CPU_SUBJECTS])
 def test_example_runs_correctly_on_cpu(name: str, payload: Path, strategy: Path) -> None:
     report = run(payload, strategy, "cpu")
-    _all_rules_applied(report.compile_report)
+    if name not in LIBRARY_EXAMPLES:
+        _all_rules_applied(report.compile_report)
     references = {c.reference for f in report.functions for c in f.comparisons}
     assert "iree-default" in references
     assert report.ok

@@ -1,1 +1,7 @@
-"""llvm-cpu strategy library (packing, tiling, fusion) and its chooser."""
+"""llvm-cpu strategy library: graph-level mmt4d packing per ISA and element type, and ``auto``."""
+
+from .chooser import auto
+from .packing import mmt4d_layout, packing_rules
+from .tiles import InnerTile, inner_tile
+
+__all__ = ["InnerTile", "auto", "inner_tile", "mmt4d_layout", "packing_rules"]

@@ -1,0 +1,59 @@
+"""Graph-level packing into linalg.mmt4d / batch contractions (preprocessing spec).
+
+``mmt4d_layout`` emits ``pack_greedily`` with the inner tile, transposes the RHS pack's
+outer dims where the operand layout needs it (plain (k, n) RHS: ``outer_perm = [1, 0]``;
+batch: ``[0, 2, 1]``; a transposed-B (n, k) RHS is already in mmt4d order) and
+``specialize``s the packed generic (to ``linalg.mmt4d`` for plain matmuls). pack_greedily
+pads any dim that is not a multiple of the tile, so every shape is correct. Requires
+``CpuTarget(ukernels="none")`` (IREE 3.13's mmt4d ukernel is wrong on graph-level mmt4d).
+"""
+
+from __future__ import annotations
+
+from tdsl import ContractionMatch, DataLayout, PackGreedily, PackTranspose, Rule
+
+from .tiles import InnerTile, Isa, inner_tile
+
+LAYOUTS = ("mk_kn", "mk_nk")
+
+
+def mmt4d_layout(name: str, tile: InnerTile, operand_layout: str = "mk_kn", batch: bool = False) -> DataLayout:
+    """The DataLayout described in the module docstring."""
+    transposes: list[PackTranspose] = []
+    if operand_layout == "mk_kn":
+        transposes.append(PackTranspose(operand="rhs", outer_perm=[0, 2, 1] if batch else [1, 0]))
+    elif operand_layout != "mk_nk":
+        raise ValueError(f"operand_layout: expected one of {LAYOUTS}, received {operand_layout!r}")
+    return DataLayout(
+        name=name,
+        pack=PackGreedily(matmul_packed_sizes=tile.sizes()),
+        pack_transposes=transposes,
+        specialize=True,
+    )
+
+
+def packing_rules(isa: Isa, types: tuple[str, str, str], target: str = "cpu") -> list[Rule]:
+    """Rules that pack every 2-D matmul of these element types: matrix-vector first (M = 1),
+    then plain and transposed-B matmuls. (A batch matmul needs an exact batch size in its
+    matcher: use ``mmt4d_layout(..., batch=True)`` with ``ContractionMatch(batch=[B], ...)``.)"""
+    lhs, rhs, out = types
+    prefix = f"{isa}_{lhs}_{out}"
+    base = {"lhs_type": lhs, "rhs_type": rhs, "output_type": out}
+    rules = []
+    for layout in LAYOUTS:
+        rules.append(
+            Rule(
+                target=target,
+                match=ContractionMatch.model_validate({**base, "batch": [], "m": 1, "operand_layout": layout}),
+                strategy=mmt4d_layout(f"{prefix}_{layout}_matvec", inner_tile(isa, lhs, rhs, out, m=1), layout),
+            )
+        )
+    for layout in LAYOUTS:
+        rules.append(
+            Rule(
+                target=target,
+                match=ContractionMatch.model_validate({**base, "batch": [], "operand_layout": layout}),
+                strategy=mmt4d_layout(f"{prefix}_{layout}", inner_tile(isa, lhs, rhs, out), layout),
+            )
+        )
+    return rules

@@ -1,0 +1,50 @@
+"""Inner tiles (M0 x N0 x K0) of the graph-level mmt4d packing, per ISA and element types.
+
+Where each number comes from:
+
+* AVX-512 f32 8x32x1: measured best on 1024^3 on this machine's kind (Zen 5): 186-189
+  GFLOP/s, 80-83 % of the 1-core f32 peak, with ukernels off
+  (shared/docs/cpu-perf-baseline.md section 10).
+* AVX-512 f16/bf16 -> f32 and i8 -> i32: the same 8x32x1 register tile (accumulators are
+  f32/i32, so the register budget is that of f32); checked for correctness, not tuned.
+* AVX2 8x8x1, NEON 8x8x1, generic 4x8x1: IREE's data-tiling choices for f32 on those ISAs
+  (N0 = one or two vector registers); not measured here.
+* M = 1 (matrix-vector): M0 = 1, so nothing is padded 8x.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Isa = Literal["avx512", "avx2", "neon", "generic"]
+
+
+@dataclass(frozen=True)
+class InnerTile:
+    """The (M0, N0, K0) of ``matmul_packed_sizes``."""
+
+    m0: int
+    n0: int
+    k0: int
+
+    def sizes(self) -> list[int]:
+        return [self.m0, self.n0, self.k0]
+
+
+_F32 = {"avx512": InnerTile(8, 32, 1), "avx2": InnerTile(8, 8, 1), "neon": InnerTile(8, 8, 1), "generic": InnerTile(4, 8, 1)}
+
+
+def inner_tile(isa: Isa, lhs_type: str, rhs_type: str, output_type: str, m: int | None = None) -> InnerTile:
+    """The inner tile for one contraction; ``m = 1`` selects the matrix-vector tile."""
+    tile = _F32[isa]
+    if (lhs_type, rhs_type, output_type) not in {
+        ("f32", "f32", "f32"),
+        ("f16", "f16", "f32"),
+        ("bf16", "bf16", "f32"),
+        ("i8", "i8", "i32"),
+    }:
+        raise ValueError(f"no packing tile for {lhs_type} x {rhs_type} -> {output_type}")
+    if m == 1:
+        return InnerTile(1, tile.n0, 1)
+    return tile
