@@ -2,6 +2,6 @@
 
 from .chooser import auto
 from .packing import mmt4d_layout, packing_rules
-from .tiles import InnerTile, inner_tile
+from .tiles import InnerTile, detect_isa, inner_tile
 
-__all__ = ["InnerTile", "auto", "inner_tile", "mmt4d_layout", "packing_rules"]
+__all__ = ["InnerTile", "auto", "detect_isa", "inner_tile", "mmt4d_layout", "packing_rules"]

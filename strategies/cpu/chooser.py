@@ -1,8 +1,9 @@
 """``auto``: a StrategySet that packs every supported matmul of a model for one CPU.
 
-Heuristic: matrix-vector products (M = 1) get an M0 = 1 tile; every other 2-D matmul,
-plain or transposed-B, of f32, f16/bf16 -> f32 or i8 -> i32 gets the ISA's mmt4d tile
-(:mod:`tdsl.strategies.cpu.tiles`). Everything else is left to IREE's default pipeline.
+Heuristic: every 2-D matmul with M > 1, plain or transposed-B, of f32, f16/bf16 -> f32 or
+i8 -> i32 gets the ISA's mmt4d tile (:mod:`tdsl.strategies.cpu.tiles`; the ISA is read
+from this machine when not given). Matrix-vector products and everything else are left to
+IREE's default pipeline.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Sequence
 from tdsl import CpuTarget, StrategySet
 
 from .packing import packing_rules
-from .tiles import Isa
+from .tiles import Isa, detect_isa
 
 ELEMENT_TYPES: tuple[tuple[str, str, str], ...] = (
     ("f32", "f32", "f32"),
@@ -24,11 +25,12 @@ ELEMENT_TYPES: tuple[tuple[str, str, str], ...] = (
 
 def auto(
     target: CpuTarget | None = None,
-    isa: Isa = "avx512",
+    isa: Isa | None = None,
     element_types: Sequence[tuple[str, str, str]] = ELEMENT_TYPES,
     name: str = "cpu_auto",
 ) -> StrategySet:
     """The StrategySet described in the module docstring, for ``target`` (ukernels off)."""
     cpu = (target or CpuTarget()).model_copy(update={"ukernels": "none"})
-    rules = [rule for types in element_types for rule in packing_rules(isa, types, cpu.name)]
+    chosen = isa or detect_isa()
+    rules = [rule for types in element_types for rule in packing_rules(chosen, types, cpu.name)]
     return StrategySet(name=name, targets=[cpu], rules=rules)

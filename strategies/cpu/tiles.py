@@ -7,9 +7,12 @@ Where each number comes from:
   (shared/docs/cpu-perf-baseline.md section 10).
 * AVX-512 f16/bf16 -> f32 and i8 -> i32: the same 8x32x1 register tile (accumulators are
   f32/i32, so the register budget is that of f32); checked for correctness, not tuned.
-* AVX2 8x8x1, NEON 8x8x1, generic 4x8x1: IREE's data-tiling choices for f32 on those ISAs
-  (N0 = one or two vector registers); not measured here.
-* M = 1 (matrix-vector): M0 = 1, so nothing is padded 8x.
+* AVX2 f32 6x16x1: measured on this project's CI machine (AMD EPYC, AVX2, no AVX-512),
+  1024^3 single-threaded, 2 interleaved rounds: 6x16x1 33.3 ms, 4x16x1 34.1, 8x8x1 38.7,
+  8x16x1 46.5 (spills: 16 accumulators + operands exceed 16 ymm), 16x8x1 60.3; IREE with
+  data tiling 37.2 ms, IREE default 84.1 ms.
+* NEON 8x8x1, generic 4x8x1: IREE's data-tiling choices for f32; not measured here.
+* M = 1 (matrix-vector): M0 = 1, so nothing is padded 8x (see packing.py for when it pays).
 """
 
 from __future__ import annotations
@@ -32,7 +35,31 @@ class InnerTile:
         return [self.m0, self.n0, self.k0]
 
 
-_F32 = {"avx512": InnerTile(8, 32, 1), "avx2": InnerTile(8, 8, 1), "neon": InnerTile(8, 8, 1), "generic": InnerTile(4, 8, 1)}
+_F32 = {"avx512": InnerTile(8, 32, 1), "avx2": InnerTile(6, 16, 1), "neon": InnerTile(8, 8, 1), "generic": InnerTile(4, 8, 1)}
+
+
+def detect_isa(cpuinfo: str | None = None) -> Isa:
+    """The ISA of this machine (for ``cpu = "host"``), from /proc/cpuinfo flags."""
+    import platform
+    from pathlib import Path
+
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text()
+        except OSError:
+            cpuinfo = ""
+    flags = set()
+    for line in cpuinfo.splitlines():
+        if line.startswith(("flags", "Features")):
+            flags = set(line.split(":", 1)[1].split())
+            break
+    if "avx512f" in flags:
+        return "avx512"
+    if "avx2" in flags and "fma" in flags:
+        return "avx2"
+    if "asimd" in flags or platform.machine() in ("aarch64", "arm64"):
+        return "neon"
+    return "generic"
 
 
 def inner_tile(isa: Isa, lhs_type: str, rhs_type: str, output_type: str, m: int | None = None) -> InnerTile:
