@@ -128,6 +128,8 @@ class ContractionMatch(StrategyModel):
 
     ``operand_layout`` pins the indexing maps: ``mk_kn`` is a plain matmul, ``mk_nk`` a
     matmul with transposed B, and so on; it needs an exact ``batch`` (``[]`` or one dim).
+    ``k_min`` (with ``operand_layout``) requires K >= k_min:
+    ``transform.iree.match.dim_bounds`` on the lhs's K dimension.
     """
 
     kind: Literal["contraction"] = "contraction"
@@ -136,10 +138,25 @@ class ContractionMatch(StrategyModel):
     output_type: ElementType
     operand_layout: Optional[OperandLayout] = None
     loop_order: Optional[str] = None
+    k_min: Optional[int] = None
     batch: Dims
     m: Dims
     n: Dims
     k: Dims
+
+    @model_validator(mode="after")
+    def _k_min(self) -> "ContractionMatch":
+        if self.k_min is not None:
+            if self.k_min < 1:
+                raise problem("k_min", "a positive size", self.k_min)
+            if self.operand_layout is None:
+                raise problem("k_min", "an operand_layout, which locates K in the lhs", self.k_min)
+        return self
+
+    def lhs_k_dim(self) -> int:
+        """The lhs dimension that K indexes (needs ``operand_layout``)."""
+        nb = _rank(self.batch) or 0
+        return nb + (1 if (self.operand_layout or "mk")[:2] == "mk" else 0)
 
     @model_validator(mode="after")
     def _loop_order(self) -> "ContractionMatch":

@@ -348,3 +348,10 @@ def test_mma_chain_checks() -> None:
         StrategySet(name="s", targets=[AmdGpuTarget()], rules=[Rule(target="gfx942", match=ContractionMatch(**F16), strategy=Codegen.model_validate({**mfma.model_dump(), "gpu": {"workgroup_dims": [16, 16, 1]}}))])
     with raises("cg.mma.intrinsic: expected an MMA intrinsic of gfx942"):
         StrategySet(name="s", targets=[AmdGpuTarget()], rules=[Rule(target="gfx942", match=ContractionMatch(**F16), strategy=Codegen.model_validate({**mfma.model_dump(), "mma": {"intrinsic": "WMMA_F32_16x16x16_F16"}}))])
+
+
+def test_k_min_needs_an_operand_layout() -> None:
+    with raises("ContractionMatch.k_min: expected an operand_layout, which locates K in the lhs, received 128"):
+        ContractionMatch(**F32, k_min=128)
+    with raises("ContractionMatch.k_min: expected a positive size, received 0"):
+        ContractionMatch(**F32, batch=[], operand_layout="mk_kn", k_min=0)

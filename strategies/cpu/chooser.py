@@ -1,6 +1,6 @@
 """``auto``: a StrategySet that packs every supported matmul of a model for one CPU.
 
-Heuristic: every 2-D matmul with M > 1, plain or transposed-B, of f32, f16/bf16 -> f32 or
+Heuristic: every 2-D matmul with M > 1 and K >= 128, plain or transposed-B, of f32, f16/bf16 -> f32 or
 i8 -> i32 gets the ISA's mmt4d tile (:mod:`tdsl.strategies.cpu.tiles`; the ISA is read
 from this machine when not given). Matrix-vector products and everything else are left to
 IREE's default pipeline.

@@ -15,6 +15,9 @@ from tdsl import ContractionMatch, DataLayout, PackGreedily, PackTranspose, Rule
 from .tiles import InnerTile, Isa, inner_tile
 
 LAYOUTS = ("mk_kn", "mk_nk")
+# Below this K the per-call packs cost more than the packed kernel saves: 3136x128x64 f32
+# measured 1.70 ms packed (6x16x1) vs 1.09 ms IREE default, 1.31 ms IREE data tiling.
+K_MIN = 128
 
 
 def mmt4d_layout(name: str, tile: InnerTile, operand_layout: str = "mk_kn", batch: bool = False) -> DataLayout:
@@ -33,7 +36,8 @@ def mmt4d_layout(name: str, tile: InnerTile, operand_layout: str = "mk_kn", batc
 
 
 def packing_rules(isa: Isa, types: tuple[str, str, str], target: str = "cpu") -> list[Rule]:
-    """Rules that pack every 2-D matmul of these element types, plain and transposed-B.
+    """Rules that pack every 2-D matmul of these element types with K >= ``K_MIN``, plain
+    and transposed-B.
 
     Matrix-vector products (M = 1) come first and are only generalized (IREE's default
     pipeline lowers the generic as it lowers the named op): with runtime weights, packing
@@ -57,7 +61,7 @@ def packing_rules(isa: Isa, types: tuple[str, str, str], target: str = "cpu") ->
         rules.append(
             Rule(
                 target=target,
-                match=ContractionMatch.model_validate({**base, "batch": [], "operand_layout": layout}),
+                match=ContractionMatch.model_validate({**base, "batch": [], "operand_layout": layout, "k_min": K_MIN}),
                 strategy=mmt4d_layout(f"{prefix}_{layout}", inner_tile(isa, lhs, rhs, out), layout),
             )
         )

@@ -10,11 +10,15 @@ module @tdsl_cpu_auto attributes {transform.with_named_sequence} {
   transform.named_sequence @tdsl_r1_avx2_f32_f32_mk_kn_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = f32, rhs_type = f32, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[1].match")
     transform.iree.match.dims_equal %l0_batch, [] : !transform.param<i64> loc("cpu_auto.rules[1].match.batch")
+    %l0_lhs = transform.get_operand %op[0] : (!transform.any_op) -> !transform.any_value loc("cpu_auto.rules[1].match.k_min")
+    transform.iree.match.dim_bounds %l0_lhs[1], umin = 128, none : !transform.any_value loc("cpu_auto.rules[1].match.k_min")
     transform.yield %op : !transform.any_op loc("cpu_auto.rules[1].match")
   } loc("cpu_auto.rules[1].match")
   transform.named_sequence @tdsl_r2_avx2_f32_f32_mk_nk_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = f32, rhs_type = f32, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[2].match")
     transform.iree.match.dims_equal %l0_batch, [] : !transform.param<i64> loc("cpu_auto.rules[2].match.batch")
+    %l0_lhs = transform.get_operand %op[0] : (!transform.any_op) -> !transform.any_value loc("cpu_auto.rules[2].match.k_min")
+    transform.iree.match.dim_bounds %l0_lhs[1], umin = 128, none : !transform.any_value loc("cpu_auto.rules[2].match.k_min")
     transform.yield %op : !transform.any_op loc("cpu_auto.rules[2].match")
   } loc("cpu_auto.rules[2].match")
   transform.named_sequence @tdsl_r3_avx2_f16_f32_matvec_default_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
@@ -26,11 +30,15 @@ module @tdsl_cpu_auto attributes {transform.with_named_sequence} {
   transform.named_sequence @tdsl_r4_avx2_f16_f32_mk_kn_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[4].match")
     transform.iree.match.dims_equal %l0_batch, [] : !transform.param<i64> loc("cpu_auto.rules[4].match.batch")
+    %l0_lhs = transform.get_operand %op[0] : (!transform.any_op) -> !transform.any_value loc("cpu_auto.rules[4].match.k_min")
+    transform.iree.match.dim_bounds %l0_lhs[1], umin = 128, none : !transform.any_value loc("cpu_auto.rules[4].match.k_min")
     transform.yield %op : !transform.any_op loc("cpu_auto.rules[4].match")
   } loc("cpu_auto.rules[4].match")
   transform.named_sequence @tdsl_r5_avx2_f16_f32_mk_nk_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[5].match")
     transform.iree.match.dims_equal %l0_batch, [] : !transform.param<i64> loc("cpu_auto.rules[5].match.batch")
+    %l0_lhs = transform.get_operand %op[0] : (!transform.any_op) -> !transform.any_value loc("cpu_auto.rules[5].match.k_min")
+    transform.iree.match.dim_bounds %l0_lhs[1], umin = 128, none : !transform.any_value loc("cpu_auto.rules[5].match.k_min")
     transform.yield %op : !transform.any_op loc("cpu_auto.rules[5].match")
   } loc("cpu_auto.rules[5].match")
   transform.named_sequence @tdsl_r6_avx2_bf16_f32_matvec_default_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
@@ -42,11 +50,15 @@ module @tdsl_cpu_auto attributes {transform.with_named_sequence} {
   transform.named_sequence @tdsl_r7_avx2_bf16_f32_mk_kn_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[7].match")
     transform.iree.match.dims_equal %l0_batch, [] : !transform.param<i64> loc("cpu_auto.rules[7].match.batch")
+    %l0_lhs = transform.get_operand %op[0] : (!transform.any_op) -> !transform.any_value loc("cpu_auto.rules[7].match.k_min")
+    transform.iree.match.dim_bounds %l0_lhs[1], umin = 128, none : !transform.any_value loc("cpu_auto.rules[7].match.k_min")
     transform.yield %op : !transform.any_op loc("cpu_auto.rules[7].match")
   } loc("cpu_auto.rules[7].match")
   transform.named_sequence @tdsl_r8_avx2_bf16_f32_mk_nk_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[8].match")
     transform.iree.match.dims_equal %l0_batch, [] : !transform.param<i64> loc("cpu_auto.rules[8].match.batch")
+    %l0_lhs = transform.get_operand %op[0] : (!transform.any_op) -> !transform.any_value loc("cpu_auto.rules[8].match.k_min")
+    transform.iree.match.dim_bounds %l0_lhs[1], umin = 128, none : !transform.any_value loc("cpu_auto.rules[8].match.k_min")
     transform.yield %op : !transform.any_op loc("cpu_auto.rules[8].match")
   } loc("cpu_auto.rules[8].match")
   transform.named_sequence @tdsl_r9_avx2_i8_i32_matvec_default_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
@@ -58,11 +70,15 @@ module @tdsl_cpu_auto attributes {transform.with_named_sequence} {
   transform.named_sequence @tdsl_r10_avx2_i8_i32_mk_kn_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = i8, rhs_type = i8, output_type = i32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[10].match")
     transform.iree.match.dims_equal %l0_batch, [] : !transform.param<i64> loc("cpu_auto.rules[10].match.batch")
+    %l0_lhs = transform.get_operand %op[0] : (!transform.any_op) -> !transform.any_value loc("cpu_auto.rules[10].match.k_min")
+    transform.iree.match.dim_bounds %l0_lhs[1], umin = 128, none : !transform.any_value loc("cpu_auto.rules[10].match.k_min")
     transform.yield %op : !transform.any_op loc("cpu_auto.rules[10].match")
   } loc("cpu_auto.rules[10].match")
   transform.named_sequence @tdsl_r11_avx2_i8_i32_mk_nk_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = i8, rhs_type = i8, output_type = i32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[11].match")
     transform.iree.match.dims_equal %l0_batch, [] : !transform.param<i64> loc("cpu_auto.rules[11].match.batch")
+    %l0_lhs = transform.get_operand %op[0] : (!transform.any_op) -> !transform.any_value loc("cpu_auto.rules[11].match.k_min")
+    transform.iree.match.dim_bounds %l0_lhs[1], umin = 128, none : !transform.any_value loc("cpu_auto.rules[11].match.k_min")
     transform.yield %op : !transform.any_op loc("cpu_auto.rules[11].match")
   } loc("cpu_auto.rules[11].match")
 
