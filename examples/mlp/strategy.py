@@ -10,13 +10,11 @@ from tdsl import (
     ContractionMatch,
     CpuLowering,
     CpuTarget,
-    DataLayout,
     GpuLowering,
-    PackGreedily,
-    PackTranspose,
     Rule,
     StrategySet,
 )
+from tdsl.strategies.cpu import InnerTile, mmt4d_layout
 
 
 def f32_matmul(m: int, n: int, k: int) -> ContractionMatch:
@@ -32,12 +30,7 @@ strategies = StrategySet(
         Rule(
             target="cpu",
             match=layer1,
-            strategy=DataLayout(
-                name="layer1_mmt4d",
-                pack=PackGreedily(matmul_packed_sizes=[8, 32, 1]),
-                pack_transposes=[PackTranspose(operand="rhs", outer_perm=[1, 0])],
-                specialize=True,
-            ),
+            strategy=mmt4d_layout("layer1_mmt4d", InnerTile(8, 32, 1)),
         ),
         Rule(
             target="cpu",
