@@ -28,7 +28,7 @@ from .lowering import CpuLowering, GpuLowering
 from .matchers import ContractionMatch, ConvolutionMatch, FunctionMatch, Matcher, leaves, match_op_names
 from .model import Described, StrategyModel, SymbolName, fmt, problem
 from .targets import AmdGpuArch, AmdGpuTarget, CpuTarget, Target
-from .targets.amdgpu_resources import estimate_lds, largest_legal_reduction, lds_arguments
+from .targets.amdgpu_resources import lds_problem
 
 Strategy = Annotated[
     Union[DataLayout, CpuLowering, GpuLowering, Codegen], Field(discriminator="kind")
@@ -231,12 +231,12 @@ def _check_gpu_resources(rule: Rule, strategy: GpuLowering, facts: AmdGpuArch) -
     roles = match.loop_roles()
     if intrinsic is not None and strategy.subgroup is not None and roles is not None and len(roles) == len(strategy.workgroup):
         _check_subgroups(strategy, roles, intrinsic, facts)
-    args = lds_arguments(strategy, match, facts)
-    if args is None:
+    lds = lds_problem(strategy, match, facts)
+    if lds is None:
         return
-    estimate = estimate_lds(*args)
+    estimate = lds.estimate()
     if not estimate.fits:
-        legal = largest_legal_reduction(*args)
+        legal = lds.largest_legal_reduction()
         hint = (
             f"the largest reduction[{legal[0]}] that fits is {legal[1]}"
             if legal is not None

@@ -18,7 +18,7 @@ the padding, so a configuration is legal when the unpadded size fits. Prefetchin
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 if TYPE_CHECKING:
     from ..lowering import GpuLowering
@@ -51,78 +51,72 @@ def element_bytes(element: str) -> int:
     return _BYTES.get(element, 4)
 
 
-def estimate_lds(
-    roles: Sequence[str],
-    workgroup: Sequence[int],
-    reduction: Sequence[int],
-    promote_operands: Sequence[int],
-    lhs_bytes: int,
-    rhs_bytes: int,
-    k_per_reduction_step: int,
-    limit: int,
-) -> LdsEstimate:
-    """LDS of a GEMM-like op whose loops have ``roles`` ('b', 'm', 'n', 'k' per loop).
+@dataclass(frozen=True)
+class LdsProblem:
+    """What LDS depends on: loop roles ('b', 'm', 'n', 'k' per loop), the workgroup and
+    reduction tiles, the promoted operands, operand element sizes, the elements per
+    reduction step (the intrinsic K when ``reduction`` counts intrinsics, else 1) and the
+    budget."""
 
-    ``k_per_reduction_step`` is the intrinsic K when ``reduction`` counts intrinsics, else 1.
-    """
-    b = m = n = kt = 1
-    for role, wg, red in zip(roles, workgroup, list(reduction) + [0] * len(roles)):
-        if role == "b":
-            b *= max(wg, 1)
-        elif role == "m":
-            m *= max(wg, 1)
-        elif role == "n":
-            n *= max(wg, 1)
-        elif role == "k":
-            kt *= max(red, 1) * k_per_reduction_step
-    unpadded = padding = 0
-    if 0 in promote_operands:
-        unpadded += b * m * kt * lhs_bytes
-        padding += ROW_PAD_BYTES * b * m
-    if 1 in promote_operands:
-        unpadded += b * kt * n * rhs_bytes
-        padding += ROW_PAD_BYTES * b * kt
-    return LdsEstimate(unpadded, unpadded + padding, limit)
+    roles: tuple[str, ...]
+    workgroup: tuple[int, ...]
+    reduction: tuple[int, ...]
+    promote_operands: tuple[int, ...]
+    lhs_bytes: int
+    rhs_bytes: int
+    k_per_reduction_step: int
+    limit: int
 
+    def estimate(self, reduction: Sequence[int] | None = None) -> LdsEstimate:
+        """The estimate for this problem (or for another ``reduction`` tile)."""
+        red = list(self.reduction if reduction is None else reduction)
+        b = m = n = kt = 1
+        for role, wg, r in zip(self.roles, self.workgroup, red + [0] * len(self.roles)):
+            if role == "b":
+                b *= max(wg, 1)
+            elif role == "m":
+                m *= max(wg, 1)
+            elif role == "n":
+                n *= max(wg, 1)
+            elif role == "k":
+                kt *= max(r, 1) * self.k_per_reduction_step
+        unpadded = padding = 0
+        if 0 in self.promote_operands:
+            unpadded += b * m * kt * self.lhs_bytes
+            padding += ROW_PAD_BYTES * b * m
+        if 1 in self.promote_operands:
+            unpadded += b * kt * n * self.rhs_bytes
+            padding += ROW_PAD_BYTES * b * kt
+        return LdsEstimate(unpadded, unpadded + padding, self.limit)
 
-def largest_legal_reduction(
-    roles: Sequence[str],
-    workgroup: Sequence[int],
-    reduction: Sequence[int],
-    promote_operands: Sequence[int],
-    lhs_bytes: int,
-    rhs_bytes: int,
-    k_per_reduction_step: int,
-    limit: int,
-) -> Optional[tuple[int, int]]:
-    """(loop index, value): the largest value of the innermost reduction tile that fits."""
-    k_loops = [i for i, r in enumerate(roles) if r == "k" and i < len(reduction) and reduction[i]]
-    if not k_loops:
-        return None
-    index = k_loops[-1]
-    best = None
-    for value in range(1, reduction[index] + 1):
-        trial = list(reduction)
-        trial[index] = value
-        est = estimate_lds(roles, workgroup, trial, promote_operands, lhs_bytes, rhs_bytes, k_per_reduction_step, limit)
-        if est.fits:
-            best = value
-    return None if best is None else (index, best)
+    def largest_legal_reduction(self) -> Optional[tuple[int, int]]:
+        """(loop index, value): the largest value of the innermost reduction tile that fits."""
+        k_loops = [i for i, r in enumerate(self.roles) if r == "k" and i < len(self.reduction) and self.reduction[i]]
+        if not k_loops:
+            return None
+        index = k_loops[-1]
+        best = None
+        for value in range(1, self.reduction[index] + 1):
+            trial = list(self.reduction)
+            trial[index] = value
+            if self.estimate(trial).fits:
+                best = value
+        return None if best is None else (index, best)
 
 
-def lds_arguments(strategy: "GpuLowering", match: "ContractionMatch", facts: "AmdGpuArch") -> Optional[tuple[Any, ...]]:
-    """The :func:`estimate_lds` arguments for a GPU config on a contraction, or None when
-    the matcher does not fix the loop roles (any-rank groups) or the ranks disagree."""
+def lds_problem(strategy: "GpuLowering", match: "ContractionMatch", facts: "AmdGpuArch") -> Optional[LdsProblem]:
+    """The LDS problem of a GPU config on a contraction, or None when the matcher does not
+    fix the loop roles (any-rank groups) or the ranks disagree."""
     roles = match.loop_roles()
     if roles is None or len(roles) != len(strategy.workgroup):
         return None
     intrinsic = facts.intrinsic(strategy.mma_kind) if strategy.mma_kind else None
     k_step = intrinsic.k if intrinsic is not None and strategy.pipeline == "TileAndFuse" else 1
-    return (
+    return LdsProblem(
         roles,
-        strategy.workgroup,
-        strategy.reduction or (),
-        strategy.promote_operands,
+        tuple(strategy.workgroup),
+        tuple(strategy.reduction or ()),
+        tuple(strategy.promote_operands),
         element_bytes(match.lhs_type),
         element_bytes(match.rhs_type),
         k_step,
@@ -132,5 +126,5 @@ def lds_arguments(strategy: "GpuLowering", match: "ContractionMatch", facts: "Am
 
 def lds_for(strategy: "GpuLowering", match: "ContractionMatch", facts: "AmdGpuArch") -> Optional[LdsEstimate]:
     """Estimated LDS of ``strategy`` on the contraction ``match`` selects (None if unknown)."""
-    args = lds_arguments(strategy, match, facts)
-    return None if args is None else estimate_lds(*args)
+    problem = lds_problem(strategy, match, facts)
+    return None if problem is None else problem.estimate()

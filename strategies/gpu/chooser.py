@@ -27,7 +27,7 @@ from typing import Optional, Sequence
 
 from tdsl import ContractionMatch, ConvolutionMatch, GpuLowering, Rule
 from tdsl.targets import GFX942, AmdGpuArch, MmaIntrinsic
-from tdsl.targets.amdgpu_resources import element_bytes, estimate_lds
+from tdsl.targets.amdgpu_resources import LdsProblem, element_bytes
 
 WORKGROUP_TILES = ((128, 128), (128, 64), (64, 128), (64, 64), (64, 32), (32, 64), (32, 32), (16, 16))
 COMPUTE_UNITS = 304
@@ -127,16 +127,16 @@ def choose_contraction(
     for r in (4, 2, 1):
         if problem.k % (r * intrinsic.k) and not padded:
             continue
-        estimate = estimate_lds(
+        estimate = LdsProblem(
             roles,
-            loops(1, wm, wn, 0),
-            loops(0, 0, 0, r),
+            tuple(loops(1, wm, wn, 0)),
+            tuple(loops(0, 0, 0, r)),
             (0, 1),
             element_bytes(problem.lhs_type),
             element_bytes(problem.rhs_type),
             intrinsic.k,
             facts.lds_bytes_per_workgroup,
-        )
+        ).estimate()
         if estimate.padded <= facts.lds_bytes_per_workgroup // 2:
             reduction = r
             break
