@@ -13,7 +13,7 @@ module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} 
           %1 = hal.interface.binding.subspan layout(<bindings = [#hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, Indirect>], flags = Indirect>) binding(1) alignment(64) offset(%c0) flags(Indirect) : memref<32x512x8x1xf32, #hal.descriptor_type<storage_buffer>>
           %2 = iree_codegen.load_from_buffer %0 : memref<256x512xf32, #hal.descriptor_type<storage_buffer>> -> tensor<256x512xf32>
           %3 = tensor.empty() : tensor<32x512x8x1xf32>
-          %pack = linalg.pack %2 inner_dims_pos = [0, 1] inner_tiles = [8, 1] into %3 {lowering_config = #iree_cpu.lowering_config<distribution = [16, 64], vector_common_parallel = [1, 1]>} : tensor<256x512xf32> -> tensor<32x512x8x1xf32>
+          %pack = linalg.pack %2 inner_dims_pos = [0, 1] inner_tiles = [8, 1] into %3 {lowering_config = #iree_cpu.lowering_config<distribution = [16, 64], vector_common_parallel = [1, 16]>} : tensor<256x512xf32> -> tensor<32x512x8x1xf32>
           iree_codegen.store_to_buffer %pack, %1 : tensor<32x512x8x1xf32> into memref<32x512x8x1xf32, #hal.descriptor_type<storage_buffer>>
           return
         }
@@ -69,8 +69,8 @@ module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} 
           %3 = iree_codegen.load_from_buffer %0 : memref<32x512x8x1xf32, #hal.descriptor_type<storage_buffer>> -> tensor<32x512x8x1xf32>
           %4 = iree_codegen.load_from_buffer %1 : memref<12x512x32x1xf32, strided<[16384, 32, 1, 1], offset: ?>, #hal.descriptor_type<storage_buffer>> -> tensor<12x512x32x1xf32>
           %5 = tensor.empty() : tensor<32x12x8x32xf32>
-          %6 = linalg.fill {lowering_config = #iree_cpu.lowering_config<vector_common_parallel = [1, 1, 2, 32]>} ins(%cst : f32) outs(%5 : tensor<32x12x8x32xf32>) -> tensor<32x12x8x32xf32>
-          %7 = linalg.mmt4d {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d3, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d2, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d3, d4)>], lowering_config = #iree_cpu.lowering_config<distribution = [32, 2, 0, 0, 0, 0], vector_common_parallel = [1, 1, 0, 2, 32, 0], vector_reduction = [0, 0, 1, 0, 0, 1]>, tdsl.layout = "mmt4d_8x32x1", tdsl.layout_rule = 0 : i64} ins(%3, %4 : tensor<32x512x8x1xf32>, tensor<12x512x32x1xf32>) outs(%6 : tensor<32x12x8x32xf32>) -> tensor<32x12x8x32xf32>
+          %6 = linalg.fill {lowering_config = #iree_cpu.lowering_config<vector_common_parallel = [1, 1, 8, 32]>} ins(%cst : f32) outs(%5 : tensor<32x12x8x32xf32>) -> tensor<32x12x8x32xf32>
+          %7 = linalg.mmt4d {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d3, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d2, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d3, d4)>], lowering_config = #iree_cpu.lowering_config<distribution = [4, 2, 0, 0, 0, 0], vector_common_parallel = [1, 1, 0, 8, 32, 0], vector_reduction = [0, 0, 1, 0, 0, 1]>, tdsl.layout = "mmt4d_8x32x1", tdsl.layout_rule = 0 : i64} ins(%3, %4 : tensor<32x512x8x1xf32>, tensor<12x512x32x1xf32>) outs(%6 : tensor<32x12x8x32xf32>) -> tensor<32x12x8x32xf32>
           iree_codegen.store_to_buffer %7, %2 : tensor<32x12x8x32xf32> into memref<32x12x8x32xf32, strided<[3072, 256, 32, 1], offset: ?>, #hal.descriptor_type<storage_buffer>>
           return
         }
