@@ -272,7 +272,9 @@ def bench(
         work = Path(tmp)
         modules = {STRATEGY: work / "strategy.vmfb", DEFAULT: work / "default.vmfb", DATA_TILING: work / "dt.vmfb"}
         compile(payload, strategy_set, target, modules[STRATEGY], timeout_s=timeout_s, memory_gb=memory_gb)
-        flags = target_model.compile_flags()
+        # IREE's own paths keep IREE's default ukernels (data tiling uses the mmt4d ukernel);
+        # only the strategy build carries the target's ukernel override.
+        flags = target_model.model_copy(update={"ukernels": "default"}).compile_flags()
         compile_default(payload, flags, modules[DEFAULT], timeout_s, memory_gb)
         compile_default(payload, [*flags, "--iree-opt-data-tiling"], modules[DATA_TILING], timeout_s, memory_gb)
         plan: list[tuple[str, int, str, Any]] = []
