@@ -5,6 +5,13 @@ A :class:`DataLayout` rewrites each matched op, in this order:
 1. ``generalize`` -> ``transform.structured.generalize`` (named op to ``linalg.generic``);
 2. ``interchange`` -> ``transform.structured.interchange iterator_interchange = [..]``
    (needs a ``linalg.generic``: set ``generalize`` for named ops);
+   ``propagate_reshapes`` -> ``transform.apply_patterns.iree.bubble_expand`` on the
+   enclosing function: a ``tensor.expand_shape`` of the op's result folds into the op,
+   which then produces the expanded shape (a consumer that reads it through a permuted
+   map, e.g. BERT's head split, can then join the op's dispatch);
+   ``consumer_interchange`` -> ``transform.structured.interchange`` on every consumer of
+   the op's result (each must be a ``linalg.generic`` with that many loops), so that a
+   consumer that reads the result through a permutation reads it through the identity;
 3. ``pack`` -> ``transform.structured.pack_greedily`` (:class:`PackGreedily`) or
    ``transform.structured.pack packed_sizes = [..]`` (:class:`Pack`);
 4. ``pack_transposes`` -> ``transform.structured.pack_transpose`` on the pack of an
@@ -129,6 +136,8 @@ class DataLayout(StrategyModel):
     name: SymbolName
     generalize: bool = False
     interchange: Optional[tuple[int, ...]] = None
+    propagate_reshapes: bool = False
+    consumer_interchange: Optional[tuple[int, ...]] = None
     pack: Optional[PackKind] = None
     pack_transposes: tuple[PackTranspose, ...] = ()
     specialize: bool = False
@@ -138,6 +147,22 @@ class DataLayout(StrategyModel):
     def _check(self) -> "DataLayout":
         if self.interchange is not None:
             check_permutation("interchange", self.interchange)
+        if self.consumer_interchange is not None:
+            check_permutation("consumer_interchange", self.consumer_interchange)
+        if self.propagate_reshapes and not self.generalize:
+            raise problem(
+                "generalize",
+                "True when propagate_reshapes is set (reshapes fold only into a linalg.generic)",
+                False,
+            )
+        for field in ("propagate_reshapes", "consumer_interchange"):
+            if getattr(self, field) and self.pack is not None:
+                raise problem(
+                    field,
+                    "no 'pack' in the same strategy (after packing, the op's consumer is the "
+                    "unpack); use a separate rule",
+                    getattr(self, field),
+                )
         if self.pack is None:
             for field in ("pack_transposes", "specialize", "lower_packs"):
                 if getattr(self, field):
@@ -163,8 +188,8 @@ class DataLayout(StrategyModel):
                 "False when specialize is set (lowering the packs undoes the packed form)",
                 True,
             )
-        if not (self.generalize or self.interchange or self.pack):
-            raise problem("pack", "at least one of generalize, interchange or pack", None)
+        if not (self.generalize or self.interchange or self.pack or self.consumer_interchange):
+            raise problem("pack", "at least one of generalize, interchange, consumer_interchange or pack", None)
         return self
 
     def packed_operands(self) -> list[int]:
