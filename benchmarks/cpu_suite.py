@@ -1,21 +1,32 @@
 """The issue-4 CPU suite: tdsl.strategies.cpu.auto() against IREE default, IREE with data
-tiling and numpy, side by side (interleaved) per shape, single-threaded by default.
+tiling and numpy, side by side (interleaved) per shape; 1 thread by default.
 
-Weights are runtime inputs (every operand is a function argument). Prints one line per
-shape with medians and ratios, then geomeans. Usage:
+Shapes: square f32 matmuls 256..2048, 1000^3, 384x128x384, 3136x128x64, the 1x4096x4096
+matrix-vector product, a 3x3 conv 1x56x56x64 -> 64 (NHWC, input pre-padded), and a 1024^3
+matmul followed by a transposed add. ``--weights runtime`` (default): every operand is a
+function argument, packed on every call; ``--weights constant``: the second matmul operand
+(the weights) is a ``util.global`` constant, so IREE may pack it at compile time (no numpy
+column then). The f32 peak is measured first with an FMA loop (benchmarks/fma_peak.c,
+built with ``cc -O2 -march=native``); the table's last column is tdsl's GFLOP/s as a share
+of it. Usage:
 
-    python benchmarks/cpu_suite.py [--threads 1] [--repetitions 3] [--min-time 0.1] [--only 1024]
+    python benchmarks/cpu_suite.py [--threads 1,2] [--repetitions 3] [--weights runtime|constant] [--only mm1024]
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import re
+import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
 from tdsl.bench import DATA_TILING, DEFAULT, NUMPY, STRATEGY, bench
 from tdsl.strategies.cpu import auto
+
+HERE = Path(__file__).resolve().parent
 
 MATMULS = {
     "mm256": (256, 256, 256),
@@ -27,11 +38,22 @@ MATMULS = {
     "mm3136x128x64": (3136, 128, 64),
     "mv1x4096x4096": (1, 4096, 4096),
 }
+FLOPS = {name: 2 * m * n * k for name, (m, n, k) in MATMULS.items()}
+FLOPS["conv3x3"] = 2 * 56 * 56 * 64 * 3 * 3 * 64
+FLOPS["mm1024_tadd"] = 2 * 1024**3
 
 
-def matmul_payload(name: str, m: int, n: int, k: int) -> str:
-    return f"""func.func @{name}(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
-  %zero = arith.constant 0.0 : f32
+def matmul_payload(name: str, m: int, n: int, k: int, constant_weights: bool = False) -> str:
+    """``name(a, b) = a @ b`` (or ``name(a) = a @ @name_w`` with constant weights)."""
+    if constant_weights:
+        head = (
+            f"util.global private @{name}_w = #util.byte_pattern<1> : tensor<{k}x{n}xf32>\n"
+            f"func.func @{name}(%a: tensor<{m}x{k}xf32>) -> tensor<{m}x{n}xf32> {{\n"
+            f"  %b = util.global.load @{name}_w : tensor<{k}x{n}xf32>\n"
+        )
+    else:
+        head = f"func.func @{name}(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{\n"
+    return head + f"""  %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<{m}x{n}xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
   %r = linalg.matmul ins(%a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) outs(%f : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
@@ -40,44 +62,115 @@ def matmul_payload(name: str, m: int, n: int, k: int) -> str:
 """
 
 
+def conv_payload(constant_weights: bool = False) -> str:
+    w = "tensor<3x3x64x64xf32>"
+    if constant_weights:
+        head = (
+            f"util.global private @conv3x3_w = #util.byte_pattern<1> : {w}\n"
+            "func.func @conv3x3(%x: tensor<1x58x58x64xf32>) -> tensor<1x56x56x64xf32> {\n"
+            f"  %w = util.global.load @conv3x3_w : {w}\n"
+        )
+    else:
+        head = f"func.func @conv3x3(%x: tensor<1x58x58x64xf32>, %w: {w}) -> tensor<1x56x56x64xf32> {{\n"
+    return head + f"""  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x56x56x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}} ins(%x, %w : tensor<1x58x58x64xf32>, {w}) outs(%f : tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32>
+  return %r : tensor<1x56x56x64xf32>
+}}
+"""
+
+
+def transposed_add_payload(constant_weights: bool = False) -> str:
+    """1024^3 matmul, then ``out[i, j] = mm[j, i] + c[i, j]``."""
+    t = "tensor<1024x1024xf32>"
+    mm = matmul_payload("mm1024_tadd", 1024, 1024, 1024, constant_weights)
+    args = "%a: tensor<1024x1024xf32>" + ("" if constant_weights else ", %b: tensor<1024x1024xf32>")
+    mm = mm.replace(f"({args})", f"({args}, %c: {t})")
+    return mm.replace(
+        f"  return %r : {t}\n",
+        f"""  %t = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>,
+                                        affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}}
+      ins(%r, %c : {t}, {t}) outs(%e : {t}) {{
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }} -> {t}
+  return %t : {t}
+""",
+    )
+
+
+def payloads(constant_weights: bool) -> dict[str, str]:
+    out = {name: matmul_payload(name, *mnk, constant_weights=constant_weights) for name, mnk in MATMULS.items()}
+    out["conv3x3"] = conv_payload(constant_weights)
+    out["mm1024_tadd"] = transposed_add_payload(constant_weights)
+    return out
+
+
+def measure_peak() -> float | None:
+    """Single-core f32 GFLOP/s of the FMA loop in fma_peak.c, or None without a C compiler."""
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = Path(tmp) / "fma_peak"
+        built = subprocess.run([cc, "-O2", "-march=native", str(HERE / "fma_peak.c"), "-o", str(exe)], capture_output=True, text=True)
+        if built.returncode != 0:
+            return None
+        out = subprocess.run([str(exe), "1.0"], capture_output=True, text=True, check=True).stdout
+    match = re.match(r"([\d.]+) GFLOP/s", out)
+    return float(match.group(1)) if match else None
+
+
+def geomean(values: list[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--threads", default="1")
     parser.add_argument("--repetitions", type=int, default=3)
     parser.add_argument("--min-time", type=float, default=0.1)
+    parser.add_argument("--weights", choices=("runtime", "constant"), default="runtime")
     parser.add_argument("--only", default="", help="substring of the shape names to run")
     args = parser.parse_args()
     threads = tuple(int(t) for t in args.threads.split(","))
+    peak = measure_peak()
+    print(f"f32 peak, 1 core, FMA loop: {peak:.1f} GFLOP/s" if peak else "f32 peak: not measured (no C compiler)")
+    print(f"weights: {args.weights}")
     strategies = auto()
-    vs_best, vs_numpy = [], []
-    print(f"{'shape':<16} {'thr':>3} {'tdsl ms':>9} {'default':>9} {'DT':>9} {'numpy':>9} {'x best IREE':>11} {'x numpy':>8} {'GFLOP/s':>8}")
+    vs_best: list[float] = []
+    vs_numpy: list[float] = []
+    print(f"{'shape':<16} {'thr':>3} {'tdsl ms':>9} {'default':>9} {'DT':>9} {'numpy':>9} {'x best IREE':>11} {'x numpy':>8} {'GFLOP/s':>8} {'% peak':>7}")
     with tempfile.TemporaryDirectory() as tmp:
-        for name, (m, n, k) in MATMULS.items():
+        for name, text in payloads(args.weights == "constant").items():
             if args.only not in name:
                 continue
             payload = Path(tmp) / f"{name}.mlir"
-            payload.write_text(matmul_payload(name, m, n, k))
+            payload.write_text(text)
             report = bench(payload, strategies, threads=threads, repetitions=args.repetitions, min_time_s=args.min_time)
             for t in threads:
                 rows = {v: report.row(name, t, v) for v in (STRATEGY, DEFAULT, DATA_TILING, NUMPY)}
                 med = {v: r.median * 1e3 for v, r in rows.items() if r is not None}
-                best = min(med[DEFAULT], med[DATA_TILING])
-                ratio_best = best / med[STRATEGY]
+                ratio_best = min(med[DEFAULT], med[DATA_TILING]) / med[STRATEGY]
                 ratio_np = med[NUMPY] / med[STRATEGY] if NUMPY in med else float("nan")
                 if t == 1:
                     vs_best.append(ratio_best)
-                    vs_numpy.append(ratio_np)
-                gflops = rows[STRATEGY].gflops if rows[STRATEGY] else None
+                    if NUMPY in med:
+                        vs_numpy.append(ratio_np)
+                gflops = FLOPS[name] / (med[STRATEGY] * 1e-3) / 1e9
+                share = f"{100 * gflops / (peak * t):6.0f}%" if peak else "      -"
                 print(
                     f"{name:<16} {t:>3} {med[STRATEGY]:9.3f} {med[DEFAULT]:9.3f} {med[DATA_TILING]:9.3f} "
-                    f"{med.get(NUMPY, float('nan')):9.3f} {ratio_best:11.2f} {ratio_np:8.2f} {gflops or 0:8.1f}",
+                    f"{med.get(NUMPY, float('nan')):9.3f} {ratio_best:11.2f} {ratio_np:8.2f} {gflops:8.1f} {share}",
                     flush=True,
                 )
     if vs_best:
-        geo = math.exp(sum(math.log(r) for r in vs_best) / len(vs_best))
-        geo_np = math.exp(sum(math.log(r) for r in vs_numpy) / len(vs_numpy))
-        print(f"1-thread geomean: {geo:.2f}x the better of IREE default / data tiling (target 1.15x, none below 0.95x); "
-              f"{geo_np:.2f}x numpy (target 0.9x)")
+        line = f"1-thread geomean: {geomean(vs_best):.2f}x the better of IREE default / data tiling (target 1.15x); lowest {min(vs_best):.2f}x (target >= 0.95x)"
+        if vs_numpy:
+            line += f"; {geomean(vs_numpy):.2f}x numpy over {len(vs_numpy)} shapes (target 0.9x)"
+        print(line)
     return 0
 
 

@@ -9,7 +9,9 @@ OpenBLAS at AVX2). Each sample is one process: ``iree-benchmark-module`` (the re
 binary, ``--benchmark_min_time``, warm-up) or the numpy timer. Repetitions are
 interleaved in a shuffled order per round, so every variant sees the same machine
 noise; the report gives medians, ratios against the strategy and GFLOP/s where the
-flop count is known. Weights are runtime inputs (every operand is a function argument).
+flop count is known. Weights are runtime inputs when every operand is a function argument
+(packed on every call), compile-time constants when the payload loads them from a
+``util.global`` (IREE can then pack them once, at compile time); the report says which.
 """
 
 from __future__ import annotations
@@ -267,14 +269,17 @@ def bench(
     text = payload.read_text()
     functions = mlir.signatures(text)
     report = BenchReport(str(payload), [], machine=_machine())
-    report.notes.append("weights are runtime inputs: every operand is a function argument, packed per call")
+    if "util.global.load" in text:
+        report.notes.append("weights are compile-time constants (util.global): packs of them can run at compile time")
+    else:
+        report.notes.append("weights are runtime inputs: every operand is a function argument, packed per call")
     with tempfile.TemporaryDirectory(prefix="tdsl-bench-") as tmp:
         work = Path(tmp)
         modules = {STRATEGY: work / "strategy.vmfb", DEFAULT: work / "default.vmfb", DATA_TILING: work / "dt.vmfb"}
         compile(payload, strategy_set, target, modules[STRATEGY], timeout_s=timeout_s, memory_gb=memory_gb)
         # IREE's own paths keep IREE's default ukernels (data tiling uses the mmt4d ukernel);
         # only the strategy build carries the target's ukernel override.
-        flags = target_model.model_copy(update={"ukernels": "default"}).compile_flags()
+        flags = target_model.baseline().compile_flags()
         compile_default(payload, flags, modules[DEFAULT], timeout_s, memory_gb)
         compile_default(payload, [*flags, "--iree-opt-data-tiling"], modules[DATA_TILING], timeout_s, memory_gb)
         plan: list[tuple[str, int, str, Any]] = []

@@ -133,7 +133,7 @@ def run(
         target_model = report_target(strategies, target)
         if target_model.backend != "llvm-cpu":
             raise RunFailed(f"tdsl run executes on CPU only; target {target!r} is {target_model.backend}")
-        compile_default(payload, target_model.compile_flags(), default, timeout_s, memory_gb)
+        compile_default(payload, target_model.baseline().compile_flags(), default, timeout_s, memory_gb)
         checks = []
         for sig in functions:
             args = list(inputs) if inputs is not None else make_inputs(sig, seed)

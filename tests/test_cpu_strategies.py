@@ -60,3 +60,14 @@ def test_tiles() -> None:
 @pytest.mark.compile
 def test_packed_ir_golden(golden) -> None:
     golden.check_ir(AUTO / "payload.mlir", auto(isa="avx2"), "cpu", "preprocessing", "goldens/cpu/cpu_auto.preprocessing.mlir", mode="interpreter")
+
+
+@pytest.mark.compile
+def test_auto_convolutions_take_the_im2col_path_and_stay_correct() -> None:
+    """NHWC 3x3 (batch 2, odd sizes), NCHW 3x3 stride 2 and a 1x1 conv against IREE's
+    default pipeline and numpy (float64)."""
+    report = run(ROOT / "tests" / "payloads" / "cpu" / "convs.mlir", auto(isa="avx2"))
+    assert report.ok, report.text()
+    assert "--iree-global-opt-use-im2col-for-convs" in auto().targets[0].compile_flags()
+    checked = {(c.function, cmp.reference) for c in report.functions for cmp in c.comparisons}
+    assert {("nhwc_3x3", "numpy"), ("nchw_3x3_stride2", "numpy"), ("nhwc_1x1", "numpy")} <= checked
