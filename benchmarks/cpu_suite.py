@@ -3,7 +3,7 @@ tiling and numpy, side by side (interleaved) per shape; 1 thread by default.
 
 Shapes: square f32 matmuls 256..2048, 1000^3, 384x128x384, 3136x128x64, the 1x4096x4096
 matrix-vector product, a 3x3 conv 1x56x56x64 -> 64 (NHWC, input pre-padded), and a 1024^3
-matmul followed by a transposed add. ``--weights runtime`` (default): every operand is a
+matmul followed by a transposed add, and one followed by bias + ReLU. ``--weights runtime`` (default): every operand is a
 function argument, packed on every call; ``--weights constant``: the second matmul operand
 (the weights) is a ``util.global`` constant, so IREE may pack it at compile time (no numpy
 column then). The f32 peak is measured first with an FMA loop (benchmarks/fma_peak.c,
@@ -41,6 +41,7 @@ MATMULS = {
 FLOPS = {name: 2 * m * n * k for name, (m, n, k) in MATMULS.items()}
 FLOPS["conv3x3"] = 2 * 56 * 56 * 64 * 3 * 3 * 64
 FLOPS["mm1024_tadd"] = 2 * 1024**3
+FLOPS["mm1024_bias_relu"] = 2 * 1024**3
 
 
 def matmul_payload(name: str, m: int, n: int, k: int, constant_weights: bool = False) -> str:
@@ -101,10 +102,32 @@ def transposed_add_payload(constant_weights: bool = False) -> str:
     )
 
 
+def bias_relu_payload(constant_weights: bool = False) -> str:
+    """1024^3 matmul, then ``out = max(mm + bias[j], 0)``."""
+    t = "tensor<1024x1024xf32>"
+    mm = matmul_payload("mm1024_bias_relu", 1024, 1024, 1024, constant_weights)
+    args = "%a: tensor<1024x1024xf32>" + ("" if constant_weights else ", %b: tensor<1024x1024xf32>")
+    mm = mm.replace(f"({args})", f"({args}, %bias: tensor<1024xf32>)")
+    return mm.replace(
+        f"  return %r : {t}\n",
+        f"""  %t = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>,
+                                        affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}}
+      ins(%r, %bias : {t}, tensor<1024xf32>) outs(%e : {t}) {{
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  }} -> {t}
+  return %t : {t}
+""",
+    )
+
+
 def payloads(constant_weights: bool) -> dict[str, str]:
     out = {name: matmul_payload(name, *mnk, constant_weights=constant_weights) for name, mnk in MATMULS.items()}
     out["conv3x3"] = conv_payload(constant_weights)
     out["mm1024_tadd"] = transposed_add_payload(constant_weights)
+    out["mm1024_bias_relu"] = bias_relu_payload(constant_weights)
     return out
 
 

@@ -61,3 +61,15 @@ def test_head_split_rules_name_their_fields() -> None:
         DataLayout(name="fuse", propagate_reshapes=True)
     with pytest.raises(StrategyError, match="consumer_interchange: expected no 'pack' in the same strategy"):
         DataLayout.model_validate({"name": "fuse", "consumer_interchange": [1, 0], "pack": {"kind": "pack", "packed_sizes": [8, 8, 1]}})
+
+
+def test_bias_relu_epilogues_ride_with_the_unpack_and_stay_correct(golden) -> None:
+    """IREE 3.13 never puts a graph-level mmt4d and a consumer in one dispatch, so the
+    epilogue fuses with the unpack (which reads the packed result anyway); the conv's
+    epilogue stays in the im2col matmul's dispatch."""
+    payload = PAYLOADS / "epilogues.mlir"
+    strategies = auto(isa="avx2")
+    report = run(payload, strategies)
+    assert report.ok, report.text()
+    lines = golden.check_dispatches(payload, strategies, "cpu", "goldens/dispatches/cpu_epilogues.cpu.txt")
+    assert any("unpack_elementwise" in line and "linalg.unpack + linalg.generic" in line for line in lines)
