@@ -129,7 +129,9 @@ class ContractionMatch(StrategyModel):
     ``operand_layout`` pins the indexing maps: ``mk_kn`` is a plain matmul, ``mk_nk`` a
     matmul with transposed B, and so on; it needs an exact ``batch`` (``[]`` or one dim).
     ``k_min`` (with ``operand_layout``) requires K >= k_min:
-    ``transform.iree.match.dim_bounds`` on the lhs's K dimension.
+    ``transform.iree.match.dim_bounds`` on the lhs's K dimension; ``size_max`` (with
+    ``operand_layout``) requires M, N and K all <= size_max (``dim_bounds`` with ``umax`` on
+    the lhs's M and K and the rhs's N dimension).
     """
 
     kind: Literal["contraction"] = "contraction"
@@ -139,6 +141,7 @@ class ContractionMatch(StrategyModel):
     operand_layout: Optional[OperandLayout] = None
     loop_order: Optional[str] = None
     k_min: Optional[int] = None
+    size_max: Optional[int] = None
     batch: Dims
     m: Dims
     n: Dims
@@ -151,7 +154,20 @@ class ContractionMatch(StrategyModel):
                 raise problem("k_min", "a positive size", self.k_min)
             if self.operand_layout is None:
                 raise problem("k_min", "an operand_layout, which locates K in the lhs", self.k_min)
+        if self.size_max is not None:
+            if self.size_max < 1:
+                raise problem("size_max", "a positive size", self.size_max)
+            if self.operand_layout is None:
+                raise problem("size_max", "an operand_layout, which locates M, N and K in the operands", self.size_max)
         return self
+
+    def bounded_dims(self) -> list[tuple[int, int]]:
+        """(operand index, dimension) of M and K in the lhs and N in the rhs (needs ``operand_layout``)."""
+        nb = _rank(self.batch) or 0
+        layout = self.operand_layout or "mk_kn"
+        lhs_m = nb + layout[:2].index("m")
+        rhs_n = nb + layout[3:].index("n")
+        return [(0, lhs_m), (0, self.lhs_k_dim()), (1, rhs_n)]
 
     def lhs_k_dim(self) -> int:
         """The lhs dimension that K indexes (needs ``operand_layout``)."""

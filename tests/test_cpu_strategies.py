@@ -17,7 +17,7 @@ AUTO = ROOT / "examples" / "cpu_auto"
 
 @pytest.mark.compile
 def test_auto_packs_every_supported_matmul_and_stays_correct() -> None:
-    report = run(AUTO / "payload.mlir", auto())
+    report = run(AUTO / "payload.mlir", auto(small_max=None))
     assert report.ok
     applied = {f for rule in report.compile_report.rules for f in rule.functions}
     assert applied == {"odd", "mt", "mv", "h", "q"}  # bmm (no exact batch matcher) stays with IREE
@@ -59,7 +59,7 @@ def test_tiles() -> None:
 
 @pytest.mark.compile
 def test_packed_ir_golden(golden) -> None:
-    golden.check_ir(AUTO / "payload.mlir", auto(isa="avx2"), "cpu", "preprocessing", "goldens/cpu/cpu_auto.preprocessing.mlir", mode="interpreter")
+    golden.check_ir(AUTO / "payload.mlir", auto(isa="avx2", small_max=None), "cpu", "preprocessing", "goldens/cpu/cpu_auto.preprocessing.mlir", mode="interpreter")
 
 
 @pytest.mark.compile
@@ -71,3 +71,33 @@ def test_auto_convolutions_take_the_im2col_path_and_stay_correct() -> None:
     assert "--iree-global-opt-use-im2col-for-convs" in auto().targets[0].compile_flags()
     checked = {(c.function, cmp.reference) for c in report.functions for cmp in c.comparisons}
     assert {("nhwc_3x3", "numpy"), ("nchw_3x3_stride2", "numpy"), ("nhwc_1x1", "numpy")} <= checked
+
+
+def test_blocking_from_cache_sizes(tmp_path: Path) -> None:
+    from tdsl.strategies.cpu import Caches, detect_caches, mmt4d_blocking
+
+    avx2 = mmt4d_blocking("b", inner_tile("avx2", "f32", "f32", "f32"), Caches(l1=32 * 1024, l2=512 * 1024))
+    assert avx2.cache_reduction == (0, 0, 128, 0, 0, 0)  # (6 + 16) * 128 * 4 B = 11 KiB <= L1 / 2
+    assert avx2.distribution == (32, 2, 0, 0, 0, 0)  # 32 * 6 * 128 * 4 B = 96 KiB <= L2 / 4
+    zen5 = mmt4d_blocking("b", inner_tile("avx512", "f32", "f32", "f32"), Caches(l1=48 * 1024, l2=1024 * 1024))
+    assert zen5.cache_reduction == (0, 0, 128, 0, 0, 0) and zen5.vector_common_parallel == (1, 1, 0, 8, 32, 0)
+    for level, kind, size in ((1, "Data", "48K"), (1, "Instruction", "32K"), (2, "Unified", "1024K"), (3, "Unified", "32M")):
+        index = tmp_path / f"index{level}{kind[0]}"
+        index.mkdir()
+        (index / "level").write_text(f"{level}\n")
+        (index / "type").write_text(f"{kind}\n")
+        (index / "size").write_text(f"{size}\n")
+    assert detect_caches(str(tmp_path)) == Caches(l1=48 * 1024, l2=1024 * 1024)
+    assert detect_caches(str(tmp_path / "missing")) == Caches()
+
+
+@pytest.mark.compile
+def test_small_matmuls_stay_with_iree_by_default() -> None:
+    """With the default ``small_max`` (256), the example's matmuls (every dim <= 256) are only
+    generalized: no mmt4d dispatch, same numbers."""
+    report = run(AUTO / "payload.mlir", auto(isa="avx2"))
+    assert report.ok, report.text()
+    assert not [d for d in report.compile_report.dispatches if "mmt4d" in d.compute_ops[0]]
+    small = {rule.strategy: rule.functions for rule in report.compile_report.rules if rule.functions}
+    assert small["avx2_f32_f32_mk_kn_small_default"] == ("odd",)
+    assert small["avx2_f32_f32_mk_nk_small_default"] == ("mt",)

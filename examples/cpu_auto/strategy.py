@@ -1,10 +1,12 @@
 """CPU: tdsl.strategies.cpu.auto() packs every matmul of the payload into mmt4d form.
 
-The ISA is pinned here so that the rendered script (and its golden) is the same on every
-machine; ``auto()`` without ``isa`` reads it from /proc/cpuinfo. AVX2 tiles run correctly
-on AVX-512 machines too.
+The ISA and the cache sizes are pinned here so that the rendered scripts (and their
+goldens) are the same on every machine; ``auto()`` without them reads /proc/cpuinfo and
+sysfs. AVX2 tiles run correctly on AVX-512 machines too. The payload's matmuls are small
+(so that the example runs in seconds); ``small_max=None`` packs them anyway (by default,
+matmuls with every dim <= 256 stay with IREE's default pipeline, which is faster there).
 """
 
-from tdsl.strategies.cpu import auto
+from tdsl.strategies.cpu import Caches, auto
 
-strategies = auto(isa="avx2")
+strategies = auto(isa="avx2", caches=Caches(l1=32 * 1024, l2=512 * 1024), small_max=None)

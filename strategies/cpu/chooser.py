@@ -1,8 +1,10 @@
 """``auto``: a StrategySet that packs every supported matmul of a model for one CPU.
 
-Heuristic: every 2-D matmul with M > 1 and K >= 128, plain or transposed-B, of f32, f16/bf16 -> f32 or
+Heuristic: every 2-D matmul with M > 1, K >= 128 and some dim above 256 (smaller ones run
+faster in IREE's default pipeline; ``small_max``), plain or transposed-B, of f32, f16/bf16 -> f32 or
 i8 -> i32 gets the ISA's mmt4d tile (:mod:`tdsl.strategies.cpu.tiles`; the ISA is read
-from this machine when not given). Convolutions go through IREE's im2col rewrite
+from this machine when not given), and the packed ``linalg.mmt4d`` gets cache blocking from
+the L1/L2 sizes (:mod:`tdsl.strategies.cpu.blocking`; read from sysfs when not given). Convolutions go through IREE's im2col rewrite
 (``CpuTarget.im2col_convs``; 3x3 conv 1x56x56x64 -> 64: about 1.3x IREE's default here).
 Matrix-vector products and everything else are left to IREE's default pipeline.
 """
@@ -13,8 +15,11 @@ from typing import Sequence
 
 from tdsl import CpuTarget, StrategySet
 
-from .packing import packing_rules
-from .tiles import Isa, detect_isa
+from tdsl import OpNameMatch, Rule
+
+from .blocking import Caches, detect_caches, mmt4d_blocking
+from .packing import SMALL_MAX, packing_rules
+from .tiles import Isa, detect_isa, inner_tile
 
 ELEMENT_TYPES: tuple[tuple[str, str, str], ...] = (
     ("f32", "f32", "f32"),
@@ -29,9 +34,18 @@ def auto(
     isa: Isa | None = None,
     element_types: Sequence[tuple[str, str, str]] = ELEMENT_TYPES,
     name: str = "cpu_auto",
+    caches: Caches | None = None,
+    small_max: int | None = SMALL_MAX,
 ) -> StrategySet:
-    """The StrategySet described in the module docstring, for ``target`` (ukernels off)."""
+    """The StrategySet described in the module docstring, for ``target`` (ukernels off).
+
+    One blocking rule serves every element type (the tile is per ISA; panel sizes are
+    counted at 4 bytes per element, which is exact for f32 and conservative otherwise).
+    """
     cpu = (target or CpuTarget()).model_copy(update={"ukernels": "none", "im2col_convs": True})
     chosen = isa or detect_isa()
-    rules = [rule for types in element_types for rule in packing_rules(chosen, types, cpu.name)]
+    rules = [rule for types in element_types for rule in packing_rules(chosen, types, cpu.name, small_max)]
+    tile = inner_tile(chosen, "f32", "f32", "f32")
+    blocking = mmt4d_blocking(f"{chosen}_mmt4d_blocking", tile, caches or detect_caches())
+    rules.append(Rule(target=cpu.name, match=OpNameMatch(names="linalg.mmt4d"), strategy=blocking))
     return StrategySet(name=name, targets=[cpu], rules=rules)

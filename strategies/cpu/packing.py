@@ -10,6 +10,8 @@ pads any dim that is not a multiple of the tile, so every shape is correct. Requ
 
 from __future__ import annotations
 
+from typing import Optional
+
 from tdsl import ContractionMatch, DataLayout, PackGreedily, PackTranspose, Rule
 
 from .tiles import InnerTile, Isa, inner_tile
@@ -18,6 +20,9 @@ LAYOUTS = ("mk_kn", "mk_nk")
 # Below this K the per-call packs cost more than the packed kernel saves: 3136x128x64 f32
 # measured 1.70 ms packed (6x16x1) vs 1.09 ms IREE default, 1.31 ms IREE data tiling.
 K_MIN = 128
+# At or below this size in every dim (M, N and K) IREE's default pipeline wins: 256^3 f32
+# measured 0.54-0.55 ms IREE default vs 0.66-0.68 ms packed 6x16x1 (two suite runs here).
+SMALL_MAX = 256
 
 
 def mmt4d_layout(name: str, tile: InnerTile, operand_layout: str = "mk_kn", batch: bool = False) -> DataLayout:
@@ -35,11 +40,14 @@ def mmt4d_layout(name: str, tile: InnerTile, operand_layout: str = "mk_kn", batc
     )
 
 
-def packing_rules(isa: Isa, types: tuple[str, str, str], target: str = "cpu") -> list[Rule]:
+def packing_rules(
+    isa: Isa, types: tuple[str, str, str], target: str = "cpu", small_max: Optional[int] = SMALL_MAX
+) -> list[Rule]:
     """Rules that pack every 2-D matmul of these element types with K >= ``K_MIN``, plain
     and transposed-B.
 
-    Matrix-vector products (M = 1) come first and are only generalized (IREE's default
+    Matrix-vector products (M = 1) and small matmuls (M, N, K <= ``SMALL_MAX``) come first
+    and are only generalized (``small_max=None`` packs small ones too) (IREE's default
     pipeline lowers the generic as it lowers the named op): with runtime weights, packing
     the weight on every call costs more than the product (1x4096x4096 f32: 63.6 ms packed
     with a 1x32x1 tile vs 24.4 ms IREE default and 76.7 ms IREE data tiling; measured here).
@@ -57,6 +65,14 @@ def packing_rules(isa: Isa, types: tuple[str, str, str], target: str = "cpu") ->
             strategy=DataLayout(name=f"{prefix}_matvec_default", generalize=True),
         )
     ]
+    for layout in LAYOUTS if small_max else ():
+        rules.append(
+            Rule(
+                target=target,
+                match=ContractionMatch.model_validate({**base, "batch": [], "operand_layout": layout, "size_max": small_max}),
+                strategy=DataLayout(name=f"{prefix}_{layout}_small_default", generalize=True),
+            )
+        )
     for layout in LAYOUTS:
         rules.append(
             Rule(
