@@ -119,7 +119,7 @@ class OpNameMatch(StrategyModel):
         ) if len(self.names) == 1 else None
 
 
-OperandLayout = Literal["mk_kn", "mk_nk", "km_kn", "km_nk"]
+OperandLayout = Literal["mk_kn", "mk_nk", "km_kn", "km_nk", "k_kn", "k_nk"]
 
 
 class ContractionMatch(StrategyModel):
@@ -128,6 +128,8 @@ class ContractionMatch(StrategyModel):
 
     ``operand_layout`` pins the indexing maps: ``mk_kn`` is a plain matmul, ``mk_nk`` a
     matmul with transposed B, and so on; it needs an exact ``batch`` (``[]`` or one dim).
+    ``k_kn`` / ``k_nk`` are matrix-vector products as they reach codegen (IREE folds the
+    unit M away: loops (n, k), lhs (k), rhs (k, n) or (n, k)); they need ``m = []``.
     ``k_min`` (with ``operand_layout``) requires K >= k_min:
     ``transform.iree.match.dim_bounds`` on the lhs's K dimension; ``size_max`` (with
     ``operand_layout``) requires M, N and K all <= size_max (``dim_bounds`` with ``umax`` on
@@ -154,6 +156,12 @@ class ContractionMatch(StrategyModel):
                 raise problem("k_min", "a positive size", self.k_min)
             if self.operand_layout is None:
                 raise problem("k_min", "an operand_layout, which locates K in the lhs", self.k_min)
+        if self.operand_layout is not None and self.operand_layout.startswith("k_"):
+            if self.m != ((),):
+                raise problem("m", f"[] (no M loop) with operand_layout {self.operand_layout!r}", self.m)
+            for field in ("k_min", "size_max"):
+                if getattr(self, field) is not None:
+                    raise problem(field, f"None with operand_layout {self.operand_layout!r}", getattr(self, field))
         if self.size_max is not None:
             if self.size_max < 1:
                 raise problem("size_max", "a positive size", self.size_max)
@@ -201,6 +209,8 @@ class ContractionMatch(StrategyModel):
                     "any" if self.batch is None else [list(a) for a in self.batch],
                 )
             for group in ("m", "n", "k"):
+                if group == "m" and self.operand_layout.startswith("k_"):
+                    continue
                 if _rank(getattr(self, group)) not in (None, 1):
                     raise problem(
                         group,
@@ -215,6 +225,9 @@ class ContractionMatch(StrategyModel):
             return None
         nb = _rank(self.batch) or 0
         b = list(range(nb))
+        if self.operand_layout.startswith("k_"):
+            n, k = nb, nb + 1
+            return [b + [k], b + ([k, n] if self.operand_layout == "k_kn" else [n, k]), b + [n]]
         m, n, k = nb, nb + 1, nb + 2
         lhs = [m, k] if self.operand_layout[:2] == "mk" else [k, m]
         rhs = [k, n] if self.operand_layout[3:] == "kn" else [n, k]

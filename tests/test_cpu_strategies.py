@@ -101,3 +101,20 @@ def test_small_matmuls_stay_with_iree_by_default() -> None:
     small = {rule.strategy: rule.functions for rule in report.compile_report.rules if rule.functions}
     assert small["avx2_f32_f32_mk_kn_small_default"] == ("odd",)
     assert small["avx2_f32_f32_mk_nk_small_default"] == ("mt",)
+
+
+@pytest.mark.compile
+def test_matvec_tiles_apply_to_kn_matrices_only_and_stay_correct() -> None:
+    report = run(ROOT / "tests" / "payloads" / "cpu" / "matvec.mlir", auto(isa="avx2"))
+    assert report.ok, report.text()
+    tiled = {d.name.split("_dispatch")[0] for d in report.compile_report.dispatches if "avx2_f32_f32_matvec_kn_tiles" in d.applied_strategies}
+    assert tiled == {"mv"}
+
+
+def test_matvec_layouts_need_no_m_loop() -> None:
+    from tdsl import StrategyError
+
+    with pytest.raises(StrategyError, match=r"m: expected \[\] \(no M loop\) with operand_layout 'k_kn'"):
+        ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", batch=[], m=1, operand_layout="k_kn")
+    mv = ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", batch=[], m=[], operand_layout="k_nk")
+    assert mv.indexing_maps() == [[1], [0, 1], [0]]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from tdsl import ContractionMatch, DataLayout, PackGreedily, PackTranspose, Rule
+from tdsl import ContractionMatch, CpuLowering, DataLayout, PackGreedily, PackTranspose, Rule
 
 from .tiles import InnerTile, Isa, inner_tile
 
@@ -40,6 +40,23 @@ def mmt4d_layout(name: str, tile: InnerTile, operand_layout: str = "mk_kn", batc
     )
 
 
+def matvec_blocking(name: str, tile: InnerTile) -> CpuLowering:
+    """Codegen tiles of a matrix-vector product with a (k, n) matrix, as it reaches codegen
+    (loops (n, k)): 2048 columns per workgroup, K blocked by 16 rows so that the matrix is
+    read row by row (IREE's own tiles walk 32-column strips down all K rows: 1x4096x4096
+    f32 23 ms, 1.5 GFLOP/s), and 2 x n0 columns x 4 rows per vector step.
+    Measured here, 1 thread: 3.7 ms vs 23.1 ms IREE default and 3.1 ms numpy. A (n, k)
+    matrix (transposed B) keeps IREE's tiles, which read it row by row already (3.75 ms).
+    """
+    return CpuLowering(
+        name=name,
+        distribution=[2048, 0],
+        cache_reduction=[0, 16],
+        vector_common_parallel=[2 * tile.n0, 0],
+        vector_reduction=[0, 4],
+    )
+
+
 def packing_rules(
     isa: Isa, types: tuple[str, str, str], target: str = "cpu", small_max: Optional[int] = SMALL_MAX
 ) -> list[Rule]:
@@ -63,7 +80,12 @@ def packing_rules(
             target=target,
             match=ContractionMatch.model_validate({**base, "batch": [], "m": 1}),
             strategy=DataLayout(name=f"{prefix}_matvec_default", generalize=True),
-        )
+        ),
+        Rule(
+            target=target,
+            match=ContractionMatch.model_validate({**base, "batch": [], "m": [], "operand_layout": "k_kn"}),
+            strategy=matvec_blocking(f"{prefix}_matvec_kn_tiles", inner_tile(isa, lhs, rhs, out)),
+        ),
     ]
     for layout in LAYOUTS if small_max else ():
         rules.append(

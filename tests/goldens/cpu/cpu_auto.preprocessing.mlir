@@ -19,7 +19,7 @@ module {
     %5 = tensor.empty() : tensor<17x5x6x16xf32>
     %cst_3 = arith.constant 0.000000e+00 : f32
     %pack_4 = linalg.pack %1 padding_value(%cst_3 : f32) inner_dims_pos = [0, 1] inner_tiles = [6, 16] into %5 : tensor<100x70xf32> -> tensor<17x5x6x16xf32>
-    %6 = linalg.mmt4d {indexing_maps = [#map, #map1, #map2], tdsl.layout = "avx2_f32_f32_mk_kn", tdsl.layout_rule = 1 : i64} ins(%pack, %pack_2 : tensor<17x250x6x1xf32>, tensor<5x250x16x1xf32>) outs(%pack_4 : tensor<17x5x6x16xf32>) -> tensor<17x5x6x16xf32>
+    %6 = linalg.mmt4d {indexing_maps = [#map, #map1, #map2], tdsl.layout = "avx2_f32_f32_mk_kn", tdsl.layout_rule = 2 : i64} ins(%pack, %pack_2 : tensor<17x250x6x1xf32>, tensor<5x250x16x1xf32>) outs(%pack_4 : tensor<17x5x6x16xf32>) -> tensor<17x5x6x16xf32>
     %unpack = linalg.unpack %6 inner_dims_pos = [0, 1] inner_tiles = [6, 16] into %1 : tensor<17x5x6x16xf32> -> tensor<100x70xf32>
     return %unpack : tensor<100x70xf32>
   }
@@ -35,7 +35,7 @@ module {
     %4 = tensor.empty() : tensor<22x6x6x16xf32>
     %cst_2 = arith.constant 0.000000e+00 : f32
     %pack_3 = linalg.pack %1 padding_value(%cst_2 : f32) inner_dims_pos = [0, 1] inner_tiles = [6, 16] into %4 : tensor<128x96xf32> -> tensor<22x6x6x16xf32>
-    %5 = linalg.mmt4d {indexing_maps = [#map, #map1, #map2], tdsl.layout = "avx2_f32_f32_mk_nk", tdsl.layout_rule = 2 : i64} ins(%pack, %pack_1 : tensor<22x128x6x1xf32>, tensor<6x128x16x1xf32>) outs(%pack_3 : tensor<22x6x6x16xf32>) -> tensor<22x6x6x16xf32>
+    %5 = linalg.mmt4d {indexing_maps = [#map, #map1, #map2], tdsl.layout = "avx2_f32_f32_mk_nk", tdsl.layout_rule = 3 : i64} ins(%pack, %pack_1 : tensor<22x128x6x1xf32>, tensor<6x128x16x1xf32>) outs(%pack_3 : tensor<22x6x6x16xf32>) -> tensor<22x6x6x16xf32>
     %unpack = linalg.unpack %5 inner_dims_pos = [0, 1] inner_tiles = [6, 16] into %1 : tensor<22x6x6x16xf32> -> tensor<128x96xf32>
     return %unpack : tensor<128x96xf32>
   }
@@ -71,7 +71,7 @@ module {
     %5 = tensor.empty() : tensor<11x5x6x16xf32>
     %cst_2 = arith.constant 0.000000e+00 : f32
     %pack_3 = linalg.pack %1 padding_value(%cst_2 : f32) inner_dims_pos = [0, 1] inner_tiles = [6, 16] into %5 : tensor<64x80xf32> -> tensor<11x5x6x16xf32>
-    %6 = linalg.mmt4d {indexing_maps = [#map, #map1, #map2], tdsl.layout = "avx2_f16_f32_mk_kn", tdsl.layout_rule = 4 : i64} ins(%pack, %pack_1 : tensor<11x160x6x1xf16>, tensor<5x160x16x1xf16>) outs(%pack_3 : tensor<11x5x6x16xf32>) -> tensor<11x5x6x16xf32>
+    %6 = linalg.mmt4d {indexing_maps = [#map, #map1, #map2], tdsl.layout = "avx2_f16_f32_mk_kn", tdsl.layout_rule = 6 : i64} ins(%pack, %pack_1 : tensor<11x160x6x1xf16>, tensor<5x160x16x1xf16>) outs(%pack_3 : tensor<11x5x6x16xf32>) -> tensor<11x5x6x16xf32>
     %unpack = linalg.unpack %6 inner_dims_pos = [0, 1] inner_tiles = [6, 16] into %1 : tensor<11x5x6x16xf32> -> tensor<64x80xf32>
     return %unpack : tensor<64x80xf32>
   }
@@ -88,7 +88,7 @@ module {
     %5 = tensor.empty() : tensor<11x5x6x16xi32>
     %c0_i32_1 = arith.constant 0 : i32
     %pack_2 = linalg.pack %1 padding_value(%c0_i32_1 : i32) inner_dims_pos = [0, 1] inner_tiles = [6, 16] into %5 : tensor<64x80xi32> -> tensor<11x5x6x16xi32>
-    %6 = linalg.mmt4d {indexing_maps = [#map, #map1, #map2], tdsl.layout = "avx2_i8_i32_mk_kn", tdsl.layout_rule = 10 : i64} ins(%pack, %pack_0 : tensor<11x160x6x1xi8>, tensor<5x160x16x1xi8>) outs(%pack_2 : tensor<11x5x6x16xi32>) -> tensor<11x5x6x16xi32>
+    %6 = linalg.mmt4d {indexing_maps = [#map, #map1, #map2], tdsl.layout = "avx2_i8_i32_mk_kn", tdsl.layout_rule = 14 : i64} ins(%pack, %pack_0 : tensor<11x160x6x1xi8>, tensor<5x160x16x1xi8>) outs(%pack_2 : tensor<11x5x6x16xi32>) -> tensor<11x5x6x16xi32>
     %unpack = linalg.unpack %6 inner_dims_pos = [0, 1] inner_tiles = [6, 16] into %1 : tensor<11x5x6x16xi32> -> tensor<64x80xi32>
     return %unpack : tensor<64x80xi32>
   }

@@ -7,80 +7,80 @@ module @tdsl_cpu_auto attributes {transform.with_named_sequence} {
     transform.iree.match.dims_equal %l0_m, [1] : !transform.param<i64> loc("cpu_auto.rules[0].match.m")
     transform.yield %op : !transform.any_op loc("cpu_auto.rules[0].match")
   } loc("cpu_auto.rules[0].match")
-  transform.named_sequence @tdsl_r1_avx2_f32_f32_mk_kn_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = f32, rhs_type = f32, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[1].match")
-    transform.iree.match.dims_equal %l0_batch, [] : !transform.param<i64> loc("cpu_auto.rules[1].match.batch")
-    %l0_lhs = transform.get_operand %op[0] : (!transform.any_op) -> !transform.any_value loc("cpu_auto.rules[1].match.k_min")
-    transform.iree.match.dim_bounds %l0_lhs[1], umin = 128, none : !transform.any_value loc("cpu_auto.rules[1].match.k_min")
-    transform.yield %op : !transform.any_op loc("cpu_auto.rules[1].match")
-  } loc("cpu_auto.rules[1].match")
-  transform.named_sequence @tdsl_r2_avx2_f32_f32_mk_nk_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = f32, rhs_type = f32, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[2].match")
+  transform.named_sequence @tdsl_r2_avx2_f32_f32_mk_kn_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = f32, rhs_type = f32, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[2].match")
     transform.iree.match.dims_equal %l0_batch, [] : !transform.param<i64> loc("cpu_auto.rules[2].match.batch")
     %l0_lhs = transform.get_operand %op[0] : (!transform.any_op) -> !transform.any_value loc("cpu_auto.rules[2].match.k_min")
     transform.iree.match.dim_bounds %l0_lhs[1], umin = 128, none : !transform.any_value loc("cpu_auto.rules[2].match.k_min")
     transform.yield %op : !transform.any_op loc("cpu_auto.rules[2].match")
   } loc("cpu_auto.rules[2].match")
-  transform.named_sequence @tdsl_r3_avx2_f16_f32_matvec_default_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = f16, rhs_type = f16, output_type = f32 : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[3].match")
+  transform.named_sequence @tdsl_r3_avx2_f32_f32_mk_nk_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = f32, rhs_type = f32, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[3].match")
     transform.iree.match.dims_equal %l0_batch, [] : !transform.param<i64> loc("cpu_auto.rules[3].match.batch")
-    transform.iree.match.dims_equal %l0_m, [1] : !transform.param<i64> loc("cpu_auto.rules[3].match.m")
+    %l0_lhs = transform.get_operand %op[0] : (!transform.any_op) -> !transform.any_value loc("cpu_auto.rules[3].match.k_min")
+    transform.iree.match.dim_bounds %l0_lhs[1], umin = 128, none : !transform.any_value loc("cpu_auto.rules[3].match.k_min")
     transform.yield %op : !transform.any_op loc("cpu_auto.rules[3].match")
   } loc("cpu_auto.rules[3].match")
-  transform.named_sequence @tdsl_r4_avx2_f16_f32_mk_kn_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[4].match")
+  transform.named_sequence @tdsl_r4_avx2_f16_f32_matvec_default_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = f16, rhs_type = f16, output_type = f32 : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[4].match")
     transform.iree.match.dims_equal %l0_batch, [] : !transform.param<i64> loc("cpu_auto.rules[4].match.batch")
-    %l0_lhs = transform.get_operand %op[0] : (!transform.any_op) -> !transform.any_value loc("cpu_auto.rules[4].match.k_min")
-    transform.iree.match.dim_bounds %l0_lhs[1], umin = 128, none : !transform.any_value loc("cpu_auto.rules[4].match.k_min")
+    transform.iree.match.dims_equal %l0_m, [1] : !transform.param<i64> loc("cpu_auto.rules[4].match.m")
     transform.yield %op : !transform.any_op loc("cpu_auto.rules[4].match")
   } loc("cpu_auto.rules[4].match")
-  transform.named_sequence @tdsl_r5_avx2_f16_f32_mk_nk_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[5].match")
-    transform.iree.match.dims_equal %l0_batch, [] : !transform.param<i64> loc("cpu_auto.rules[5].match.batch")
-    %l0_lhs = transform.get_operand %op[0] : (!transform.any_op) -> !transform.any_value loc("cpu_auto.rules[5].match.k_min")
-    transform.iree.match.dim_bounds %l0_lhs[1], umin = 128, none : !transform.any_value loc("cpu_auto.rules[5].match.k_min")
-    transform.yield %op : !transform.any_op loc("cpu_auto.rules[5].match")
-  } loc("cpu_auto.rules[5].match")
-  transform.named_sequence @tdsl_r6_avx2_bf16_f32_matvec_default_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = bf16, rhs_type = bf16, output_type = f32 : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[6].match")
+  transform.named_sequence @tdsl_r6_avx2_f16_f32_mk_kn_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[6].match")
     transform.iree.match.dims_equal %l0_batch, [] : !transform.param<i64> loc("cpu_auto.rules[6].match.batch")
-    transform.iree.match.dims_equal %l0_m, [1] : !transform.param<i64> loc("cpu_auto.rules[6].match.m")
+    %l0_lhs = transform.get_operand %op[0] : (!transform.any_op) -> !transform.any_value loc("cpu_auto.rules[6].match.k_min")
+    transform.iree.match.dim_bounds %l0_lhs[1], umin = 128, none : !transform.any_value loc("cpu_auto.rules[6].match.k_min")
     transform.yield %op : !transform.any_op loc("cpu_auto.rules[6].match")
   } loc("cpu_auto.rules[6].match")
-  transform.named_sequence @tdsl_r7_avx2_bf16_f32_mk_kn_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[7].match")
+  transform.named_sequence @tdsl_r7_avx2_f16_f32_mk_nk_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[7].match")
     transform.iree.match.dims_equal %l0_batch, [] : !transform.param<i64> loc("cpu_auto.rules[7].match.batch")
     %l0_lhs = transform.get_operand %op[0] : (!transform.any_op) -> !transform.any_value loc("cpu_auto.rules[7].match.k_min")
     transform.iree.match.dim_bounds %l0_lhs[1], umin = 128, none : !transform.any_value loc("cpu_auto.rules[7].match.k_min")
     transform.yield %op : !transform.any_op loc("cpu_auto.rules[7].match")
   } loc("cpu_auto.rules[7].match")
-  transform.named_sequence @tdsl_r8_avx2_bf16_f32_mk_nk_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[8].match")
+  transform.named_sequence @tdsl_r8_avx2_bf16_f32_matvec_default_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = bf16, rhs_type = bf16, output_type = f32 : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[8].match")
     transform.iree.match.dims_equal %l0_batch, [] : !transform.param<i64> loc("cpu_auto.rules[8].match.batch")
-    %l0_lhs = transform.get_operand %op[0] : (!transform.any_op) -> !transform.any_value loc("cpu_auto.rules[8].match.k_min")
-    transform.iree.match.dim_bounds %l0_lhs[1], umin = 128, none : !transform.any_value loc("cpu_auto.rules[8].match.k_min")
+    transform.iree.match.dims_equal %l0_m, [1] : !transform.param<i64> loc("cpu_auto.rules[8].match.m")
     transform.yield %op : !transform.any_op loc("cpu_auto.rules[8].match")
   } loc("cpu_auto.rules[8].match")
-  transform.named_sequence @tdsl_r9_avx2_i8_i32_matvec_default_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = i8, rhs_type = i8, output_type = i32 : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[9].match")
-    transform.iree.match.dims_equal %l0_batch, [] : !transform.param<i64> loc("cpu_auto.rules[9].match.batch")
-    transform.iree.match.dims_equal %l0_m, [1] : !transform.param<i64> loc("cpu_auto.rules[9].match.m")
-    transform.yield %op : !transform.any_op loc("cpu_auto.rules[9].match")
-  } loc("cpu_auto.rules[9].match")
-  transform.named_sequence @tdsl_r10_avx2_i8_i32_mk_kn_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = i8, rhs_type = i8, output_type = i32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[10].match")
+  transform.named_sequence @tdsl_r10_avx2_bf16_f32_mk_kn_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[10].match")
     transform.iree.match.dims_equal %l0_batch, [] : !transform.param<i64> loc("cpu_auto.rules[10].match.batch")
     %l0_lhs = transform.get_operand %op[0] : (!transform.any_op) -> !transform.any_value loc("cpu_auto.rules[10].match.k_min")
     transform.iree.match.dim_bounds %l0_lhs[1], umin = 128, none : !transform.any_value loc("cpu_auto.rules[10].match.k_min")
     transform.yield %op : !transform.any_op loc("cpu_auto.rules[10].match")
   } loc("cpu_auto.rules[10].match")
-  transform.named_sequence @tdsl_r11_avx2_i8_i32_mk_nk_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = i8, rhs_type = i8, output_type = i32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[11].match")
+  transform.named_sequence @tdsl_r11_avx2_bf16_f32_mk_nk_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[11].match")
     transform.iree.match.dims_equal %l0_batch, [] : !transform.param<i64> loc("cpu_auto.rules[11].match.batch")
     %l0_lhs = transform.get_operand %op[0] : (!transform.any_op) -> !transform.any_value loc("cpu_auto.rules[11].match.k_min")
     transform.iree.match.dim_bounds %l0_lhs[1], umin = 128, none : !transform.any_value loc("cpu_auto.rules[11].match.k_min")
     transform.yield %op : !transform.any_op loc("cpu_auto.rules[11].match")
   } loc("cpu_auto.rules[11].match")
+  transform.named_sequence @tdsl_r12_avx2_i8_i32_matvec_default_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = i8, rhs_type = i8, output_type = i32 : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[12].match")
+    transform.iree.match.dims_equal %l0_batch, [] : !transform.param<i64> loc("cpu_auto.rules[12].match.batch")
+    transform.iree.match.dims_equal %l0_m, [1] : !transform.param<i64> loc("cpu_auto.rules[12].match.m")
+    transform.yield %op : !transform.any_op loc("cpu_auto.rules[12].match")
+  } loc("cpu_auto.rules[12].match")
+  transform.named_sequence @tdsl_r14_avx2_i8_i32_mk_kn_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = i8, rhs_type = i8, output_type = i32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[14].match")
+    transform.iree.match.dims_equal %l0_batch, [] : !transform.param<i64> loc("cpu_auto.rules[14].match.batch")
+    %l0_lhs = transform.get_operand %op[0] : (!transform.any_op) -> !transform.any_value loc("cpu_auto.rules[14].match.k_min")
+    transform.iree.match.dim_bounds %l0_lhs[1], umin = 128, none : !transform.any_value loc("cpu_auto.rules[14].match.k_min")
+    transform.yield %op : !transform.any_op loc("cpu_auto.rules[14].match")
+  } loc("cpu_auto.rules[14].match")
+  transform.named_sequence @tdsl_r15_avx2_i8_i32_mk_nk_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = i8, rhs_type = i8, output_type = i32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64> loc("cpu_auto.rules[15].match")
+    transform.iree.match.dims_equal %l0_batch, [] : !transform.param<i64> loc("cpu_auto.rules[15].match.batch")
+    %l0_lhs = transform.get_operand %op[0] : (!transform.any_op) -> !transform.any_value loc("cpu_auto.rules[15].match.k_min")
+    transform.iree.match.dim_bounds %l0_lhs[1], umin = 128, none : !transform.any_value loc("cpu_auto.rules[15].match.k_min")
+    transform.yield %op : !transform.any_op loc("cpu_auto.rules[15].match")
+  } loc("cpu_auto.rules[15].match")
 
   transform.named_sequence @tdsl_r0_avx2_f32_f32_matvec_default(%op: !transform.any_op {transform.consumed}) {
     %generic = transform.structured.generalize %op : (!transform.any_op) -> !transform.any_op loc("avx2_f32_f32_matvec_default.generalize")
@@ -91,135 +91,135 @@ module @tdsl_cpu_auto attributes {transform.with_named_sequence} {
     transform.yield loc("avx2_f32_f32_matvec_default")
   } loc("avx2_f32_f32_matvec_default")
 
-  transform.named_sequence @tdsl_r1_avx2_f32_f32_mk_kn(%op: !transform.any_op {transform.consumed}) {
+  transform.named_sequence @tdsl_r2_avx2_f32_f32_mk_kn(%op: !transform.any_op {transform.consumed}) {
     %packed0 = transform.structured.pack_greedily %op matmul_packed_sizes = [6, 16, 1] matmul_inner_dims_order = [0, 1, 2] : (!transform.any_op) -> !transform.op<"linalg.generic"> loc("avx2_f32_f32_mk_kn.pack")
     %pack0 = transform.get_producer_of_operand %packed0[1] : (!transform.op<"linalg.generic">) -> !transform.op<"linalg.pack"> loc("avx2_f32_f32_mk_kn.pack_transposes[0]")
     %packed1, %pack0_t, %unpack0_t = transform.structured.pack_transpose %pack0 with_compute_op(%packed0) outer_perm = [1, 0] : (!transform.op<"linalg.pack">, !transform.op<"linalg.generic">) -> (!transform.op<"linalg.generic">, !transform.op<"linalg.pack">, !transform.any_op) loc("avx2_f32_f32_mk_kn.pack_transposes[0]")
     %specialized = transform.structured.specialize %packed1 : (!transform.op<"linalg.generic">) -> !transform.any_op loc("avx2_f32_f32_mk_kn.specialize")
     %marker = transform.param.constant "avx2_f32_f32_mk_kn" -> !transform.any_param loc("avx2_f32_f32_mk_kn")
     transform.annotate %specialized "tdsl.layout" = %marker : !transform.any_op, !transform.any_param loc("avx2_f32_f32_mk_kn")
-    %rule = transform.param.constant 1 : i64 -> !transform.any_param loc("cpu_auto.rules[1]")
-    transform.annotate %specialized "tdsl.layout_rule" = %rule : !transform.any_op, !transform.any_param loc("cpu_auto.rules[1]")
+    %rule = transform.param.constant 2 : i64 -> !transform.any_param loc("cpu_auto.rules[2]")
+    transform.annotate %specialized "tdsl.layout_rule" = %rule : !transform.any_op, !transform.any_param loc("cpu_auto.rules[2]")
     transform.yield loc("avx2_f32_f32_mk_kn")
   } loc("avx2_f32_f32_mk_kn")
 
-  transform.named_sequence @tdsl_r2_avx2_f32_f32_mk_nk(%op: !transform.any_op {transform.consumed}) {
+  transform.named_sequence @tdsl_r3_avx2_f32_f32_mk_nk(%op: !transform.any_op {transform.consumed}) {
     %packed0 = transform.structured.pack_greedily %op matmul_packed_sizes = [6, 16, 1] matmul_inner_dims_order = [0, 1, 2] : (!transform.any_op) -> !transform.op<"linalg.generic"> loc("avx2_f32_f32_mk_nk.pack")
     %specialized = transform.structured.specialize %packed0 : (!transform.op<"linalg.generic">) -> !transform.any_op loc("avx2_f32_f32_mk_nk.specialize")
     %marker = transform.param.constant "avx2_f32_f32_mk_nk" -> !transform.any_param loc("avx2_f32_f32_mk_nk")
     transform.annotate %specialized "tdsl.layout" = %marker : !transform.any_op, !transform.any_param loc("avx2_f32_f32_mk_nk")
-    %rule = transform.param.constant 2 : i64 -> !transform.any_param loc("cpu_auto.rules[2]")
-    transform.annotate %specialized "tdsl.layout_rule" = %rule : !transform.any_op, !transform.any_param loc("cpu_auto.rules[2]")
+    %rule = transform.param.constant 3 : i64 -> !transform.any_param loc("cpu_auto.rules[3]")
+    transform.annotate %specialized "tdsl.layout_rule" = %rule : !transform.any_op, !transform.any_param loc("cpu_auto.rules[3]")
     transform.yield loc("avx2_f32_f32_mk_nk")
   } loc("avx2_f32_f32_mk_nk")
 
-  transform.named_sequence @tdsl_r3_avx2_f16_f32_matvec_default(%op: !transform.any_op {transform.consumed}) {
+  transform.named_sequence @tdsl_r4_avx2_f16_f32_matvec_default(%op: !transform.any_op {transform.consumed}) {
     %generic = transform.structured.generalize %op : (!transform.any_op) -> !transform.any_op loc("avx2_f16_f32_matvec_default.generalize")
     %marker = transform.param.constant "avx2_f16_f32_matvec_default" -> !transform.any_param loc("avx2_f16_f32_matvec_default")
     transform.annotate %generic "tdsl.layout" = %marker : !transform.any_op, !transform.any_param loc("avx2_f16_f32_matvec_default")
-    %rule = transform.param.constant 3 : i64 -> !transform.any_param loc("cpu_auto.rules[3]")
-    transform.annotate %generic "tdsl.layout_rule" = %rule : !transform.any_op, !transform.any_param loc("cpu_auto.rules[3]")
+    %rule = transform.param.constant 4 : i64 -> !transform.any_param loc("cpu_auto.rules[4]")
+    transform.annotate %generic "tdsl.layout_rule" = %rule : !transform.any_op, !transform.any_param loc("cpu_auto.rules[4]")
     transform.yield loc("avx2_f16_f32_matvec_default")
   } loc("avx2_f16_f32_matvec_default")
 
-  transform.named_sequence @tdsl_r4_avx2_f16_f32_mk_kn(%op: !transform.any_op {transform.consumed}) {
+  transform.named_sequence @tdsl_r6_avx2_f16_f32_mk_kn(%op: !transform.any_op {transform.consumed}) {
     %packed0 = transform.structured.pack_greedily %op matmul_packed_sizes = [6, 16, 1] matmul_inner_dims_order = [0, 1, 2] : (!transform.any_op) -> !transform.op<"linalg.generic"> loc("avx2_f16_f32_mk_kn.pack")
     %pack0 = transform.get_producer_of_operand %packed0[1] : (!transform.op<"linalg.generic">) -> !transform.op<"linalg.pack"> loc("avx2_f16_f32_mk_kn.pack_transposes[0]")
     %packed1, %pack0_t, %unpack0_t = transform.structured.pack_transpose %pack0 with_compute_op(%packed0) outer_perm = [1, 0] : (!transform.op<"linalg.pack">, !transform.op<"linalg.generic">) -> (!transform.op<"linalg.generic">, !transform.op<"linalg.pack">, !transform.any_op) loc("avx2_f16_f32_mk_kn.pack_transposes[0]")
     %specialized = transform.structured.specialize %packed1 : (!transform.op<"linalg.generic">) -> !transform.any_op loc("avx2_f16_f32_mk_kn.specialize")
     %marker = transform.param.constant "avx2_f16_f32_mk_kn" -> !transform.any_param loc("avx2_f16_f32_mk_kn")
     transform.annotate %specialized "tdsl.layout" = %marker : !transform.any_op, !transform.any_param loc("avx2_f16_f32_mk_kn")
-    %rule = transform.param.constant 4 : i64 -> !transform.any_param loc("cpu_auto.rules[4]")
-    transform.annotate %specialized "tdsl.layout_rule" = %rule : !transform.any_op, !transform.any_param loc("cpu_auto.rules[4]")
+    %rule = transform.param.constant 6 : i64 -> !transform.any_param loc("cpu_auto.rules[6]")
+    transform.annotate %specialized "tdsl.layout_rule" = %rule : !transform.any_op, !transform.any_param loc("cpu_auto.rules[6]")
     transform.yield loc("avx2_f16_f32_mk_kn")
   } loc("avx2_f16_f32_mk_kn")
 
-  transform.named_sequence @tdsl_r5_avx2_f16_f32_mk_nk(%op: !transform.any_op {transform.consumed}) {
+  transform.named_sequence @tdsl_r7_avx2_f16_f32_mk_nk(%op: !transform.any_op {transform.consumed}) {
     %packed0 = transform.structured.pack_greedily %op matmul_packed_sizes = [6, 16, 1] matmul_inner_dims_order = [0, 1, 2] : (!transform.any_op) -> !transform.op<"linalg.generic"> loc("avx2_f16_f32_mk_nk.pack")
     %specialized = transform.structured.specialize %packed0 : (!transform.op<"linalg.generic">) -> !transform.any_op loc("avx2_f16_f32_mk_nk.specialize")
     %marker = transform.param.constant "avx2_f16_f32_mk_nk" -> !transform.any_param loc("avx2_f16_f32_mk_nk")
     transform.annotate %specialized "tdsl.layout" = %marker : !transform.any_op, !transform.any_param loc("avx2_f16_f32_mk_nk")
-    %rule = transform.param.constant 5 : i64 -> !transform.any_param loc("cpu_auto.rules[5]")
-    transform.annotate %specialized "tdsl.layout_rule" = %rule : !transform.any_op, !transform.any_param loc("cpu_auto.rules[5]")
+    %rule = transform.param.constant 7 : i64 -> !transform.any_param loc("cpu_auto.rules[7]")
+    transform.annotate %specialized "tdsl.layout_rule" = %rule : !transform.any_op, !transform.any_param loc("cpu_auto.rules[7]")
     transform.yield loc("avx2_f16_f32_mk_nk")
   } loc("avx2_f16_f32_mk_nk")
 
-  transform.named_sequence @tdsl_r6_avx2_bf16_f32_matvec_default(%op: !transform.any_op {transform.consumed}) {
+  transform.named_sequence @tdsl_r8_avx2_bf16_f32_matvec_default(%op: !transform.any_op {transform.consumed}) {
     %generic = transform.structured.generalize %op : (!transform.any_op) -> !transform.any_op loc("avx2_bf16_f32_matvec_default.generalize")
     %marker = transform.param.constant "avx2_bf16_f32_matvec_default" -> !transform.any_param loc("avx2_bf16_f32_matvec_default")
     transform.annotate %generic "tdsl.layout" = %marker : !transform.any_op, !transform.any_param loc("avx2_bf16_f32_matvec_default")
-    %rule = transform.param.constant 6 : i64 -> !transform.any_param loc("cpu_auto.rules[6]")
-    transform.annotate %generic "tdsl.layout_rule" = %rule : !transform.any_op, !transform.any_param loc("cpu_auto.rules[6]")
+    %rule = transform.param.constant 8 : i64 -> !transform.any_param loc("cpu_auto.rules[8]")
+    transform.annotate %generic "tdsl.layout_rule" = %rule : !transform.any_op, !transform.any_param loc("cpu_auto.rules[8]")
     transform.yield loc("avx2_bf16_f32_matvec_default")
   } loc("avx2_bf16_f32_matvec_default")
 
-  transform.named_sequence @tdsl_r7_avx2_bf16_f32_mk_kn(%op: !transform.any_op {transform.consumed}) {
+  transform.named_sequence @tdsl_r10_avx2_bf16_f32_mk_kn(%op: !transform.any_op {transform.consumed}) {
     %packed0 = transform.structured.pack_greedily %op matmul_packed_sizes = [6, 16, 1] matmul_inner_dims_order = [0, 1, 2] : (!transform.any_op) -> !transform.op<"linalg.generic"> loc("avx2_bf16_f32_mk_kn.pack")
     %pack0 = transform.get_producer_of_operand %packed0[1] : (!transform.op<"linalg.generic">) -> !transform.op<"linalg.pack"> loc("avx2_bf16_f32_mk_kn.pack_transposes[0]")
     %packed1, %pack0_t, %unpack0_t = transform.structured.pack_transpose %pack0 with_compute_op(%packed0) outer_perm = [1, 0] : (!transform.op<"linalg.pack">, !transform.op<"linalg.generic">) -> (!transform.op<"linalg.generic">, !transform.op<"linalg.pack">, !transform.any_op) loc("avx2_bf16_f32_mk_kn.pack_transposes[0]")
     %specialized = transform.structured.specialize %packed1 : (!transform.op<"linalg.generic">) -> !transform.any_op loc("avx2_bf16_f32_mk_kn.specialize")
     %marker = transform.param.constant "avx2_bf16_f32_mk_kn" -> !transform.any_param loc("avx2_bf16_f32_mk_kn")
     transform.annotate %specialized "tdsl.layout" = %marker : !transform.any_op, !transform.any_param loc("avx2_bf16_f32_mk_kn")
-    %rule = transform.param.constant 7 : i64 -> !transform.any_param loc("cpu_auto.rules[7]")
-    transform.annotate %specialized "tdsl.layout_rule" = %rule : !transform.any_op, !transform.any_param loc("cpu_auto.rules[7]")
+    %rule = transform.param.constant 10 : i64 -> !transform.any_param loc("cpu_auto.rules[10]")
+    transform.annotate %specialized "tdsl.layout_rule" = %rule : !transform.any_op, !transform.any_param loc("cpu_auto.rules[10]")
     transform.yield loc("avx2_bf16_f32_mk_kn")
   } loc("avx2_bf16_f32_mk_kn")
 
-  transform.named_sequence @tdsl_r8_avx2_bf16_f32_mk_nk(%op: !transform.any_op {transform.consumed}) {
+  transform.named_sequence @tdsl_r11_avx2_bf16_f32_mk_nk(%op: !transform.any_op {transform.consumed}) {
     %packed0 = transform.structured.pack_greedily %op matmul_packed_sizes = [6, 16, 1] matmul_inner_dims_order = [0, 1, 2] : (!transform.any_op) -> !transform.op<"linalg.generic"> loc("avx2_bf16_f32_mk_nk.pack")
     %specialized = transform.structured.specialize %packed0 : (!transform.op<"linalg.generic">) -> !transform.any_op loc("avx2_bf16_f32_mk_nk.specialize")
     %marker = transform.param.constant "avx2_bf16_f32_mk_nk" -> !transform.any_param loc("avx2_bf16_f32_mk_nk")
     transform.annotate %specialized "tdsl.layout" = %marker : !transform.any_op, !transform.any_param loc("avx2_bf16_f32_mk_nk")
-    %rule = transform.param.constant 8 : i64 -> !transform.any_param loc("cpu_auto.rules[8]")
-    transform.annotate %specialized "tdsl.layout_rule" = %rule : !transform.any_op, !transform.any_param loc("cpu_auto.rules[8]")
+    %rule = transform.param.constant 11 : i64 -> !transform.any_param loc("cpu_auto.rules[11]")
+    transform.annotate %specialized "tdsl.layout_rule" = %rule : !transform.any_op, !transform.any_param loc("cpu_auto.rules[11]")
     transform.yield loc("avx2_bf16_f32_mk_nk")
   } loc("avx2_bf16_f32_mk_nk")
 
-  transform.named_sequence @tdsl_r9_avx2_i8_i32_matvec_default(%op: !transform.any_op {transform.consumed}) {
+  transform.named_sequence @tdsl_r12_avx2_i8_i32_matvec_default(%op: !transform.any_op {transform.consumed}) {
     %generic = transform.structured.generalize %op : (!transform.any_op) -> !transform.any_op loc("avx2_i8_i32_matvec_default.generalize")
     %marker = transform.param.constant "avx2_i8_i32_matvec_default" -> !transform.any_param loc("avx2_i8_i32_matvec_default")
     transform.annotate %generic "tdsl.layout" = %marker : !transform.any_op, !transform.any_param loc("avx2_i8_i32_matvec_default")
-    %rule = transform.param.constant 9 : i64 -> !transform.any_param loc("cpu_auto.rules[9]")
-    transform.annotate %generic "tdsl.layout_rule" = %rule : !transform.any_op, !transform.any_param loc("cpu_auto.rules[9]")
+    %rule = transform.param.constant 12 : i64 -> !transform.any_param loc("cpu_auto.rules[12]")
+    transform.annotate %generic "tdsl.layout_rule" = %rule : !transform.any_op, !transform.any_param loc("cpu_auto.rules[12]")
     transform.yield loc("avx2_i8_i32_matvec_default")
   } loc("avx2_i8_i32_matvec_default")
 
-  transform.named_sequence @tdsl_r10_avx2_i8_i32_mk_kn(%op: !transform.any_op {transform.consumed}) {
+  transform.named_sequence @tdsl_r14_avx2_i8_i32_mk_kn(%op: !transform.any_op {transform.consumed}) {
     %packed0 = transform.structured.pack_greedily %op matmul_packed_sizes = [6, 16, 1] matmul_inner_dims_order = [0, 1, 2] : (!transform.any_op) -> !transform.op<"linalg.generic"> loc("avx2_i8_i32_mk_kn.pack")
     %pack0 = transform.get_producer_of_operand %packed0[1] : (!transform.op<"linalg.generic">) -> !transform.op<"linalg.pack"> loc("avx2_i8_i32_mk_kn.pack_transposes[0]")
     %packed1, %pack0_t, %unpack0_t = transform.structured.pack_transpose %pack0 with_compute_op(%packed0) outer_perm = [1, 0] : (!transform.op<"linalg.pack">, !transform.op<"linalg.generic">) -> (!transform.op<"linalg.generic">, !transform.op<"linalg.pack">, !transform.any_op) loc("avx2_i8_i32_mk_kn.pack_transposes[0]")
     %specialized = transform.structured.specialize %packed1 : (!transform.op<"linalg.generic">) -> !transform.any_op loc("avx2_i8_i32_mk_kn.specialize")
     %marker = transform.param.constant "avx2_i8_i32_mk_kn" -> !transform.any_param loc("avx2_i8_i32_mk_kn")
     transform.annotate %specialized "tdsl.layout" = %marker : !transform.any_op, !transform.any_param loc("avx2_i8_i32_mk_kn")
-    %rule = transform.param.constant 10 : i64 -> !transform.any_param loc("cpu_auto.rules[10]")
-    transform.annotate %specialized "tdsl.layout_rule" = %rule : !transform.any_op, !transform.any_param loc("cpu_auto.rules[10]")
+    %rule = transform.param.constant 14 : i64 -> !transform.any_param loc("cpu_auto.rules[14]")
+    transform.annotate %specialized "tdsl.layout_rule" = %rule : !transform.any_op, !transform.any_param loc("cpu_auto.rules[14]")
     transform.yield loc("avx2_i8_i32_mk_kn")
   } loc("avx2_i8_i32_mk_kn")
 
-  transform.named_sequence @tdsl_r11_avx2_i8_i32_mk_nk(%op: !transform.any_op {transform.consumed}) {
+  transform.named_sequence @tdsl_r15_avx2_i8_i32_mk_nk(%op: !transform.any_op {transform.consumed}) {
     %packed0 = transform.structured.pack_greedily %op matmul_packed_sizes = [6, 16, 1] matmul_inner_dims_order = [0, 1, 2] : (!transform.any_op) -> !transform.op<"linalg.generic"> loc("avx2_i8_i32_mk_nk.pack")
     %specialized = transform.structured.specialize %packed0 : (!transform.op<"linalg.generic">) -> !transform.any_op loc("avx2_i8_i32_mk_nk.specialize")
     %marker = transform.param.constant "avx2_i8_i32_mk_nk" -> !transform.any_param loc("avx2_i8_i32_mk_nk")
     transform.annotate %specialized "tdsl.layout" = %marker : !transform.any_op, !transform.any_param loc("avx2_i8_i32_mk_nk")
-    %rule = transform.param.constant 11 : i64 -> !transform.any_param loc("cpu_auto.rules[11]")
-    transform.annotate %specialized "tdsl.layout_rule" = %rule : !transform.any_op, !transform.any_param loc("cpu_auto.rules[11]")
+    %rule = transform.param.constant 15 : i64 -> !transform.any_param loc("cpu_auto.rules[15]")
+    transform.annotate %specialized "tdsl.layout_rule" = %rule : !transform.any_op, !transform.any_param loc("cpu_auto.rules[15]")
     transform.yield loc("avx2_i8_i32_mk_nk")
   } loc("avx2_i8_i32_mk_nk")
 
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
     %root1 = transform.foreach_match in %root
         @tdsl_r0_avx2_f32_f32_matvec_default_match0 -> @tdsl_r0_avx2_f32_f32_matvec_default,
-        @tdsl_r1_avx2_f32_f32_mk_kn_match0 -> @tdsl_r1_avx2_f32_f32_mk_kn,
-        @tdsl_r2_avx2_f32_f32_mk_nk_match0 -> @tdsl_r2_avx2_f32_f32_mk_nk,
-        @tdsl_r3_avx2_f16_f32_matvec_default_match0 -> @tdsl_r3_avx2_f16_f32_matvec_default,
-        @tdsl_r4_avx2_f16_f32_mk_kn_match0 -> @tdsl_r4_avx2_f16_f32_mk_kn,
-        @tdsl_r5_avx2_f16_f32_mk_nk_match0 -> @tdsl_r5_avx2_f16_f32_mk_nk,
-        @tdsl_r6_avx2_bf16_f32_matvec_default_match0 -> @tdsl_r6_avx2_bf16_f32_matvec_default,
-        @tdsl_r7_avx2_bf16_f32_mk_kn_match0 -> @tdsl_r7_avx2_bf16_f32_mk_kn,
-        @tdsl_r8_avx2_bf16_f32_mk_nk_match0 -> @tdsl_r8_avx2_bf16_f32_mk_nk,
-        @tdsl_r9_avx2_i8_i32_matvec_default_match0 -> @tdsl_r9_avx2_i8_i32_matvec_default,
-        @tdsl_r10_avx2_i8_i32_mk_kn_match0 -> @tdsl_r10_avx2_i8_i32_mk_kn,
-        @tdsl_r11_avx2_i8_i32_mk_nk_match0 -> @tdsl_r11_avx2_i8_i32_mk_nk
+        @tdsl_r2_avx2_f32_f32_mk_kn_match0 -> @tdsl_r2_avx2_f32_f32_mk_kn,
+        @tdsl_r3_avx2_f32_f32_mk_nk_match0 -> @tdsl_r3_avx2_f32_f32_mk_nk,
+        @tdsl_r4_avx2_f16_f32_matvec_default_match0 -> @tdsl_r4_avx2_f16_f32_matvec_default,
+        @tdsl_r6_avx2_f16_f32_mk_kn_match0 -> @tdsl_r6_avx2_f16_f32_mk_kn,
+        @tdsl_r7_avx2_f16_f32_mk_nk_match0 -> @tdsl_r7_avx2_f16_f32_mk_nk,
+        @tdsl_r8_avx2_bf16_f32_matvec_default_match0 -> @tdsl_r8_avx2_bf16_f32_matvec_default,
+        @tdsl_r10_avx2_bf16_f32_mk_kn_match0 -> @tdsl_r10_avx2_bf16_f32_mk_kn,
+        @tdsl_r11_avx2_bf16_f32_mk_nk_match0 -> @tdsl_r11_avx2_bf16_f32_mk_nk,
+        @tdsl_r12_avx2_i8_i32_matvec_default_match0 -> @tdsl_r12_avx2_i8_i32_matvec_default,
+        @tdsl_r14_avx2_i8_i32_mk_kn_match0 -> @tdsl_r14_avx2_i8_i32_mk_kn,
+        @tdsl_r15_avx2_i8_i32_mk_nk_match0 -> @tdsl_r15_avx2_i8_i32_mk_nk
       : (!transform.any_op) -> !transform.any_op loc("cpu_auto.rules")
     transform.yield loc("cpu_auto.rules")
   } loc("cpu_auto.rules")
