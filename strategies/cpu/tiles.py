@@ -9,8 +9,9 @@ Where each number comes from:
   f32/i32, so the register budget is that of f32); checked for correctness, not tuned.
 * AVX2 f32 6x16x1: measured on this project's CI machine (AMD EPYC, AVX2, no AVX-512),
   1024^3 single-threaded, 2 interleaved rounds: 6x16x1 33.3 ms, 4x16x1 34.1, 8x8x1 38.7,
-  8x16x1 46.5 (spills: 16 accumulators + operands exceed 16 ymm), 16x8x1 60.3; IREE with
-  data tiling 37.2 ms, IREE default 84.1 ms.
+  8x16x1 46.5 (spills: 16 accumulators + operands exceed 16 ymm), 16x8x1 60.3; IREE
+  default 84.1 ms. With the cache blocking of blocking.py, 6x16x2 and 6x16x4 (K unrolled in
+  the tile) ran 2-3x slower than 6x16x1 and 4x24x1 14-18x slower (1024^3, 3 rounds).
 * NEON 8x8x1, generic 4x8x1: IREE's data-tiling choices for f32; not measured here.
 * M = 1 (matrix-vector): M0 = 1, so nothing is padded 8x (see packing.py for when it pays).
 """
