@@ -82,45 +82,36 @@ def conv_payload(constant_weights: bool = False) -> str:
 """
 
 
-def transposed_add_payload(constant_weights: bool = False) -> str:
-    """1024^3 matmul, then ``out[i, j] = mm[j, i] + c[i, j]``."""
+def matmul_then(name: str, constant_weights: bool, operand: str, operand_map: str, result_map: str, body: str) -> str:
+    """A 1024^3 matmul whose result ``%r`` feeds one elementwise generic with a second
+    input ``%c`` (type ``operand``), read through ``result_map`` and ``operand_map``."""
     t = "tensor<1024x1024xf32>"
-    mm = matmul_payload("mm1024_tadd", 1024, 1024, 1024, constant_weights)
+    mm = matmul_payload(name, 1024, 1024, 1024, constant_weights)
     args = "%a: tensor<1024x1024xf32>" + ("" if constant_weights else ", %b: tensor<1024x1024xf32>")
-    mm = mm.replace(f"({args})", f"({args}, %c: {t})")
+    mm = mm.replace(f"({args})", f"({args}, %c: {operand})")
     return mm.replace(
         f"  return %r : {t}\n",
-        f"""  %t = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>,
+        f"""  %t = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> {result_map}>, affine_map<(d0, d1) -> {operand_map}>,
                                         affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}}
-      ins(%r, %c : {t}, {t}) outs(%e : {t}) {{
+      ins(%r, %c : {t}, {operand}) outs(%e : {t}) {{
   ^bb0(%x: f32, %y: f32, %o: f32):
-    %s = arith.addf %x, %y : f32
-    linalg.yield %s : f32
+{body}
   }} -> {t}
   return %t : {t}
 """,
     )
+
+
+def transposed_add_payload(constant_weights: bool = False) -> str:
+    """1024^3 matmul, then ``out[i, j] = mm[j, i] + c[i, j]``."""
+    body = "    %s = arith.addf %x, %y : f32\n    linalg.yield %s : f32"
+    return matmul_then("mm1024_tadd", constant_weights, "tensor<1024x1024xf32>", "(d0, d1)", "(d1, d0)", body)
 
 
 def bias_relu_payload(constant_weights: bool = False) -> str:
     """1024^3 matmul, then ``out = max(mm + bias[j], 0)``."""
-    t = "tensor<1024x1024xf32>"
-    mm = matmul_payload("mm1024_bias_relu", 1024, 1024, 1024, constant_weights)
-    args = "%a: tensor<1024x1024xf32>" + ("" if constant_weights else ", %b: tensor<1024x1024xf32>")
-    mm = mm.replace(f"({args})", f"({args}, %bias: tensor<1024xf32>)")
-    return mm.replace(
-        f"  return %r : {t}\n",
-        f"""  %t = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>,
-                                        affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}}
-      ins(%r, %bias : {t}, tensor<1024xf32>) outs(%e : {t}) {{
-  ^bb0(%x: f32, %y: f32, %o: f32):
-    %s = arith.addf %x, %y : f32
-    %m = arith.maximumf %s, %zero : f32
-    linalg.yield %m : f32
-  }} -> {t}
-  return %t : {t}
-""",
-    )
+    body = "    %s = arith.addf %x, %y : f32\n    %m = arith.maximumf %s, %zero : f32\n    linalg.yield %m : f32"
+    return matmul_then("mm1024_bias_relu", constant_weights, "tensor<1024xf32>", "(d1)", "(d0, d1)", body)
 
 
 def payloads(constant_weights: bool) -> dict[str, str]:
