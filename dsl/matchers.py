@@ -158,7 +158,11 @@ class ContractionMatch(StrategyModel):
                 raise problem("k_min", "an operand_layout, which locates K in the lhs", self.k_min)
         if self.operand_layout is not None and self.operand_layout.startswith("k_"):
             if self.m != ((),):
-                raise problem("m", f"[] (no M loop) with operand_layout {self.operand_layout!r}", self.m)
+                raise problem(
+                    "m",
+                    f"[] (no M loop) with operand_layout {self.operand_layout!r}",
+                    "any" if self.m is None else [list(a) for a in self.m],
+                )
             for field in ("k_min", "size_max"):
                 if getattr(self, field) is not None:
                     raise problem(field, f"None with operand_layout {self.operand_layout!r}", getattr(self, field))
@@ -331,8 +335,39 @@ class FunctionMatch(StrategyModel):
         return None
 
 
+class ConsumerMatch(StrategyModel):
+    """Requires the op's first result to have a single user, one of ``names``. Emits
+    ``transform.match.structured`` with ``transform.match.structured.result %s[0] single``,
+    then ``transform.match.operation_name`` on that user (matcher sequences may only hold
+    match ops, so ``get_consumers_of_result`` is not usable here). Use it inside
+    :class:`AllOf`, e.g. to select the matmuls whose result is reshaped
+    (``tensor.expand_shape``).
+    """
+
+    kind: Literal["consumer"] = "consumer"
+    names: tuple[OpName, ...]
+
+    @field_validator("names", mode="before")
+    @classmethod
+    def _one_name(cls, value: Any) -> Any:
+        return (value,) if isinstance(value, str) else value
+
+    @field_validator("names")
+    @classmethod
+    def _non_empty(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise problem("", "at least one operation name", [])
+        return value
+
+    def alternatives(self) -> list[dict[str, Any]]:
+        return [{}]
+
+    def loop_count(self) -> Optional[int]:
+        return None
+
+
 LeafMatcher = Annotated[
-    Union[OpNameMatch, ContractionMatch, ConvolutionMatch, FunctionMatch],
+    Union[OpNameMatch, ContractionMatch, ConvolutionMatch, FunctionMatch, ConsumerMatch],
     Field(discriminator="kind"),
 ]
 
@@ -367,7 +402,7 @@ class AllOf(StrategyModel):
 
 
 Matcher = Annotated[
-    Union[OpNameMatch, ContractionMatch, ConvolutionMatch, FunctionMatch, AllOf],
+    Union[OpNameMatch, ContractionMatch, ConvolutionMatch, FunctionMatch, ConsumerMatch, AllOf],
     Field(discriminator="kind"),
 ]
 
@@ -407,6 +442,7 @@ def match_op_names(matcher: Any) -> set[str]:
 
 __all__ = [
     "AllOf",
+    "ConsumerMatch",
     "ContractionMatch",
     "ConvolutionMatch",
     "Dims",

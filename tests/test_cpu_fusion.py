@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tdsl import CpuTarget, DataLayout, StrategyError
+from tdsl import ConsumerMatch, CpuTarget, DataLayout, StrategyError
 from tdsl.check import run
 from tdsl.compiler import run_iree_compile
 from tdsl.loader import load
@@ -73,3 +73,14 @@ def test_bias_relu_epilogues_ride_with_the_unpack_and_stay_correct(golden) -> No
     assert report.ok, report.text()
     lines = golden.check_dispatches(payload, strategies, "cpu", "goldens/dispatches/cpu_epilogues.cpu.txt")
     assert any("unpack_elementwise" in line and "linalg.unpack + linalg.generic" in line for line in lines)
+
+
+def test_head_split_rule_leaves_a_same_shape_matmul_without_reshape_alone() -> None:
+    """BERT's output projection has the Q projection's shape but no head split: the
+    ConsumerMatch keeps the fusion rule off it (else the consumer interchange would hit
+    func.return)."""
+    report = run(PAYLOADS / "out_proj.mlir", load(HEADS / "strategy.py"))
+    assert report.ok, report.text()
+    assert [rule.applied for rule in report.compile_report.rules] == [False, False]
+    with pytest.raises(StrategyError, match="names: expected at least one operation name"):
+        ConsumerMatch(names=[])

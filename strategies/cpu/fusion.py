@@ -23,7 +23,7 @@ from __future__ import annotations
 from math import prod
 from typing import Sequence
 
-from tdsl import ContractionMatch, CpuLowering, DataLayout, Rule
+from tdsl import AllOf, ConsumerMatch, ContractionMatch, CpuLowering, DataLayout, Rule
 
 from .tiles import Isa, inner_tile
 
@@ -42,8 +42,8 @@ def head_split_fusion(
     ``(m, *heads)`` and consumed through a permutation (see the module docstring).
 
     ``consumer_interchange`` is the consumer's loop permutation that makes it read the
-    expanded result through the identity map (for ``(d1, d0, d2)``: ``[1, 0, 2]``); every
-    consumer of the matmul must then be such a ``linalg.generic``. The codegen rule tiles
+    expanded result through the identity map (for ``(d1, d0, d2)``: ``[1, 0, 2]``); the
+    first rule only matches a matmul whose every user is a ``tensor.expand_shape``. The codegen rule tiles
     the fused ``(m, *heads, k)`` contraction with the ISA's register tile on (m, last head
     dim) and distributes 32 rows x one head per workgroup.
     """
@@ -57,7 +57,14 @@ def head_split_fusion(
     return [
         Rule(
             target=target,
-            match=ContractionMatch.model_validate({**base, "n": prod(heads)}),
+            # Only matmuls whose result is reshaped: a same-shape matmul without the head
+            # split (BERT's output projection) has other consumers and stays untouched.
+            match=AllOf(
+                matchers=[
+                    ContractionMatch.model_validate({**base, "n": prod(heads)}),
+                    ConsumerMatch(names="tensor.expand_shape"),
+                ]
+            ),
             strategy=DataLayout(
                 name=f"{name}_fuse",
                 generalize=True,
