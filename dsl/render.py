@@ -42,6 +42,14 @@ PREPROCESSING = "preprocessing"
 TUNING_SPEC = "tuning_spec"
 CODEGEN_LIBRARY = "codegen_library"
 
+# IREE 3.13 can deadlock when several executables load a tuning spec or codegen library
+# in parallel: gdb on a hung iree-compile shows a worker blocked on the mutex in
+# IREECodegenDialect::getOrLoadTransformLibraryModule (MaterializeTuningSpecsPass) and the
+# main thread waiting for it. Seen here in about 1 of 15-60 compiles of
+# examples/cpu_auto (300 s CI timeouts). Single-threaded pass execution avoids it, at
+# about 20 % more compile time (cpu_auto: 1.2-1.3 s -> 1.4-1.5 s).
+SERIAL_LOADING = "--mlir-disable-threading"
+
 FLAG = {
     PREPROCESSING: "--iree-preprocessing-transform-spec-filename",
     TUNING_SPEC: "--iree-codegen-tuning-spec-path",
@@ -90,9 +98,13 @@ class Rendered:
         return None
 
     def flags(self, directory: Path | str, include_target: bool = True) -> list[str]:
-        """``iree-compile`` flags: the target's, then one per script written to ``directory``."""
+        """``iree-compile`` flags: the target's, then one per script written to ``directory``,
+        plus :data:`SERIAL_LOADING` when a codegen-phase script is injected."""
         flags = list(self.target.compile_flags()) if include_target else []
-        return flags + [s.flag(directory) for s in self.scripts]
+        flags += [s.flag(directory) for s in self.scripts]
+        if any(s.injection in (TUNING_SPEC, CODEGEN_LIBRARY) for s in self.scripts):
+            flags.append(SERIAL_LOADING)
+        return flags
 
     def write(self, directory: Path | str) -> list[Path]:
         """Writes every script and ``flags.txt`` to ``directory`` atomically; returns the paths."""

@@ -11,6 +11,7 @@ import pytest
 
 from tdsl.cli import main
 from tdsl.loader import load
+from tdsl.render import SERIAL_LOADING
 
 ROOT = Path(__file__).resolve().parent.parent
 PACK = ROOT / "examples" / "matmul_pack"
@@ -22,7 +23,17 @@ def test_render_writes_scripts_and_flags(tmp_path: Path, capsys) -> None:
     flags = (tmp_path / "flags.txt").read_text().splitlines()
     assert f"--iree-preprocessing-transform-spec-filename={tmp_path.resolve() / 'preprocessing.mlir'}" in flags
     assert "--iree-llvmcpu-enable-ukernels=none" in flags
+    assert SERIAL_LOADING not in flags  # graph-level specs load once: threading stays on
     assert str(tmp_path / "flags.txt") in capsys.readouterr().out
+
+
+def test_codegen_scripts_compile_single_threaded(tmp_path: Path) -> None:
+    """A tuning spec or codegen library turns off MLIR threading (IREE 3.13 deadlocks
+    loading it from parallel executables); see tdsl.render.SERIAL_LOADING."""
+    assert main(["render", str(ROOT / "examples" / "mlp" / "strategy.py"), "--target", "cpu", "-o", str(tmp_path)]) == 0
+    flags = (tmp_path / "flags.txt").read_text().splitlines()
+    assert any(f.startswith("--iree-codegen-tuning-spec-path=") for f in flags)
+    assert flags[-1] == SERIAL_LOADING
 
 
 def test_flags_prints_without_writing(tmp_path: Path, capsys) -> None:
