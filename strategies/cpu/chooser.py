@@ -1,12 +1,15 @@
 """``auto``: a StrategySet that packs every supported matmul of a model for one CPU.
 
 Heuristic: every 2-D matmul with M > 1, K >= 128 and some dim above 256 (smaller ones run
-faster in IREE's default pipeline; ``small_max``), plain or transposed-B, of f32, f16/bf16 -> f32 or
-i8 -> i32 gets the ISA's mmt4d tile (:mod:`tdsl.strategies.cpu.tiles`; the ISA is read
-from this machine when not given), and the packed ``linalg.mmt4d`` gets cache blocking from
-the L1/L2 sizes (:mod:`tdsl.strategies.cpu.blocking`; read from sysfs when not given). Convolutions go through IREE's im2col rewrite
-(``CpuTarget.im2col_convs``; 3x3 conv 1x56x56x64 -> 64: about 1.3x IREE's default here).
-Matrix-vector products and everything else are left to IREE's default pipeline.
+faster in IREE's default pipeline; ``small_max``), plain or transposed-B, of f32, f16/bf16
+-> f32 or i8 -> i32 gets the ISA's mmt4d tile (:mod:`tdsl.strategies.cpu.tiles`; the ISA
+is read from this machine when not given), and the packed ``linalg.mmt4d`` gets cache
+blocking from the L1/L2 sizes (:mod:`tdsl.strategies.cpu.blocking`; read from sysfs when
+not given). Convolutions go through IREE's im2col rewrite (``CpuTarget.im2col_convs``; 3x3
+conv 1x56x56x64 -> 64: about 1.3x IREE's default here). Matrix-vector products stay
+unpacked; with a (k, n) matrix they get K-blocked codegen tiles
+(``packing.matvec_blocking``: 1x4096x4096 f32 about 5x IREE's default here). Everything
+else is left to IREE's default pipeline.
 """
 
 from __future__ import annotations
