@@ -82,9 +82,24 @@ class CpuLowering(StrategyModel):
     vector_reduction: Optional[tuple[int, ...]] = None
     vector_inner_parallel: Optional[tuple[int, ...]] = None
 
+    # Levels a pipeline never tiles in IREE 3.13 (its pass list has no tiling for them), so
+    # a value there would be silently ignored.
+    IGNORED_LEVELS: ClassVar[dict[str, tuple[str, ...]]] = {
+        "Mmt4dTilingExpert": ("cache_parallel", "cache_reduction"),
+    }
+
     @model_validator(mode="after")
     def _check(self) -> "CpuLowering":
         _check_levels(self, self.LEVELS)
+        for level in self.IGNORED_LEVELS.get(self.pipeline, ()):
+            sizes = getattr(self, level)
+            if sizes is not None:
+                raise problem(
+                    level,
+                    f"no {level} with pipeline {self.pipeline}: IREE 3.13 tiles only distribution and "
+                    "the vector levels there, so these sizes would be silently ignored",
+                    list(sizes),
+                )
         for parallel, reduction in (
             ("cache_parallel", "cache_reduction"),
             ("vector_common_parallel", "vector_reduction"),

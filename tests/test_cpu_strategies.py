@@ -77,10 +77,12 @@ def test_blocking_from_cache_sizes(tmp_path: Path) -> None:
     from tdsl.strategies.cpu import Caches, detect_caches, mmt4d_blocking
 
     avx2 = mmt4d_blocking("b", inner_tile("avx2", "f32", "f32", "f32"), Caches(l1=32 * 1024, l2=512 * 1024))
-    assert avx2.cache_reduction == (0, 0, 128, 0, 0, 0)  # (6 + 16) * 128 * 4 B = 11 KiB <= L1 / 2
-    assert avx2.distribution == (32, 2, 0, 0, 0, 0)  # 32 * 6 * 128 * 4 B = 96 KiB <= L2 / 4
+    assert avx2.distribution == (32, 2, 0, 0, 0, 0)  # 2 * 16 * 2048 * 4 B = 256 KiB <= L2 / 2
+    assert avx2.cache_reduction is None  # Mmt4dTilingExpert has no cache levels
+    small_l2 = mmt4d_blocking("b", inner_tile("avx2", "f32", "f32", "f32"), Caches(l1=32 * 1024, l2=256 * 1024))
+    assert small_l2.distribution == (32, 1, 0, 0, 0, 0)
     zen5 = mmt4d_blocking("b", inner_tile("avx512", "f32", "f32", "f32"), Caches(l1=48 * 1024, l2=1024 * 1024))
-    assert zen5.cache_reduction == (0, 0, 128, 0, 0, 0) and zen5.vector_common_parallel == (1, 1, 0, 8, 32, 0)
+    assert zen5.distribution == (32, 2, 0, 0, 0, 0) and zen5.vector_common_parallel == (1, 1, 0, 8, 32, 0)
     for level, kind, size in ((1, "Data", "48K"), (1, "Instruction", "32K"), (2, "Unified", "1024K"), (3, "Unified", "32M")):
         index = tmp_path / f"index{level}{kind[0]}"
         index.mkdir()

@@ -210,6 +210,13 @@ def test_cpu_lowering_levels() -> None:
         CpuLowering(name="c", distribution=[64, 64, 0], vector_common_parallel=[8, 32, 0], vector_reduction=[0, 4, 1])
     with raises("c.distribution[0]: expected a non-negative size, received -64"):
         CpuLowering(name="c", distribution=[-64, 64, 0])
+    with raises(
+        "m.cache_reduction: expected no cache_reduction with pipeline Mmt4dTilingExpert: IREE 3.13 tiles only "
+        "distribution and the vector levels there, so these sizes would be silently ignored, received [0, 0, 128, 0, 0, 0]",
+        "m",
+        "cache_reduction",
+    ):
+        CpuLowering(name="m", pipeline="Mmt4dTilingExpert", distribution=[32, 2, 0, 0, 0, 0], cache_reduction=[0, 0, 128, 0, 0, 0])
 
 
 def test_gpu_lowering_messages() -> None:

@@ -114,7 +114,6 @@ module @tdsl_cpu_auto attributes {transform.with_named_sequence} {
     %config = transform.param.constant #iree_codegen.compilation_info<
         lowering_config = #iree_cpu.lowering_config<
           distribution = [32, 2, 0, 0, 0, 0],
-          cache_reduction = [0, 0, 128, 0, 0, 0],
           vector_common_parallel = [1, 1, 0, 6, 16, 0],
           vector_reduction = [0, 0, 1, 0, 0, 1]
         >,
