@@ -2,11 +2,11 @@
 tiling and numpy, side by side (interleaved) per shape; 1 thread by default.
 
 Shapes: square f32 matmuls 256..2048, 1000^3, 384x128x384, 3136x128x64, the 1x4096x4096
-matrix-vector product, a 3x3 conv 1x56x56x64 -> 64 (NHWC, input pre-padded), and a 1024^3
-matmul followed by a transposed add, and one followed by bias + ReLU. ``--weights runtime`` (default): every operand is a
-function argument, packed on every call; ``--weights constant``: the second matmul operand
-(the weights) is a ``util.global`` constant, so IREE may pack it at compile time (no numpy
-column then). The f32 peak is measured first with an FMA loop (benchmarks/fma_peak.c,
+matrix-vector product, a 3x3 conv 1x56x56x64 -> 64 (NHWC, input pre-padded), a 1024^3
+matmul followed by a transposed add, and one followed by bias + ReLU. ``--weights
+runtime`` (default): every operand is a function argument, packed on every call;
+``--weights constant``: the second matmul operand (the weights) is a ``util.global``
+constant, so IREE may pack it at compile time (no numpy column then). The f32 peak is measured first with an FMA loop (benchmarks/fma_peak.c,
 built with ``cc -O2 -march=native``); the table's last column is tdsl's GFLOP/s as a share
 of it. Usage:
 

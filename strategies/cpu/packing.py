@@ -6,6 +6,14 @@ batch: ``[0, 2, 1]``; a transposed-B (n, k) RHS is already in mmt4d order) and
 ``specialize``s the packed generic (to ``linalg.mmt4d`` for plain matmuls). pack_greedily
 pads any dim that is not a multiple of the tile, so every shape is correct. Requires
 ``CpuTarget(ukernels="none")`` (IREE 3.13's mmt4d ukernel is wrong on graph-level mmt4d).
+
+Where the time goes with runtime operands (1024^3 f32, 6x16x1, 1 thread, measured here):
+the mmt4d dispatch alone 25.4-29.8 ms (82 % of the FMA peak at best, faster than numpy's
+whole matmul), the LHS pack 2.2 ms, the RHS pack 0.4 ms and the unpack 1.3-1.7 ms (a 4 MiB
+elementwise copy: 0.34 ms). IREE gives the packs one inner tile per vector step; a pack
+config with ``vector_common_parallel = [1, 16]`` halves the LHS pack (1.07 ms) but slows
+the RHS pack 2x, and no matcher here tells the two packs apart yet. Packing only the RHS
+(``matmul_packed_sizes = [0, 16, 0]``, no LHS pack) ran 6x slower (188 ms).
 """
 
 from __future__ import annotations
