@@ -11,7 +11,7 @@ from .codegen import Codegen, Fuse, GpuThreads, MmaChain, TileUsingFor, TileUsin
 from .errors import RenderError, StrategyError, StrategyFileError, TdslError
 from .layout import DataLayout, Pack, PackGreedily, PackTranspose
 from .lowering import CpuLowering, GpuLowering
-from .matchers import AllOf, ConsumerMatch, ContractionMatch, ConvolutionMatch, FunctionMatch, OpNameMatch
+from .matchers import AllOf, ConsumerMatch, ContractionMatch, ConvolutionMatch, FunctionMatch, OpNameMatch, PackMatch
 from .render import Rendered, Script, render
 from .strategy_set import Rule, Strategy, StrategySet
 from .targets import GFX942, AmdGpuTarget, CpuTarget
@@ -33,6 +33,7 @@ __all__ = [
     "MmaChain",
     "OpNameMatch",
     "ConsumerMatch",
+    "PackMatch",
     "Pack",
     "PackGreedily",
     "PackTranspose",

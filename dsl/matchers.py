@@ -31,7 +31,7 @@ from typing import Annotated, Any, ClassVar, Literal, Optional, Union
 
 from pydantic import AfterValidator, BeforeValidator, Field, field_validator, model_validator
 
-from .model import OpName, StrategyModel, SymbolName, problem
+from .model import OpName, StrategyModel, SymbolName, check_permutation, problem
 
 ElementType = Literal[
     "f64", "f32", "f16", "bf16", "f8E4M3FNUZ", "f8E5M2FNUZ", "i64", "i32", "i16", "i8", "i4", "i1"
@@ -366,8 +366,67 @@ class ConsumerMatch(StrategyModel):
         return None
 
 
+class PackMatch(StrategyModel):
+    """Matches a ``linalg.pack`` by its layout: element type, source rank, inner dims and
+    tiles and outer permutation (with or without a padding value; sizes are free). Emits
+    ``transform.iree.match.cast_compatible_dag_from_root`` with that pack as the pattern,
+    e.g. for the LHS pack of a 6x16x1 mmt4d::
+
+        PackMatch(element_type="f32", inner_dims_pos=[0, 1], inner_tiles=[6, 1])
+
+    matches ``linalg.pack %a inner_dims_pos = [0, 1] inner_tiles = [6, 1] : tensor<?x?xf32>
+    -> tensor<?x?x6x1xf32>`` but not the RHS pack (inner tiles [16, 1]). The op's loops are
+    the pack's outer dims (``source_rank`` of them).
+    """
+
+    kind: Literal["pack_op"] = "pack_op"
+    element_type: ElementType
+    inner_dims_pos: tuple[int, ...]
+    inner_tiles: tuple[int, ...]
+    outer_dims_perm: Optional[tuple[int, ...]] = None
+    source_rank: int = 2
+
+    @model_validator(mode="after")
+    def _check(self) -> "PackMatch":
+        if self.source_rank < 1:
+            raise problem("source_rank", "a rank of at least 1", self.source_rank)
+        if not self.inner_tiles or len(self.inner_tiles) != len(self.inner_dims_pos):
+            raise problem(
+                "inner_tiles",
+                f"one tile per entry of inner_dims_pos ({len(self.inner_dims_pos)})",
+                list(self.inner_tiles),
+            )
+        for i, tile in enumerate(self.inner_tiles):
+            if tile < 1:
+                raise problem(f"inner_tiles[{i}]", "a positive tile size", tile)
+        if len(set(self.inner_dims_pos)) != len(self.inner_dims_pos) or not all(
+            0 <= d < self.source_rank for d in self.inner_dims_pos
+        ):
+            raise problem(
+                "inner_dims_pos",
+                f"distinct dims of the rank-{self.source_rank} source (0..{self.source_rank - 1})",
+                list(self.inner_dims_pos),
+            )
+        if self.outer_dims_perm is not None:
+            check_permutation("outer_dims_perm", self.outer_dims_perm, self.source_rank)
+        return self
+
+    def source_type(self) -> str:
+        return "tensor<" + "?x" * self.source_rank + f"{self.element_type}>"
+
+    def packed_type(self) -> str:
+        tiles = "".join(f"{t}x" for t in self.inner_tiles)
+        return "tensor<" + "?x" * self.source_rank + tiles + f"{self.element_type}>"
+
+    def alternatives(self) -> list[dict[str, Any]]:
+        return [{"padding": True}, {"padding": False}]
+
+    def loop_count(self) -> Optional[int]:
+        return self.source_rank
+
+
 LeafMatcher = Annotated[
-    Union[OpNameMatch, ContractionMatch, ConvolutionMatch, FunctionMatch, ConsumerMatch],
+    Union[OpNameMatch, ContractionMatch, ConvolutionMatch, FunctionMatch, ConsumerMatch, PackMatch],
     Field(discriminator="kind"),
 ]
 
@@ -402,7 +461,7 @@ class AllOf(StrategyModel):
 
 
 Matcher = Annotated[
-    Union[OpNameMatch, ContractionMatch, ConvolutionMatch, FunctionMatch, ConsumerMatch, AllOf],
+    Union[OpNameMatch, ContractionMatch, ConvolutionMatch, FunctionMatch, ConsumerMatch, PackMatch, AllOf],
     Field(discriminator="kind"),
 ]
 
@@ -450,5 +509,6 @@ __all__ = [
     "FunctionMatch",
     "Matcher",
     "OpNameMatch",
+    "PackMatch",
 ]
 

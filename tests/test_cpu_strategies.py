@@ -27,6 +27,10 @@ def test_auto_packs_every_supported_matmul_and_stays_correct() -> None:
     assert by_name[f"{isa}_f32_f32_mk_nk"].functions == ("mt",)
     dispatches = [d for d in report.compile_report.dispatches if "mmt4d" in d.compute_ops[0]]
     assert {d.name.split("_dispatch")[0] for d in dispatches} == {"odd", "mt", "h", "q"}
+    # The f32 LHS-pack tiles reach exactly one pack per f32 mmt4d (its LHS), never the RHS pack.
+    packs = [d for d in report.compile_report.dispatches if d.compute_ops == ("linalg.pack",)]
+    tiled = [d.name.split("_dispatch")[0] for d in packs if f"{isa}_f32_lhs_pack_tiles" in d.applied_strategies]
+    assert sorted(tiled) == ["mt", "odd"] and len(packs) > len(tiled)
 
 
 @pytest.mark.compile

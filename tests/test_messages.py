@@ -17,6 +17,7 @@ from tdsl import (
     ContractionMatch,
     ConvolutionMatch,
     CpuLowering,
+    PackMatch,
     CpuTarget,
     DataLayout,
     FunctionMatch,
@@ -217,6 +218,17 @@ def test_cpu_lowering_levels() -> None:
         "cache_reduction",
     ):
         CpuLowering(name="m", pipeline="Mmt4dTilingExpert", distribution=[32, 2, 0, 0, 0, 0], cache_reduction=[0, 0, 128, 0, 0, 0])
+
+
+def test_pack_match_messages() -> None:
+    with raises("inner_tiles: expected one tile per entry of inner_dims_pos (2), received [6]"):
+        PackMatch(element_type="f32", inner_dims_pos=[0, 1], inner_tiles=[6])
+    with raises("inner_dims_pos: expected distinct dims of the rank-2 source (0..1), received [0, 2]"):
+        PackMatch(element_type="f32", inner_dims_pos=[0, 2], inner_tiles=[6, 1])
+    with raises("inner_tiles[1]: expected a positive tile size, received 0"):
+        PackMatch(element_type="f32", inner_dims_pos=[0, 1], inner_tiles=[6, 0])
+    with raises("outer_dims_perm: expected a permutation of [0, 1], received [0, 0]"):
+        PackMatch(element_type="f32", inner_dims_pos=[0, 1], inner_tiles=[6, 1], outer_dims_perm=[0, 0])
 
 
 def test_gpu_lowering_messages() -> None:

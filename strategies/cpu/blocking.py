@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tdsl import CpuLowering
+from tdsl import CpuLowering, PackMatch, Rule
 
 from .tiles import InnerTile
 
@@ -79,4 +79,18 @@ def mmt4d_blocking(name: str, tile: InnerTile, caches: Caches, element_bytes: in
         distribution=[M_TILES, n_tiles, 0, 0, 0, 0],
         vector_common_parallel=[1, 1, 0, tile.m0, tile.n0, 0],
         vector_reduction=[0, 0, 1, 0, 0, tile.k0],
+    )
+
+
+def lhs_pack_rule(name: str, tile: InnerTile, element_type: str, target: str = "cpu") -> Rule:
+    """Codegen tiles for the LHS pack of the mmt4d (``inner_tiles = [m0, k0]``): 16 source
+    columns per vector step instead of IREE's one inner tile. Measured on the 1024x1024
+    f32 LHS pack with the AVX2 6x1 tile, 1 thread: 1.07 ms vs 2.15-2.26 ms with IREE's
+    configuration (a 4 MiB copy: 0.34 ms). The RHS pack keeps IREE's configuration,
+    which is faster there (0.41-0.44 ms; 0.82 ms with these tiles).
+    """
+    return Rule(
+        target=target,
+        match=PackMatch(element_type=element_type, inner_dims_pos=[0, 1], inner_tiles=[tile.m0, tile.k0]),
+        strategy=CpuLowering(name=name, pipeline="DataTiling", distribution=[64, 64], vector_common_parallel=[1, 16]),
     )

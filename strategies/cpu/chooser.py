@@ -3,13 +3,13 @@
 Heuristic: every 2-D matmul with M > 1, K >= 128 and some dim above 256 (smaller ones run
 faster in IREE's default pipeline; ``small_max``), plain or transposed-B, of f32, f16/bf16
 -> f32 or i8 -> i32 gets the ISA's mmt4d tile (:mod:`tdsl.strategies.cpu.tiles`; the ISA
-is read from this machine when not given), and the packed ``linalg.mmt4d`` gets cache
-blocking from the L1/L2 sizes (:mod:`tdsl.strategies.cpu.blocking`; read from sysfs when
-not given). Convolutions go through IREE's im2col rewrite (``CpuTarget.im2col_convs``; 3x3
-conv 1x56x56x64 -> 64: about 1.3x IREE's default here). Matrix-vector products stay
-unpacked; with a (k, n) matrix they get K-blocked codegen tiles
-(``packing.matvec_blocking``: 1x4096x4096 f32 about 5x IREE's default here). Everything
-else is left to IREE's default pipeline.
+is read from this machine when not given), and the packed ``linalg.mmt4d`` gets a
+workgroup blocking from the L2 size (:mod:`tdsl.strategies.cpu.blocking`; read from sysfs
+when not given), and the f32 LHS pack gets wider vector steps. Convolutions go through IREE's
+im2col rewrite (``CpuTarget.im2col_convs``; 3x3 conv 1x56x56x64 -> 64: about 1.3x IREE's
+default here). Matrix-vector products stay unpacked; with a (k, n) matrix they get
+K-blocked codegen tiles (``packing.matvec_blocking``: 1x4096x4096 f32 about 5x IREE's
+default here). Everything else is left to IREE's default pipeline.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from tdsl import CpuTarget, StrategySet
 
 from tdsl import OpNameMatch, Rule
 
-from .blocking import Caches, detect_caches, mmt4d_blocking
+from .blocking import Caches, detect_caches, lhs_pack_rule, mmt4d_blocking
 from .packing import SMALL_MAX, packing_rules
 from .tiles import Isa, detect_isa, inner_tile
 
@@ -51,4 +51,6 @@ def auto(
     tile = inner_tile(chosen, "f32", "f32", "f32")
     blocking = mmt4d_blocking(f"{chosen}_mmt4d_blocking", tile, caches or detect_caches())
     rules.append(Rule(target=cpu.name, match=OpNameMatch(names="linalg.mmt4d"), strategy=blocking))
+    if ("f32", "f32", "f32") in element_types:
+        rules.append(lhs_pack_rule(f"{chosen}_f32_lhs_pack_tiles", tile, "f32", cpu.name))
     return StrategySet(name=name, targets=[cpu], rules=rules)

@@ -29,6 +29,22 @@ module @tdsl_cpu_auto attributes {transform.with_named_sequence} {
     transform.match.operation_name %op ["linalg.mmt4d"] : !transform.any_op loc("cpu_auto.rules[16].match.names")
     transform.yield %op : !transform.any_op loc("cpu_auto.rules[16].match")
   } loc("cpu_auto.rules[16].match")
+  transform.named_sequence @tdsl_r17_avx2_f32_lhs_pack_tiles_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %l0_ins, %l0_outs = transform.iree.match.cast_compatible_dag_from_root %op {
+    ^bb0(%l0_src: tensor<?x?xf32>, %l0_dst: tensor<?x?x6x1xf32>, %l0_pad: f32):
+      %l0_pack = linalg.pack %l0_src padding_value(%l0_pad : f32) inner_dims_pos = [0, 1] inner_tiles = [6, 1] into %l0_dst : tensor<?x?xf32> -> tensor<?x?x6x1xf32> loc("cpu_auto.rules[17].match")
+      transform.yield loc("cpu_auto.rules[17].match")
+    } : (!transform.any_op) -> (!transform.any_value, !transform.any_value) loc("cpu_auto.rules[17].match")
+    transform.yield %op : !transform.any_op loc("cpu_auto.rules[17].match")
+  } loc("cpu_auto.rules[17].match")
+  transform.named_sequence @tdsl_r17_avx2_f32_lhs_pack_tiles_match1(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %l0_ins, %l0_outs = transform.iree.match.cast_compatible_dag_from_root %op {
+    ^bb0(%l0_src: tensor<?x?xf32>, %l0_dst: tensor<?x?x6x1xf32>):
+      %l0_pack = linalg.pack %l0_src inner_dims_pos = [0, 1] inner_tiles = [6, 1] into %l0_dst : tensor<?x?xf32> -> tensor<?x?x6x1xf32> loc("cpu_auto.rules[17].match")
+      transform.yield loc("cpu_auto.rules[17].match")
+    } : (!transform.any_op) -> (!transform.any_value, !transform.any_value) loc("cpu_auto.rules[17].match")
+    transform.yield %op : !transform.any_op loc("cpu_auto.rules[17].match")
+  } loc("cpu_auto.rules[17].match")
 
   transform.named_sequence @tdsl_r1_avx2_f32_f32_matvec_kn_tiles(%op: !transform.any_op {transform.readonly}) {
     %config = transform.param.constant #iree_codegen.compilation_info<
@@ -129,6 +145,24 @@ module @tdsl_cpu_auto attributes {transform.with_named_sequence} {
     transform.yield loc("avx2_mmt4d_blocking")
   } loc("avx2_mmt4d_blocking")
 
+  transform.named_sequence @tdsl_r17_avx2_f32_lhs_pack_tiles(%op: !transform.any_op {transform.readonly}) {
+    %config = transform.param.constant #iree_codegen.compilation_info<
+        lowering_config = #iree_cpu.lowering_config<
+          distribution = [64, 64],
+          vector_common_parallel = [1, 16]
+        >,
+        translation_info = #iree_codegen.translation_info<
+          pipeline = #iree_cpu.pipeline<DataTiling>
+        >
+      > -> !transform.any_param loc("avx2_f32_lhs_pack_tiles")
+    transform.annotate %op "compilation_info" = %config : !transform.any_op, !transform.any_param loc("avx2_f32_lhs_pack_tiles")
+    %marker = transform.param.constant "avx2_f32_lhs_pack_tiles" -> !transform.any_param loc("avx2_f32_lhs_pack_tiles")
+    transform.annotate %op "tdsl.applied" = %marker : !transform.any_op, !transform.any_param loc("avx2_f32_lhs_pack_tiles")
+    %rule = transform.param.constant 17 : i64 -> !transform.any_param loc("cpu_auto.rules[17]")
+    transform.annotate %op "tdsl.rule" = %rule : !transform.any_op, !transform.any_param loc("cpu_auto.rules[17]")
+    transform.yield loc("avx2_f32_lhs_pack_tiles")
+  } loc("avx2_f32_lhs_pack_tiles")
+
   transform.named_sequence @tdsl_tuning_main(%root: !transform.any_op {transform.consumed}) -> !transform.any_op
       attributes {iree_codegen.tuning_spec_entrypoint} {
     %root1 = transform.foreach_match in %root
@@ -136,7 +170,9 @@ module @tdsl_cpu_auto attributes {transform.with_named_sequence} {
         @tdsl_r5_avx2_f16_f32_matvec_kn_tiles_match0 -> @tdsl_r5_avx2_f16_f32_matvec_kn_tiles,
         @tdsl_r9_avx2_bf16_f32_matvec_kn_tiles_match0 -> @tdsl_r9_avx2_bf16_f32_matvec_kn_tiles,
         @tdsl_r13_avx2_i8_i32_matvec_kn_tiles_match0 -> @tdsl_r13_avx2_i8_i32_matvec_kn_tiles,
-        @tdsl_r16_avx2_mmt4d_blocking_match0 -> @tdsl_r16_avx2_mmt4d_blocking
+        @tdsl_r16_avx2_mmt4d_blocking_match0 -> @tdsl_r16_avx2_mmt4d_blocking,
+        @tdsl_r17_avx2_f32_lhs_pack_tiles_match0 -> @tdsl_r17_avx2_f32_lhs_pack_tiles,
+        @tdsl_r17_avx2_f32_lhs_pack_tiles_match1 -> @tdsl_r17_avx2_f32_lhs_pack_tiles
       : (!transform.any_op) -> !transform.any_op loc("cpu_auto.rules")
     transform.yield %root1 : !transform.any_op loc("cpu_auto.rules")
   } loc("cpu_auto.rules")
