@@ -367,29 +367,31 @@ class ConsumerMatch(StrategyModel):
 
 
 class PackMatch(StrategyModel):
-    """Matches a ``linalg.pack`` by its layout: element type, source rank, inner dims and
-    tiles and outer permutation (with or without a padding value; sizes are free). Emits
-    ``transform.iree.match.cast_compatible_dag_from_root`` with that pack as the pattern,
+    """Matches a ``linalg.pack`` (or, with ``op="unpack"``, a ``linalg.unpack``) by its
+    layout: element type, rank of the unpacked tensor, inner dims and tiles and outer
+    permutation (a pack with or without a padding value; sizes are free). Emits
+    ``transform.iree.match.cast_compatible_dag_from_root`` with that op as the pattern,
     e.g. for the LHS pack of a 6x16x1 mmt4d::
 
         PackMatch(element_type="f32", inner_dims_pos=[0, 1], inner_tiles=[6, 1])
 
     matches ``linalg.pack %a inner_dims_pos = [0, 1] inner_tiles = [6, 1] : tensor<?x?xf32>
     -> tensor<?x?x6x1xf32>`` but not the RHS pack (inner tiles [16, 1]). The op's loops are
-    the pack's outer dims (``source_rank`` of them).
+    the outer dims of a pack and the result dims of an unpack (``unpacked_rank`` of them).
     """
 
     kind: Literal["pack_op"] = "pack_op"
+    op: Literal["pack", "unpack"] = "pack"
     element_type: ElementType
     inner_dims_pos: tuple[int, ...]
     inner_tiles: tuple[int, ...]
     outer_dims_perm: Optional[tuple[int, ...]] = None
-    source_rank: int = 2
+    unpacked_rank: int = 2
 
     @model_validator(mode="after")
     def _check(self) -> "PackMatch":
-        if self.source_rank < 1:
-            raise problem("source_rank", "a rank of at least 1", self.source_rank)
+        if self.unpacked_rank < 1:
+            raise problem("unpacked_rank", "a rank of at least 1", self.unpacked_rank)
         if not self.inner_tiles or len(self.inner_tiles) != len(self.inner_dims_pos):
             raise problem(
                 "inner_tiles",
@@ -399,30 +401,37 @@ class PackMatch(StrategyModel):
         for i, tile in enumerate(self.inner_tiles):
             if tile < 1:
                 raise problem(f"inner_tiles[{i}]", "a positive tile size", tile)
-        if len(set(self.inner_dims_pos)) != len(self.inner_dims_pos) or not all(
-            0 <= d < self.source_rank for d in self.inner_dims_pos
-        ):
+        rank = self.unpacked_rank
+        if len(set(self.inner_dims_pos)) != len(self.inner_dims_pos) or not all(0 <= d < rank for d in self.inner_dims_pos):
             raise problem(
                 "inner_dims_pos",
-                f"distinct dims of the rank-{self.source_rank} source (0..{self.source_rank - 1})",
+                f"distinct dims of the rank-{rank} unpacked tensor (0..{rank - 1})",
                 list(self.inner_dims_pos),
             )
         if self.outer_dims_perm is not None:
-            check_permutation("outer_dims_perm", self.outer_dims_perm, self.source_rank)
+            check_permutation("outer_dims_perm", self.outer_dims_perm, rank)
         return self
 
-    def source_type(self) -> str:
-        return "tensor<" + "?x" * self.source_rank + f"{self.element_type}>"
+    def unpacked_type(self) -> str:
+        return "tensor<" + "?x" * self.unpacked_rank + f"{self.element_type}>"
 
     def packed_type(self) -> str:
         tiles = "".join(f"{t}x" for t in self.inner_tiles)
-        return "tensor<" + "?x" * self.source_rank + tiles + f"{self.element_type}>"
+        return "tensor<" + "?x" * self.unpacked_rank + tiles + f"{self.element_type}>"
+
+    def operand_types(self) -> tuple[str, str]:
+        """(source type, result type) of the op."""
+        if self.op == "pack":
+            return self.unpacked_type(), self.packed_type()
+        return self.packed_type(), self.unpacked_type()
 
     def alternatives(self) -> list[dict[str, Any]]:
+        if self.op == "unpack":
+            return [{"padding": False}]
         return [{"padding": True}, {"padding": False}]
 
     def loop_count(self) -> Optional[int]:
-        return self.source_rank
+        return self.unpacked_rank
 
 
 LeafMatcher = Annotated[

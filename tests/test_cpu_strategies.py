@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tdsl import ContractionMatch, CpuTarget, Rule, StrategySet
+from tdsl import ContractionMatch, CpuLowering, CpuTarget, PackMatch, Rule, StrategySet
 from tdsl.check import run
 from tdsl.strategies.cpu import auto, detect_isa, inner_tile, mmt4d_layout
 
@@ -31,6 +31,22 @@ def test_auto_packs_every_supported_matmul_and_stays_correct() -> None:
     packs = [d for d in report.compile_report.dispatches if d.compute_ops == ("linalg.pack",)]
     tiled = [d.name.split("_dispatch")[0] for d in packs if f"{isa}_f32_lhs_pack_tiles" in d.applied_strategies]
     assert sorted(tiled) == ["mt", "odd"] and len(packs) > len(tiled)
+
+
+@pytest.mark.compile
+def test_pack_match_selects_the_result_unpack() -> None:
+    """PackMatch(op="unpack") reaches the unpacks of f32 mmt4d results (h: f16 -> f32),
+    not the i8 -> i32 one, never a pack."""
+    tile = inner_tile(detect_isa(), "f32", "f32", "f32")
+    base = auto(small_max=None)
+    strip = CpuLowering(name="unpack_strip", pipeline="DataTiling", distribution=[tile.m0, 16 * tile.n0], vector_common_parallel=[tile.m0, tile.n0])
+    unpack = PackMatch(op="unpack", element_type="f32", inner_dims_pos=[0, 1], inner_tiles=[tile.m0, tile.n0])
+    strategies = base.model_copy(update={"rules": [*base.rules, Rule(target="cpu", match=unpack, strategy=strip)]})
+    report = run(AUTO / "payload.mlir", strategies)
+    assert report.ok, report.text()
+    hit = [d for d in report.compile_report.dispatches if "unpack_strip" in d.applied_strategies]
+    assert sorted(d.name.split("_dispatch")[0] for d in hit) == ["h", "mt", "odd"]
+    assert all(d.compute_ops == ("linalg.unpack",) for d in hit)
 
 
 @pytest.mark.compile

@@ -223,7 +223,7 @@ def test_cpu_lowering_levels() -> None:
 def test_pack_match_messages() -> None:
     with raises("inner_tiles: expected one tile per entry of inner_dims_pos (2), received [6]"):
         PackMatch(element_type="f32", inner_dims_pos=[0, 1], inner_tiles=[6])
-    with raises("inner_dims_pos: expected distinct dims of the rank-2 source (0..1), received [0, 2]"):
+    with raises("inner_dims_pos: expected distinct dims of the rank-2 unpacked tensor (0..1), received [0, 2]"):
         PackMatch(element_type="f32", inner_dims_pos=[0, 2], inner_tiles=[6, 1])
     with raises("inner_tiles[1]: expected a positive tile size, received 0"):
         PackMatch(element_type="f32", inner_dims_pos=[0, 1], inner_tiles=[6, 0])

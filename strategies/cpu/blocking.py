@@ -85,9 +85,16 @@ def mmt4d_blocking(name: str, tile: InnerTile, caches: Caches, element_bytes: in
 def lhs_pack_rule(name: str, tile: InnerTile, element_type: str, target: str = "cpu") -> Rule:
     """Codegen tiles for the LHS pack of the mmt4d (``inner_tiles = [m0, k0]``): 16 source
     columns per vector step instead of IREE's one inner tile. Measured on the 1024x1024
-    f32 LHS pack with the AVX2 6x1 tile, 1 thread: 1.07 ms vs 2.15-2.26 ms with IREE's
-    configuration (a 4 MiB copy: 0.34 ms). The RHS pack keeps IREE's configuration,
-    which is faster there (0.41-0.44 ms; 0.82 ms with these tiles).
+    f32 LHS pack with the AVX2 6x1 tile, 1 thread: 1.07-1.40 ms vs 2.15-2.60 ms with IREE's
+    configuration (a 4 MiB copy: 0.34 ms); 1024^3 matmul median 33.4 -> 32.3 ms. The RHS
+    pack keeps IREE's configuration, which is faster there (0.41-0.44 ms; 0.82 ms with
+    these tiles).
+
+    Not done for the result unpack: ``distribution = [m0, 16 * n0]`` halves a standalone
+    unpack (0.70-0.86 ms vs 1.41-1.87 ms), but the rule also reaches unpacks fused with an
+    elementwise consumer, where it slowed the 1024^3 matmul + transposed add from 36.9 to
+    43.1 ms (medians), and no matcher can tell the two apart (a matcher cannot look at
+    the unpack's user unless the op is a linalg structured op).
     """
     return Rule(
         target=target,

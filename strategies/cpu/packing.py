@@ -10,10 +10,10 @@ pads any dim that is not a multiple of the tile, so every shape is correct. Requ
 Where the time goes with runtime operands (1024^3 f32, 6x16x1, 1 thread, measured here):
 the mmt4d dispatch alone 25.4-29.8 ms (82 % of the FMA peak at best, faster than numpy's
 whole matmul), the LHS pack 2.2 ms, the RHS pack 0.4 ms and the unpack 1.3-1.7 ms (a 4 MiB
-elementwise copy: 0.34 ms). IREE gives the packs one inner tile per vector step; a pack
-config with ``vector_common_parallel = [1, 16]`` halves the LHS pack (1.07 ms) but slows
-the RHS pack 2x, and no matcher here tells the two packs apart yet. Packing only the RHS
-(``matmul_packed_sizes = [0, 16, 0]``, no LHS pack) ran 6x slower (188 ms).
+elementwise copy: 0.34 ms). IREE gives the packs one inner tile per vector step;
+``blocking.lhs_pack_rule`` halves the LHS pack (a ``PackMatch`` tells it from the RHS
+pack, which those tiles would slow 2x). Packing only the RHS (``matmul_packed_sizes =
+[0, 16, 0]``, no LHS pack, no unpack) ran 6x slower (188 ms).
 """
 
 from __future__ import annotations
