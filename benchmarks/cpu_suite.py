@@ -6,9 +6,9 @@ matrix-vector product, a 3x3 conv 1x56x56x64 -> 64 (NHWC, input pre-padded), a 1
 matmul followed by a transposed add, and one followed by bias + ReLU. ``--weights
 runtime`` (default): every operand is a function argument, packed on every call;
 ``--weights constant``: the second matmul operand (the weights) is a ``util.global``
-constant, so IREE may pack it at compile time (no numpy column then). The f32 peak is measured first with an FMA loop (benchmarks/fma_peak.c,
-built with ``cc -O2 -march=native``); the table's last column is tdsl's GFLOP/s as a share
-of it. Usage:
+constant, so IREE may pack it at compile time (no numpy column then). The f32 peak is
+measured first with an FMA loop (benchmarks/fma_peak.c, built with ``cc -O2
+-march=native``); the table's last column is tdsl's GFLOP/s as a share of it. Usage:
 
     python benchmarks/cpu_suite.py [--threads 1,2] [--repetitions 3] [--weights runtime|constant] [--only mm1024]
 """
