@@ -23,7 +23,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from tdsl.bench import DATA_TILING, DEFAULT, NUMPY, STRATEGY, bench
+from tdsl.iree.bench import DATA_TILING, DEFAULT, NUMPY, STRATEGY, bench
 from tdsl.strategies.cpu import auto
 
 HERE = Path(__file__).resolve().parent

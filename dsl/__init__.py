@@ -1,26 +1,48 @@
 """tdsl: declarative Python strategies rendered to verified IREE transform-dialect scripts.
 
-Author a :class:`StrategySet` of rules (matcher -> strategy -> target), then
-:func:`render` it for a target to get verified scripts and the ``iree-compile`` flags
-that inject them.
+Author a :class:`StrategySet` of rules (matcher -> strategy -> target), then:
+
+* :func:`load` / :func:`dump` -- read a strategy file (.py, .yaml, .json) / write YAML or JSON;
+* :func:`render` -- verified scripts and the ``iree-compile`` flags that inject them;
+* :func:`compile` -- compile a payload with them and report which rules applied where;
+* :func:`run` -- compile with and without them, run on CPU and compare the numbers;
+* :func:`bench` -- time them against IREE's default and data-tiling paths and numpy.
+
+Layers (see ARCHITECTURE.md): :mod:`tdsl.spec` (the strategy model), :mod:`tdsl.targets`
+(per-target facts and checks), :mod:`tdsl.render`, :mod:`tdsl.iree` (driving IREE),
+:mod:`tdsl.testing` (the pytest plugin) and :mod:`tdsl.cli`.
 """
 
 from __future__ import annotations
 
-from .codegen import Codegen, Fuse, GpuThreads, MmaChain, TileUsingFor, TileUsingForall, VectorLowering
+from importlib.metadata import PackageNotFoundError, version
+
 from .errors import RenderError, StrategyError, StrategyFileError, TdslError
-from .layout import DataLayout, Pack, PackGreedily, PackTranspose
-from .lowering import CpuLowering, GpuLowering
-from .matchers import AllOf, ConsumerMatch, ContractionMatch, ConvolutionMatch, FunctionMatch, OpNameMatch, PackMatch
+from .iree.bench import bench
+from .iree.compile import compile
+from .iree.numerics import run
 from .render import Rendered, Script, render
-from .strategy_set import Rule, Strategy, StrategySet
+from .spec.all_of import AllOf
+from .spec.codegen import Codegen, Fuse, GpuThreads, MmaChain, TileUsingFor, TileUsingForall, VectorLowering
+from .spec.layout import DataLayout, Pack, PackGreedily, PackTranspose
+from .spec.loader import dump, load
+from .spec.lowering import CpuLowering, GpuLowering
+from .spec.matchers import ConsumerMatch, ContractionMatch, ConvolutionMatch, FunctionMatch, OpNameMatch, PackMatch
+from .spec.registry import Strategy
+from .spec.strategy_set import Rule, StrategySet
 from .targets import GFX942, AmdGpuTarget, CpuTarget
+
+try:
+    __version__ = version("tdsl")
+except PackageNotFoundError:  # running from a checkout that is not installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "GFX942",
     "AllOf",
     "AmdGpuTarget",
     "Codegen",
+    "ConsumerMatch",
     "ContractionMatch",
     "ConvolutionMatch",
     "CpuLowering",
@@ -32,10 +54,9 @@ __all__ = [
     "GpuThreads",
     "MmaChain",
     "OpNameMatch",
-    "ConsumerMatch",
-    "PackMatch",
     "Pack",
     "PackGreedily",
+    "PackMatch",
     "PackTranspose",
     "RenderError",
     "Rendered",
@@ -49,5 +70,11 @@ __all__ = [
     "TileUsingFor",
     "TileUsingForall",
     "VectorLowering",
+    "__version__",
+    "bench",
+    "compile",
+    "dump",
+    "load",
     "render",
+    "run",
 ]

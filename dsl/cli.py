@@ -13,11 +13,11 @@ import sys
 from pathlib import Path
 from typing import Callable, NoReturn, Sequence
 
-from .build import PHASES
-from .compiler import CompileFailed
-from .compiler import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
+from .iree.phases import PHASES
+from .iree.iree_compile import CompileFailed
+from .iree.iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
 from .errors import RenderError, StrategyError, TdslError
-from .loader import dump, load
+from .spec.loader import dump, load
 from .render import render
 
 
@@ -50,7 +50,7 @@ def _cmd_flags(args: argparse.Namespace) -> int:
 
 
 def _cmd_compile(args: argparse.Namespace) -> int:
-    from .build import compile
+    from .iree.compile import compile
 
     report = compile(
         args.payload,
@@ -77,7 +77,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
 def _cmd_run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from .check import NumericsFailed, run
+    from .iree.numerics import NumericsFailed, run
 
     inputs = [np.load(p) for p in args.inputs] if args.inputs else None
     try:
@@ -99,7 +99,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from .bench import bench, plot
+    from .iree.bench import bench, plot
 
     threads = tuple(int(t) for t in args.threads.split(","))
     report = bench(

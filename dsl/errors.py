@@ -1,7 +1,22 @@
-"""The one error hierarchy of tdsl.
+"""The one error hierarchy of tdsl: every error tdsl raises on purpose is a :class:`TdslError`.
 
 Every error says *where* (strategy name and field path), *what was expected* and
 *what was received*; where one exists it also names the nearest legal value.
+
+::
+
+    TdslError
+    +-- StrategyError         an invalid strategy (field paths), at construction
+    +-- StrategyFileError     a strategy file that cannot be loaded
+    +-- TargetError           a target the set does not define
+    +-- RenderError           a rendered script that does not verify (shows the script)
+    +-- ParseFailure          MLIR text that does not parse or verify (its diagnostics)
+    +-- PayloadError          a payload tdsl cannot handle (dynamic shapes, ...)
+    +-- CompileFailed         iree-compile failed (tdsl.iree.iree_compile; carries the run)
+    +-- StrategyNotApplied    --strict: a rule matched nothing
+    +-- RunFailed             a module could not be run
+    |   +-- NumericsFailed    results beyond tolerance (tdsl.iree.numerics; carries the report)
+    +-- BenchFailed           a variant could not be measured
 """
 
 from __future__ import annotations
@@ -59,5 +74,47 @@ class StrategyFileError(TdslError):
     """A strategy file could not be loaded (missing, wrong format, no StrategySet in it)."""
 
 
-class TargetError(TdslError):
-    """A target name that the strategy set does not define."""
+class TargetError(TdslError, KeyError):
+    """A target name that the strategy set does not define, or a target a command cannot use."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One error from the MLIR parser or verifier.
+
+    ``line``/``column`` are set for syntax errors (a position in the text); ``name`` is
+    set when the error carries one of tdsl's ``loc("strategy.field")`` locations.
+    """
+
+    message: str
+    line: int | None
+    column: int | None
+    name: str | None
+    notes: tuple[str, ...] = ()
+
+
+class ParseFailure(TdslError):
+    """MLIR text did not parse or verify; ``diagnostics`` holds what MLIR reported."""
+
+    def __init__(self, diagnostics: Sequence[Diagnostic]):
+        self.diagnostics = list(diagnostics)
+        super().__init__("; ".join(d.message for d in self.diagnostics))
+
+
+class PayloadError(TdslError):
+    """A payload that tdsl cannot handle (a dynamic shape, no function to run, ...)."""
+
+
+class StrategyNotApplied(TdslError):
+    """``--strict``: a rule of the set matched nothing in the payload."""
+
+
+class RunFailed(TdslError):
+    """A module could not be run, or its payload uses types tdsl cannot feed."""
+
+
+class BenchFailed(TdslError):
+    """A variant could not be compiled or measured."""

@@ -11,9 +11,9 @@ import tempfile
 from pathlib import Path
 
 from tdsl import render
-from tdsl.build import compile
-from tdsl.check import run
-from tdsl.loader import load
+from tdsl.iree.compile import compile
+from tdsl.iree.numerics import run
+from tdsl.spec.loader import load
 
 EXAMPLES = Path(__file__).resolve().parent
 

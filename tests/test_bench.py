@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tdsl.bench import DATA_TILING, DEFAULT, NUMPY, STRATEGY, BenchFailed, BenchReport, Row, bench
+from tdsl.errors import BenchFailed
+from tdsl.iree.bench import DATA_TILING, DEFAULT, NUMPY, STRATEGY, BenchReport, Row, bench
 from tdsl.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,10 +12,10 @@ import pytest
 
 from cases import CASES, example_dirs, example_strategy
 from tdsl import render
-from tdsl.build import CompileReport, compile
-from tdsl.check import run
-from tdsl.compiler import run_iree_compile
-from tdsl.loader import load
+from tdsl.iree.compile import CompileReport, compile
+from tdsl.iree.numerics import run
+from tdsl.iree.iree_compile import run_iree_compile
+from tdsl.spec.loader import load
 
 pytestmark = pytest.mark.compile
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tdsl import ContractionMatch, CpuLowering, CpuTarget, PackMatch, Rule, StrategySet
-from tdsl.check import run
+from tdsl.iree.numerics import run
 from tdsl.strategies.cpu import auto, detect_isa, inner_tile, mmt4d_layout
 
 ROOT = Path(__file__).resolve().parent.parent

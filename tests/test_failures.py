@@ -7,11 +7,12 @@ from pathlib import Path
 import pytest
 
 from tdsl import ContractionMatch, CpuLowering, Rule, StrategySet
-from tdsl.build import StrategyNotApplied, compile
+from tdsl import compile
+from tdsl.errors import StrategyNotApplied
 from tdsl.cli import main
-from tdsl.compiler import CompileFailed, parse_diagnostics, run_iree_compile
+from tdsl.iree.iree_compile import CompileFailed, parse_diagnostics, run_iree_compile
 from tdsl.errors import RenderError
-from tdsl.render import verify
+from tdsl.render.render import verify
 
 ROOT = Path(__file__).resolve().parent.parent
 PACK = ROOT / "examples" / "matmul_pack"

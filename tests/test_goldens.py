@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cases import all_sets
-from tdsl import mlir, render
+from tdsl import bindings, render
 
 GOLDENS = Path(__file__).resolve().parent / "goldens" / "render"
 
@@ -45,5 +45,5 @@ def test_no_stale_goldens() -> None:
 
 @pytest.mark.parametrize("path", sorted(GOLDENS.glob("*.mlir")), ids=lambda p: p.name)
 def test_every_golden_parses_and_verifies(path: Path) -> None:
-    module = mlir.parse(path.read_text())
-    assert "transform.named_sequence" in mlir.print_module(module)
+    module = bindings.parse(path.read_text())
+    assert "transform.named_sequence" in bindings.print_module(module)

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from tdsl import AmdGpuTarget
-from tdsl.build import compile
-from tdsl.compiler import run_iree_compile
-from tdsl.hsaco import KernelResources, resources
-from tdsl.loader import load
+from tdsl.iree.compile import compile
+from tdsl.iree.iree_compile import run_iree_compile
+from tdsl.iree.hsaco import KernelResources, resources
+from tdsl.spec.loader import load
 from tdsl.strategies.gpu.chooser import Contraction, choose_contraction
 from tdsl.strategies.gpu.library import REFERENCE_PROBLEMS, standard_set
 
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.compile
 def _default_kernels(payload: Path) -> dict[str, KernelResources]:
     with tempfile.TemporaryDirectory() as tmp:
         run_iree_compile(payload, [*AmdGpuTarget().compile_flags(), f"--iree-hal-dump-executable-files-to={tmp}", f"--iree-hal-dump-executable-binaries-to={tmp}"], None)
-        return {k.name: k for k in resources(tmp)}
+        return {k.name: k for k in resources(tmp, AmdGpuTarget().facts)}
 
 
 def _check_against_default(ours: dict[str, KernelResources], default: dict[str, KernelResources], mfma_expected: set[str]) -> list[str]:

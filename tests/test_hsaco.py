@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tdsl.hsaco import KernelResources, mfma_counts
+from tdsl import GFX942
+from tdsl.iree.hsaco import mfma_counts
 
 
 def test_mfma_counts_per_kernel_label() -> None:
@@ -21,10 +22,8 @@ def test_mfma_counts_per_kernel_label() -> None:
 
 
 def test_waves_per_simd_from_registers() -> None:
-    def kernel(vgprs: int, agprs: int = 0) -> KernelResources:
-        return KernelResources("k", 0, vgprs, agprs, 10, 0, 0, 0, 256, 0)
-
-    assert kernel(48).waves_per_simd == 8
-    assert kernel(118).waves_per_simd == 4
-    assert kernel(128, 128).waves_per_simd == 2
-    assert kernel(512).waves_per_simd == 1
+    """gfx942: 512 unified VGPRs per SIMD lane, granules of 8, at most 8 waves."""
+    assert GFX942.waves_per_simd(48) == 8
+    assert GFX942.waves_per_simd(118) == 4
+    assert GFX942.waves_per_simd(128 + 128) == 2
+    assert GFX942.waves_per_simd(512) == 1

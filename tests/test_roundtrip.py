@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from cases import all_sets
-from tdsl import StrategySet, mlir, render
-from tdsl.loader import dump, load
+from tdsl import StrategySet, bindings, render
+from tdsl.spec.loader import dump, load
 
 SETS = all_sets()
 
@@ -50,17 +50,17 @@ def test_rendering_is_deterministic(name: str) -> None:
 def test_render_parse_print_is_a_fixed_point(name: str) -> None:
     for texts in _texts(SETS[name]).values():
         for text in texts:
-            printed = mlir.print_module(mlir.parse(text))
-            assert mlir.print_module(mlir.parse(printed)) == printed
-            with_locations = mlir.print_module(mlir.parse(text), debug_info=True)
-            assert mlir.print_module(mlir.parse(with_locations), debug_info=True) == with_locations
+            printed = bindings.print_module(bindings.parse(text))
+            assert bindings.print_module(bindings.parse(printed)) == printed
+            with_locations = bindings.print_module(bindings.parse(text), debug_info=True)
+            assert bindings.print_module(bindings.parse(with_locations), debug_info=True) == with_locations
 
 
 def test_every_op_carries_a_strategy_location() -> None:
     for s in SETS.values():
         for texts in _texts(s).values():
             for text in texts:
-                for op in mlir.walk(text):
+                for op in bindings.walk(text):
                     assert op.location.startswith('loc("') and ":" not in op.location, (
                         f"{op.name} has no strategy location: {op.location}"
                     )

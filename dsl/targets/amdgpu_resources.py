@@ -18,15 +18,14 @@ the padding, so a configuration is legal when the unpadded size fits. Prefetchin
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import Optional, Sequence
 
-if TYPE_CHECKING:
-    from ..lowering import GpuLowering
-    from ..matchers import ContractionMatch
-    from .amdgpu import AmdGpuArch
+from ..spec.element_types import element_bytes
+from ..spec.lowering import GpuLowering
+from ..spec.matchers import ContractionMatch
+from .amdgpu_facts import AmdGpuArch
 
 ROW_PAD_BYTES = 8
-_BYTES = {"f64": 8, "f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i16": 2, "i8": 1, "f8E4M3FNUZ": 1, "f8E5M2FNUZ": 1}
 
 
 @dataclass(frozen=True)
@@ -45,10 +44,6 @@ class LdsEstimate:
     @property
     def fits(self) -> bool:
         return self.unpadded <= self.limit
-
-
-def element_bytes(element: str) -> int:
-    return _BYTES.get(element, 4)
 
 
 @dataclass(frozen=True)
@@ -104,7 +99,7 @@ class LdsProblem:
         return None if best is None else (index, best)
 
 
-def lds_problem(strategy: "GpuLowering", match: "ContractionMatch", facts: "AmdGpuArch") -> Optional[LdsProblem]:
+def lds_problem(strategy: GpuLowering, match: ContractionMatch, facts: AmdGpuArch) -> Optional[LdsProblem]:
     """The LDS problem of a GPU config on a contraction, or None when the matcher does not
     fix the loop roles (any-rank groups) or the ranks disagree."""
     roles = match.loop_roles()
@@ -124,7 +119,7 @@ def lds_problem(strategy: "GpuLowering", match: "ContractionMatch", facts: "AmdG
     )
 
 
-def lds_for(strategy: "GpuLowering", match: "ContractionMatch", facts: "AmdGpuArch") -> Optional[LdsEstimate]:
+def lds_for(strategy: GpuLowering, match: ContractionMatch, facts: AmdGpuArch) -> Optional[LdsEstimate]:
     """Estimated LDS of ``strategy`` on the contraction ``match`` selects (None if unknown)."""
     problem = lds_problem(strategy, match, facts)
     return None if problem is None else problem.estimate()

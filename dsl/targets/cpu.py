@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import field_validator, model_validator
 
-from ..model import StrategyModel, SymbolName, problem
+from ..spec.all_of import leaves
+from ..spec.base import StrategyModel, SymbolName, problem
+from ..spec.codegen import Codegen, TileUsingForall
+from ..spec.kinds import Backend, MatcherKind, StrategyKind
+from ..spec.layout import DataLayout
+from ..spec.lowering import CpuLowering
+from ..spec.matchers import ConvolutionMatch
 
 _CPU_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
 _FEATURE_RE = re.compile(r"^[+-][A-Za-z0-9_.-]+$")
@@ -28,6 +34,10 @@ class CpuTarget(StrategyModel):
 
         CpuTarget(cpu="znver4", ukernels="none")
     """
+
+    backend: ClassVar[Backend] = Backend.LLVM_CPU
+    # Named ops that are linalg.generic by the time codegen configuration runs.
+    ops_gone_at_codegen: ClassVar[tuple[str, ...]] = ("linalg.conv_",)
 
     kind: Literal["llvm-cpu"] = "llvm-cpu"
     name: SymbolName = "cpu"
@@ -62,10 +72,6 @@ class CpuTarget(StrategyModel):
             )
         return self
 
-    @property
-    def backend(self) -> str:
-        return "llvm-cpu"
-
     def compile_flags(self) -> list[str]:
         """The ``iree-compile`` flags that select this target (no strategy files)."""
         flags = [
@@ -85,3 +91,38 @@ class CpuTarget(StrategyModel):
         """This CPU with IREE's own defaults (ukernels, no im2col): the reference that
         ``tdsl bench`` and ``tdsl run`` compare strategies against."""
         return self.model_copy(update={"ukernels": "default", "im2col_convs": False})
+
+    def check_strategy(self, index: int, match: MatcherKind, strategy: StrategyKind, target_index: int) -> None:
+        """Raises ``problem`` when ``strategy`` cannot work with this CPU target."""
+        if isinstance(strategy, CpuLowering):
+            for leaf in leaves(match):
+                if isinstance(leaf, ConvolutionMatch) and leaf.batch == ((1,),):
+                    raise problem(
+                        f"rules[{index}].match.batch",
+                        "a batch other than 1: IREE drops the compilation_info of batch-1 "
+                        "convolutions on llvm-cpu (InsertBatchDimForBatchlessConv rebuilds the op)",
+                        [1],
+                    )
+        if isinstance(strategy, DataLayout) and strategy.specialize and self.ukernels != "none":
+            raise problem(
+                f"targets[{target_index}].ukernels",
+                "'none' when a data_layout specializes to linalg.mmt4d: IREE 3.13's mmt4d "
+                "ukernel gives wrong results on graph-level mmt4d ops (max error 29 on a "
+                "128x256x192 f32 matmul, any inner tile)",
+                self.ukernels,
+                hint=f"set CpuTarget(ukernels='none') for target {self.name!r}",
+            )
+        if isinstance(strategy, Codegen):
+            for field in ("gpu", "promote_operands", "mma"):
+                if getattr(strategy, field):
+                    raise problem(
+                        field, f"nothing on {self.backend} (GPU only)", getattr(strategy, field), strategy=strategy.name
+                    )
+            for i, level in enumerate(strategy.tiling):
+                if isinstance(level, TileUsingForall) and level.mapping_kind != "block":
+                    raise problem(
+                        f"tiling[{i}].mapping",
+                        f"block mapping only on {self.backend}",
+                        list(level.mapping),
+                        strategy=strategy.name,
+                    )

@@ -8,7 +8,7 @@ The heuristic, in order:
    the problem to the tile). No intrinsic for the types (e.g. f32 x f16): SIMT.
 2. **Workgroup tile** (M x N elements): the largest of 128x128, 128x64, 64x128, 64x64,
    64x32, 32x64, 32x32, 16x16 that divides the problem and still gives at least one
-   workgroup per two CUs (MI300X has 304 CUs; ``min_workgroups``); with four subgroups (2x2, 256
+   workgroup per two CUs (``AmdGpuArch.compute_units``: 304 on MI300X; ``min_workgroups``); with four subgroups (2x2, 256
    threads) each owning a quarter of the tile.
 3. **Reduction** (in intrinsics): the largest of 4, 2, 1 that divides K and keeps the
    estimated LDS (both operands promoted, see ``tdsl.targets.amdgpu_resources``) within
@@ -27,11 +27,10 @@ from typing import Optional, Sequence
 
 from tdsl import ContractionMatch, ConvolutionMatch, GpuLowering, Rule
 from tdsl.targets import GFX942, AmdGpuArch, MmaIntrinsic
-from tdsl.targets.amdgpu_resources import LdsProblem, element_bytes
+from tdsl.spec.element_types import element_bytes
+from tdsl.targets.amdgpu_resources import LdsProblem
 
 WORKGROUP_TILES = ((128, 128), (128, 64), (64, 128), (64, 64), (64, 32), (32, 64), (32, 32), (16, 16))
-COMPUTE_UNITS = 304
-MIN_WORKGROUPS = COMPUTE_UNITS // 2
 
 
 @dataclass(frozen=True)
@@ -104,9 +103,12 @@ def choose_contraction(
     problem: Contraction,
     name: str,
     facts: AmdGpuArch = GFX942,
-    min_workgroups: int = MIN_WORKGROUPS,
+    min_workgroups: Optional[int] = None,
 ) -> GpuLowering:
-    """A TileAndFuse configuration for ``problem``; see the module docstring."""
+    """A TileAndFuse configuration for ``problem``; see the module docstring.
+    ``min_workgroups`` defaults to one workgroup per two compute units of ``facts``."""
+    if min_workgroups is None:
+        min_workgroups = facts.compute_units // 2
     intrinsic, padded = choose_intrinsic(problem, facts)
     nb = len(problem.batch)
     loops = problem.per_loop

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from .files import atomic_write
-from .strategy_set import StrategySet
+from ..files import atomic_write
+from ..spec.strategy_set import StrategySet
 
 UPDATE_OPTION = "--update-goldens"
 
@@ -92,7 +92,7 @@ class Golden:
         mode: str = "compile",
     ) -> str:
         """Golden of the normalized IR after ``phase`` (see :func:`tdsl.ir.ir_after`)."""
-        from .ir import ir_after
+        from ..iree.phases import ir_after
 
         text = ir_after(self._here(payload), strategies, target, phase, mode)
         self.check(text, relative)
@@ -103,7 +103,7 @@ class Golden:
     ) -> list[str]:
         """Golden of the dispatch summary: one line per dispatch with its compute ops,
         pipeline and the tdsl strategies applied to it."""
-        from .build import compile
+        from ..iree.compile import compile
 
         report = compile(self._here(payload), strategies, target)
         lines = [d.line() for d in report.dispatches]

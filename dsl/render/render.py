@@ -27,20 +27,21 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import jinja2
 
-from . import mlir
-from .errors import RenderError, TargetError
-from .files import atomic_write
-from .matchers import expand, scope
-from .model import path_text
-from .strategy_set import Rule, StrategySet
+from .. import bindings as mlir
+from ..errors import RenderError
+from ..files import atomic_write
+from ..spec.all_of import AllOf, expand, scope
+from ..spec.base import path_text
+from ..spec.kinds import Injection
+from ..spec.strategy_set import Rule, StrategySet
 
-PREPROCESSING = "preprocessing"
-TUNING_SPEC = "tuning_spec"
-CODEGEN_LIBRARY = "codegen_library"
+PREPROCESSING = Injection.PREPROCESSING
+TUNING_SPEC = Injection.TUNING_SPEC
+CODEGEN_LIBRARY = Injection.CODEGEN_LIBRARY
 
 # IREE 3.13 can deadlock when several executables load a tuning spec or codegen library
 # in parallel: gdb on a hung iree-compile shows a worker blocked on the mutex in
@@ -71,7 +72,7 @@ ROOT_MARKER = "tdsl.root"
 class Script:
     """One rendered, verified script and the injection point it is for."""
 
-    injection: str
+    injection: Injection
     text: str
 
     @property
@@ -188,8 +189,6 @@ class RulePlan:
         return self.match_path.rsplit(".", 1)[0]
 
     def leaf_path(self, j: int) -> str:
-        from .matchers import AllOf
-
         if isinstance(self.rule.match, AllOf):
             return f"{self.match_path}.matchers[{j}]"
         return self.match_path
@@ -224,28 +223,21 @@ def _plan(strategy_set: StrategySet, index: int, rule: Rule) -> RulePlan:
     )
 
 
-def injection_of(kind: str, has_codegen: bool) -> str:
-    if kind == "data_layout":
-        return PREPROCESSING
-    if kind == "codegen" or has_codegen:
-        return CODEGEN_LIBRARY
-    return TUNING_SPEC
+def injections(rules: Sequence[Rule]) -> list[Injection]:
+    """The script each rule of one target renders into: its kind's injection point, except
+    that tuning-spec rules join the codegen library when the target has one (IREE ignores
+    a tuning spec next to a codegen library)."""
+    has_library = any(r.strategy.injection is Injection.CODEGEN_LIBRARY for r in rules)
+    moved = {Injection.TUNING_SPEC: Injection.CODEGEN_LIBRARY} if has_library else {}
+    return [moved.get(r.strategy.injection, r.strategy.injection) for r in rules]
 
 
 def render(strategy_set: StrategySet, target: str) -> Rendered:
     """Renders and verifies every script ``strategy_set`` needs for ``target``."""
-    try:
-        target_model = strategy_set.target(target)
-    except KeyError:
-        names = [t.name for t in strategy_set.targets]
-        raise TargetError(
-            f"strategy set {strategy_set.name!r} has no target {target!r}; expected one of {names}"
-        ) from None
+    target_model = strategy_set.target(target)
     rules = strategy_set.rules_for(target)
-    has_codegen = any(r.strategy.kind == "codegen" for _, r in rules)
     groups: dict[str, list[RulePlan]] = {}
-    for index, rule in rules:
-        injection = injection_of(rule.strategy.kind, has_codegen)
+    for (index, rule), injection in zip(rules, injections([r for _, r in rules])):
         groups.setdefault(injection, []).append(_plan(strategy_set, index, rule))
     scripts = []
     for injection in (PREPROCESSING, TUNING_SPEC, CODEGEN_LIBRARY):

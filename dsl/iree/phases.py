@@ -17,12 +17,15 @@ from __future__ import annotations
 import re
 import tempfile
 from pathlib import Path
+from typing import Sequence, overload
 
-from . import mlir
-from .build import PHASES, _as_set, compile_to_phase
-from .errors import TdslError
-from .render import PREPROCESSING, render
-from .strategy_set import StrategySet
+from .. import bindings as mlir
+from ..spec.kinds import Phase
+from ..spec.loader import as_strategy_set
+from .iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, CompileFailed, run_iree_compile
+from ..errors import TdslError
+from ..render.render import PREPROCESSING, Rendered, render
+from ..spec.strategy_set import StrategySet
 
 _NOISY = [
     (re.compile(r'cpu_features = "[^"]*"'), 'cpu_features = "..."'),
@@ -46,14 +49,14 @@ def ir_after(
     payload: Path | str,
     strategies: StrategySet | str | Path,
     target: str,
-    phase: str,
+    phase: str | Phase,
     mode: str = "compile",
 ) -> str:
     """Normalized IR of ``payload`` after ``phase`` with ``strategies`` injected."""
-    strategy_set = _as_set(strategies)
+    strategy_set = as_strategy_set(strategies)
     rendered = render(strategy_set, target)
     if mode == "interpreter":
-        if phase != "preprocessing":
+        if phase != Phase.PREPROCESSING:
             raise TdslError(f"mode 'interpreter' produces the preprocessing phase only, not {phase!r}")
         script = rendered.script(PREPROCESSING)
         if script is None:
@@ -61,8 +64,44 @@ def ir_after(
         return normalize(mlir.apply_transform(Path(payload).read_text(), script.text, "__transform_main"))
     if mode != "compile":
         raise TdslError(f"mode: expected 'compile' or 'interpreter', received {mode!r}")
-    if phase not in PHASES:
-        raise TdslError(f"phase: expected one of {', '.join(PHASES)}, received {phase!r}")
     with tempfile.TemporaryDirectory(prefix="tdsl-ir-") as tmp:
         rendered.write(tmp)
-        return normalize(compile_to_phase(Path(payload), rendered, Path(tmp), phase))
+        return normalize(compile_to_phase(Path(payload), rendered, Path(tmp), phase_of(phase, "phase")))
+
+
+PHASES = tuple(p.value for p in Phase)
+
+
+@overload
+def phase_of(name: None, field: str = ...) -> None: ...
+@overload
+def phase_of(name: str | Phase, field: str = ...) -> Phase: ...
+def phase_of(name: str | Phase | None, field: str = "--dump-ir") -> Phase | None:
+    """The phase called ``name``; ``field`` names the argument in the error."""
+    if name is None or isinstance(name, Phase):
+        return name
+    if name not in PHASES:
+        raise CompileFailed(f"{field}: expected one of {', '.join(PHASES)}, received {name!r}")
+    return Phase(name)
+
+
+def compile_to_phase(
+    payload: Path,
+    rendered: Rendered,
+    scripts: Path,
+    phase: Phase,
+    extra_flags: Sequence[str] = (),
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    memory_gb: float = DEFAULT_MEMORY_GB,
+) -> str:
+    """The payload's IR after ``phase`` with the rendered scripts injected."""
+    with tempfile.TemporaryDirectory(prefix="tdsl-ir-") as tmp:
+        out = Path(tmp) / f"{phase}.mlir"
+        run_iree_compile(
+            payload,
+            [*rendered.flags(scripts), *extra_flags, f"--compile-to={phase}"],
+            out,
+            timeout_s=timeout_s,
+            memory_gb=memory_gb,
+        )
+        return out.read_text()

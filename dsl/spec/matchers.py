@@ -27,15 +27,14 @@ renders (inside the matcher sequence)::
 from __future__ import annotations
 
 import itertools
-from typing import Annotated, Any, ClassVar, Literal, Optional, Union
+from typing import Annotated, Any, ClassVar, Literal, Optional
 
 from pydantic import AfterValidator, BeforeValidator, Field, field_validator, model_validator
 
-from .model import OpName, StrategyModel, SymbolName, check_permutation, problem
+from .base import OpName, SymbolName, check_permutation, problem
+from .element_types import ElementType
+from .kinds import MatcherKind
 
-ElementType = Literal[
-    "f64", "f32", "f16", "bf16", "f8E4M3FNUZ", "f8E5M2FNUZ", "i64", "i32", "i16", "i8", "i4", "i1"
-]
 
 
 def _canonical_dims(value: Any) -> Any:
@@ -92,8 +91,10 @@ def _rank(dims: Optional[tuple[tuple[int, ...], ...]]) -> Optional[int]:
     return ranks.pop() if len(ranks) == 1 else None
 
 
-class OpNameMatch(StrategyModel):
+class OpNameMatch(MatcherKind):
     """Matches ops by name. Emits ``transform.match.operation_name %op ["linalg.matmul"]``."""
+
+    template: ClassVar[Optional[str]] = "matchers/op_name.mlir.j2"
 
     kind: Literal["op_name"] = "op_name"
     names: tuple[OpName, ...]
@@ -110,9 +111,6 @@ class OpNameMatch(StrategyModel):
             raise problem("", "at least one operation name", [])
         return value
 
-    def alternatives(self) -> list[dict[str, Any]]:
-        return [{}]
-
     def loop_count(self) -> Optional[int]:
         return {"linalg.matmul": 3, "linalg.batch_matmul": 4, "linalg.mmt4d": 6}.get(
             self.names[0]
@@ -122,7 +120,7 @@ class OpNameMatch(StrategyModel):
 OperandLayout = Literal["mk_kn", "mk_nk", "km_kn", "km_nk", "k_kn", "k_nk"]
 
 
-class ContractionMatch(StrategyModel):
+class ContractionMatch(MatcherKind):
     """Matches contractions (named or generic). Emits ``transform.iree.match.contraction``
     plus one ``transform.iree.match.dims_equal`` per constrained group.
 
@@ -135,6 +133,8 @@ class ContractionMatch(StrategyModel):
     ``operand_layout``) requires M, N and K all <= size_max (``dim_bounds`` with ``umax`` on
     the lhs's M and K and the rhs's N dimension).
     """
+
+    template: ClassVar[Optional[str]] = "matchers/contraction.mlir.j2"
 
     kind: Literal["contraction"] = "contraction"
     lhs_type: ElementType
@@ -277,9 +277,11 @@ class ContractionMatch(StrategyModel):
         return None if any(r is None for r in ranks) else sum(r for r in ranks if r is not None)
 
 
-class ConvolutionMatch(StrategyModel):
+class ConvolutionMatch(MatcherKind):
     """Matches convolutions (named or generic). Emits ``transform.iree.match.convolution``
     plus ``transform.iree.match.dims_equal`` per constrained group."""
+
+    template: ClassVar[Optional[str]] = "matchers/convolution.mlir.j2"
 
     kind: Literal["convolution"] = "convolution"
     lhs_type: ElementType
@@ -309,11 +311,8 @@ class ConvolutionMatch(StrategyModel):
         combos = itertools.product(*(_alternatives(getattr(self, g)) for g in self.GROUPS))
         return [dict(zip(self.GROUPS, combo)) for combo in combos]
 
-    def loop_count(self) -> Optional[int]:
-        return None
 
-
-class FunctionMatch(StrategyModel):
+class FunctionMatch(MatcherKind):
     """Restricts a rule to ops inside the ``func.func`` named ``function`` (exact symbol).
 
     At graph level that is the payload function (``@matmul``); at codegen time it is the
@@ -325,17 +324,13 @@ class FunctionMatch(StrategyModel):
     Use it inside :class:`AllOf` with a matcher that selects the op.
     """
 
+    template: ClassVar[Optional[str]] = None  # a scope: rendered by the foreach_match, not as match ops
+
     kind: Literal["function"] = "function"
     function: SymbolName
 
-    def alternatives(self) -> list[dict[str, Any]]:
-        return [{}]
 
-    def loop_count(self) -> Optional[int]:
-        return None
-
-
-class ConsumerMatch(StrategyModel):
+class ConsumerMatch(MatcherKind):
     """Requires the op's first result to have a single user, one of ``names``. Emits
     ``transform.match.structured`` with ``transform.match.structured.result %s[0] single``,
     then ``transform.match.operation_name`` on that user (matcher sequences may only hold
@@ -343,6 +338,8 @@ class ConsumerMatch(StrategyModel):
     :class:`AllOf`, e.g. to select the matmuls whose result is reshaped
     (``tensor.expand_shape``).
     """
+
+    template: ClassVar[Optional[str]] = "matchers/consumer.mlir.j2"
 
     kind: Literal["consumer"] = "consumer"
     names: tuple[OpName, ...]
@@ -359,14 +356,8 @@ class ConsumerMatch(StrategyModel):
             raise problem("", "at least one operation name", [])
         return value
 
-    def alternatives(self) -> list[dict[str, Any]]:
-        return [{}]
 
-    def loop_count(self) -> Optional[int]:
-        return None
-
-
-class PackMatch(StrategyModel):
+class PackMatch(MatcherKind):
     """Matches a ``linalg.pack`` (or, with ``op="unpack"``, a ``linalg.unpack``) by its
     layout: element type, rank of the unpacked tensor, inner dims and tiles and outer
     permutation (a pack with or without a padding value; sizes are free). Emits
@@ -379,6 +370,8 @@ class PackMatch(StrategyModel):
     -> tensor<?x?x6x1xf32>`` but not the RHS pack (inner tiles [16, 1]). The op's loops are
     the outer dims of a pack and the result dims of an unpack (``unpacked_rank`` of them).
     """
+
+    template: ClassVar[Optional[str]] = "matchers/pack_op.mlir.j2"
 
     kind: Literal["pack_op"] = "pack_op"
     op: Literal["pack", "unpack"] = "pack"
@@ -434,90 +427,13 @@ class PackMatch(StrategyModel):
         return self.unpacked_rank
 
 
-LeafMatcher = Annotated[
-    Union[OpNameMatch, ContractionMatch, ConvolutionMatch, FunctionMatch, ConsumerMatch, PackMatch],
-    Field(discriminator="kind"),
-]
-
-
-class AllOf(StrategyModel):
-    """Conjunction: every matcher in ``matchers`` must succeed (rendered in sequence)."""
-
-    kind: Literal["all_of"] = "all_of"
-    matchers: tuple[LeafMatcher, ...]
-
-    @field_validator("matchers")
-    @classmethod
-    def _non_empty(cls, value: tuple[Any, ...]) -> tuple[Any, ...]:
-        if not value:
-            raise problem("", "at least one matcher", [])
-        functions = [m.function for m in value if isinstance(m, FunctionMatch)]
-        if len(set(functions)) > 1:
-            raise problem("", "at most one function name (an op lives in one function)", functions)
-        if len(functions) == len(value):
-            raise problem("", "a matcher that selects the op besides the function matcher", [m.kind for m in value])
-        return value
-
-    def alternatives(self) -> list[dict[str, Any]]:
-        return [{}]
-
-    def loop_count(self) -> Optional[int]:
-        counts = {m.loop_count() for m in self.matchers} - {None}
-        return counts.pop() if len(counts) == 1 else None
-
-    def leaves(self) -> tuple[Any, ...]:
-        return self.matchers
-
-
-Matcher = Annotated[
-    Union[OpNameMatch, ContractionMatch, ConvolutionMatch, FunctionMatch, ConsumerMatch, PackMatch, AllOf],
-    Field(discriminator="kind"),
-]
-
-
-def leaves(matcher: Any) -> tuple[Any, ...]:
-    """The leaf matchers of ``matcher`` (itself unless it is an ``AllOf``)."""
-    return matcher.matchers if isinstance(matcher, AllOf) else (matcher,)
-
-
-def expand(matcher: Any) -> list[list[tuple[int, Any, dict[str, Any]]]]:
-    """All concrete alternatives: each a list of (leaf index, leaf matcher, chosen dims) to
-    render in order. Function matchers are scopes, not matcher ops, and are left out."""
-    per_leaf = [
-        [(j, leaf, alt) for alt in leaf.alternatives()]
-        for j, leaf in enumerate(leaves(matcher))
-        if not isinstance(leaf, FunctionMatch)
-    ]
-    return [list(combo) for combo in itertools.product(*per_leaf)]
-
-
-def scope(matcher: Any) -> Optional[str]:
-    """The function a matcher is restricted to, if any."""
-    for leaf in leaves(matcher):
-        if isinstance(leaf, FunctionMatch):
-            return leaf.function
-    return None
-
-
-def match_op_names(matcher: Any) -> set[str]:
-    """Op names a matcher restricts to (empty: unrestricted)."""
-    names: set[str] = set()
-    for leaf in leaves(matcher):
-        if isinstance(leaf, OpNameMatch):
-            names.update(leaf.names)
-    return names
-
-
 __all__ = [
-    "AllOf",
     "ConsumerMatch",
     "ContractionMatch",
     "ConvolutionMatch",
     "Dims",
     "ElementType",
     "FunctionMatch",
-    "Matcher",
     "OpNameMatch",
     "PackMatch",
 ]
-

@@ -42,11 +42,12 @@ renders, among others::
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Annotated, Any, ClassVar, Literal, Optional, Union
 
 from pydantic import Field, model_validator
 
-from .model import OpName, StrategyModel, SymbolName, check_non_negative, check_permutation, problem
+from .base import OpName, StrategyModel, SymbolName, check_non_negative, check_permutation, problem
+from .kinds import Backend, Injection, StrategyKind
 
 Mapping = Literal[
     "block_x", "block_y", "block_z", "thread_x", "thread_y", "thread_z", "warp_x", "warp_y", "warp_z"
@@ -194,10 +195,12 @@ class GpuThreads(StrategyModel):
     workgroup_dims: tuple[int, int, int]
 
 
-class Codegen(StrategyModel):
+class Codegen(StrategyKind):
     """A full transform-dialect codegen strategy; see the module docstring."""
 
-    _names_errors = True
+    injection: ClassVar[Injection] = Injection.CODEGEN_LIBRARY
+    backends: ClassVar[frozenset[Backend]] = frozenset({Backend.LLVM_CPU, Backend.ROCM})
+    template: ClassVar[str] = "strategies/codegen.mlir.j2"
 
     kind: Literal["codegen"] = "codegen"
     name: SymbolName
@@ -268,50 +271,6 @@ class Codegen(StrategyModel):
                 "promote_after", f"a tiling level index below {len(self.tiling)}", self.promote_after
             )
         return self
-
-    def check_target(self, target: Any) -> None:
-        """Target-dependent checks, run by the StrategySet (raises ``problem``)."""
-        if target.backend == "rocm":
-            if self.gpu is None:
-                raise problem("gpu", "a GpuThreads mapping for a rocm target", None, strategy=self.name)
-            x, y, z = self.gpu.workgroup_dims
-            facts = target.facts
-            if self.mma is not None:
-                if facts.intrinsic(self.mma.intrinsic) is None:
-                    raise problem(
-                        "mma.intrinsic",
-                        f"an MMA intrinsic of {facts.arch}: " + ", ".join(i.name for i in facts.mma_intrinsics),
-                        self.mma.intrinsic,
-                        strategy=self.name,
-                    )
-                if (x, y, z) != (facts.subgroup_size, 1, 1):
-                    raise problem(
-                        "gpu.workgroup_dims",
-                        f"[{facts.subgroup_size}, 1, 1]: the MFMA chain runs one subgroup per workgroup",
-                        list(self.gpu.workgroup_dims),
-                        strategy=self.name,
-                    )
-            if x * y * z > facts.max_workgroup_size or x * y * z == 0:
-                raise problem(
-                    "gpu.workgroup_dims",
-                    f"1 to {facts.max_workgroup_size} threads on {facts.arch}",
-                    list(self.gpu.workgroup_dims),
-                    strategy=self.name,
-                )
-        else:
-            for field in ("gpu", "promote_operands", "mma"):
-                if getattr(self, field):
-                    raise problem(
-                        field, f"nothing on {target.backend} (GPU only)", getattr(self, field), strategy=self.name
-                    )
-            for i, level in enumerate(self.tiling):
-                if isinstance(level, TileUsingForall) and level.mapping_kind != "block":
-                    raise problem(
-                        f"tiling[{i}].mapping",
-                        f"block mapping only on {target.backend}",
-                        list(level.mapping),
-                        strategy=self.name,
-                    )
 
     def loops(self) -> Optional[tuple[str, int]]:
         """Tile-size lists may be shorter than the loop nest, so no exact count is implied."""

@@ -7,34 +7,32 @@ Every other module goes through these functions; nothing else imports
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from .errors import Diagnostic, ParseFailure, PayloadError, TdslError
+
+__all__ = [
+    "Diagnostic",
+    "FunctionSignature",
+    "AttrValue",
+    "OpSummary",
+    "TranslationInfo",
+    "ParseFailure",
+    "TensorType",
+    "apply_transform",
+    "context",
+    "parse",
+    "print_module",
+    "signatures",
+    "tool_path",
+    "walk",
+]
 
 _FILE_LOC = re.compile(r'^loc\("[^"]*":(\d+):(\d+)\)$')
 _NAME_LOC = re.compile(r'^loc\("([^"]*)"\)$')
 
 _context: Any = None
-
-
-@dataclass(frozen=True)
-class Diagnostic:
-    """One error from the MLIR parser or verifier.
-
-    ``line``/``column`` are set for syntax errors (a position in the text); ``name`` is
-    set when the error carries one of tdsl's ``loc("strategy.field")`` locations.
-    """
-
-    message: str
-    line: int | None
-    column: int | None
-    name: str | None
-    notes: tuple[str, ...] = ()
-
-
-class ParseFailure(Exception):
-    def __init__(self, diagnostics: list[Diagnostic]):
-        self.diagnostics = diagnostics
-        super().__init__("; ".join(d.message for d in diagnostics))
 
 
 def _ir() -> Any:
@@ -91,13 +89,51 @@ def tool_path(name: str) -> str:
 
 
 @dataclass(frozen=True)
+class TranslationInfo:
+    """The facts of an ``#iree_codegen.translation_info``: its pipeline attribute as
+    printed (``#iree_cpu.pipeline<Mmt4dTilingExpert>``) and its codegen spec symbol."""
+
+    pipeline: str
+    codegen_spec: str | None
+
+
+AttrValue = Union[bool, int, float, str, tuple[int, ...], TranslationInfo, None]
+"""An attribute's value read with the bindings' attribute classes (None: not one of these)."""
+
+
+@dataclass(frozen=True)
 class OpSummary:
-    """An op found by :func:`walk`: its name, enclosing func symbol and printed attributes."""
+    """An op found by :func:`walk`: its name, enclosing func symbol, its attributes as
+    printed and their values (:data:`AttrValue`, read with the attribute API)."""
 
     name: str
     function: str | None
     attributes: dict[str, str]
     location: str = ""
+    values: dict[str, AttrValue] = field(default_factory=dict)
+
+
+def _value(attr: Any) -> AttrValue:
+    """``attr``'s value, for the attribute kinds tdsl reads; None for any other."""
+    ir = _ir()
+    from iree.compiler.dialects import iree_codegen
+
+    if isinstance(attr, ir.BoolAttr):
+        return bool(attr.value)
+    if isinstance(attr, ir.IntegerAttr):
+        return int(attr.value)
+    if isinstance(attr, ir.FloatAttr):
+        return float(attr.value)
+    if isinstance(attr, ir.StringAttr):
+        return str(attr.value)
+    if isinstance(attr, (ir.DenseI64ArrayAttr, ir.DenseIntElementsAttr)):
+        return tuple(int(v) for v in attr)
+    if isinstance(attr, ir.DenseFPElementsAttr):
+        return float(ir.FloatAttr(attr.get_splat_value()).value) if attr.is_splat else None
+    if isinstance(attr, iree_codegen.TranslationInfoAttr):
+        spec = attr.codegen_spec
+        return TranslationInfo(str(attr.pass_pipeline), None if spec is None else str(ir.FlatSymbolRefAttr(spec).value))
+    return None
 
 
 def walk(text: str) -> list[OpSummary]:
@@ -108,11 +144,13 @@ def walk(text: str) -> list[OpSummary]:
         module = ir.Module.parse(text)
 
         def visit(op: Any, function: str | None) -> None:
-            name = op.name
-            attrs = {str(k): str(v) for k, v in ((a.name, a.attr) if hasattr(a, "name") else (a, op.attributes[a]) for a in op.attributes)}
-            if name in ("func.func", "util.func"):
-                function = attrs.get("sym_name", "").strip('"')
-            ops.append(OpSummary(name, function, attrs, str(op.location)))
+            named = [(str(a.name), a.attr) if hasattr(a, "name") else (str(a), op.attributes[a]) for a in op.attributes]
+            attrs = {key: str(attr) for key, attr in named}
+            values = {key: _value(attr) for key, attr in named}
+            if op.name in ("func.func", "util.func"):
+                symbol = values.get("sym_name")
+                function = symbol if isinstance(symbol, str) else ""
+            ops.append(OpSummary(op.name, function, attrs, str(op.location), values))
             for region in op.regions:
                 for block in region.blocks:
                     for child in block.operations:
@@ -143,7 +181,7 @@ def _tensor_type(t: Any) -> TensorType:
     ir = _ir()
     ranked = ir.RankedTensorType(t)
     if not ranked.has_static_shape:
-        raise ValueError(f"dynamic shapes are not supported: {t}")
+        raise PayloadError(f"dynamic shapes are not supported: {t}")
     return TensorType(tuple(ranked.shape), str(ranked.element_type))
 
 
@@ -160,12 +198,12 @@ def signatures(text: str) -> list[FunctionSignature]:
             if op.operation.name != "func.func" or len(op.regions[0].blocks) == 0:
                 continue
             attrs = op.operation.attributes
-            if "sym_visibility" in attrs and str(attrs["sym_visibility"]).strip('"') == "private":
+            if "sym_visibility" in attrs and _value(attrs["sym_visibility"]) == "private":
                 continue
             ftype = ir.FunctionType(ir.TypeAttr(attrs["function_type"]).value)
             found.append(
                 FunctionSignature(
-                    str(attrs["sym_name"]).strip('"'),
+                    str(ir.StringAttr(attrs["sym_name"]).value),
                     tuple(_tensor_type(t) for t in ftype.inputs),
                     tuple(_tensor_type(t) for t in ftype.results),
                 )
@@ -185,10 +223,10 @@ def apply_transform(payload: str, script: str, entry: str) -> str:
         sequence = None
         for op in transforms.body.operations:
             attrs = op.operation.attributes
-            if "sym_name" in attrs and str(attrs["sym_name"]).strip('"') == entry:
+            if "sym_name" in attrs and _value(attrs["sym_name"]) == entry:
                 sequence = op
         if sequence is None:
-            raise ValueError(f"no named sequence @{entry} in the script")
+            raise TdslError(f"no named sequence @{entry} in the script")
         try:
             interpreter.apply_named_sequence(module.operation, sequence, transforms)
         except (ValueError, ir.MLIRError) as err:

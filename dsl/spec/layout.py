@@ -37,11 +37,12 @@ renders (inside the action sequence)::
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Optional, Union
+from typing import Annotated, ClassVar, Literal, Optional, Union
 
 from pydantic import Field, model_validator
 
-from .model import StrategyModel, SymbolName, check_non_negative, check_permutation, problem
+from .base import StrategyModel, SymbolName, check_non_negative, check_permutation, problem
+from .kinds import Backend, Injection, StrategyKind
 
 
 class PackGreedily(StrategyModel):
@@ -127,10 +128,12 @@ class PackTranspose(StrategyModel):
         return {"lhs": 0, "rhs": 1, "result": 2}[self.operand]
 
 
-class DataLayout(StrategyModel):
+class DataLayout(StrategyKind):
     """A graph-level layout strategy; see the module docstring for the emitted ops."""
 
-    _names_errors = True
+    injection: ClassVar[Injection] = Injection.PREPROCESSING
+    backends: ClassVar[frozenset[Backend]] = frozenset({Backend.LLVM_CPU, Backend.ROCM})
+    template: ClassVar[str] = "strategies/data_layout.mlir.j2"
 
     kind: Literal["data_layout"] = "data_layout"
     name: SymbolName

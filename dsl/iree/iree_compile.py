@@ -9,68 +9,20 @@ ignored silently and default codegen runs). Diagnostics that carry a tdsl locati
 from __future__ import annotations
 
 import os
-import re
 import resource
 import subprocess
-import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
-from . import mlir
-from .errors import TdslError
+from .. import bindings as mlir
+from ..errors import TdslError
+from ..files import staged
+from .diagnostics import CompilerDiagnostic, parse_diagnostics
 
 DEFAULT_TIMEOUT_S = 300.0
 DEFAULT_MEMORY_GB = 16.0
-
-_DIAG = re.compile(r"^(?P<where>.*?):\s(?P<severity>error|warning|remark|note): (?P<message>.*)$")
-_NAME_IN_WHERE = re.compile(r'^"(?P<name>[^"]+)"$')
-_NAME_IN_MESSAGE = re.compile(r'^loc\("(?P<name>[^"]+)"\):\s*(?P<rest>.*)$')
-_FILE_LINE = re.compile(r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+)$")
-
-
-@dataclass(frozen=True)
-class CompilerDiagnostic:
-    """One diagnostic printed by ``iree-compile``.
-
-    ``strategy_field`` is the tdsl location (``mm_td.tiling[1]``) when the diagnostic
-    points into a rendered script; ``file``/``line`` when it points into the payload.
-    """
-
-    severity: str
-    message: str
-    strategy_field: str | None = None
-    file: str | None = None
-    line: int | None = None
-
-    def describe(self) -> str:
-        where = f"strategy field {self.strategy_field}" if self.strategy_field else (
-            f"{self.file}:{self.line}" if self.file else "iree-compile"
-        )
-        return f"{where}: {self.severity}: {self.message}"
-
-
-def parse_diagnostics(stderr: str) -> list[CompilerDiagnostic]:
-    """The diagnostics in ``iree-compile``'s stderr (source excerpts and carets skipped)."""
-    found = []
-    for raw in stderr.splitlines():
-        m = _DIAG.match(raw.strip())
-        if not m:
-            continue
-        where, severity, message = m.group("where"), m.group("severity"), m.group("message")
-        name = None
-        file = line = None
-        if n := _NAME_IN_WHERE.match(where):
-            name = n.group("name")
-        elif n := _NAME_IN_MESSAGE.match(message):
-            name, message = n.group("name"), n.group("rest")
-        if f := _FILE_LINE.match(where):
-            if f.group("file") != "<unknown>":
-                file, line = f.group("file"), int(f.group("line"))
-        found.append(CompilerDiagnostic(severity, message, name, file, line))
-    return found
-
 
 @dataclass(frozen=True)
 class CompileResult:
@@ -126,19 +78,34 @@ def run_iree_compile(
     payload = Path(payload)
     if not payload.is_file():
         raise CompileFailed(f"payload {str(payload)!r} does not exist")
-    out = Path(output) if output is not None else None
-    tmp_out: str | None = None
-    if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_out = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-        os.close(fd)
+    if output is None:
+        result = _invoke(payload, flags, os.devnull, timeout_s, memory_gb)
+    else:
+        try:
+            with staged(output) as tmp:
+                result = _invoke(payload, flags, str(tmp), timeout_s, memory_gb)
+                if not result.ok:
+                    raise _Discard()
+            result = replace(result, output=Path(output))
+        except _Discard:
+            pass
+    if check and not result.ok:
+        raise CompileFailed(describe_failure(result, payload, memory_gb), result)
+    return result
+
+
+class _Discard(Exception):
+    """Leaves a staged output unwritten (the compile failed)."""
+
+
+def _invoke(payload: Path, flags: Sequence[str], output: str, timeout_s: float, memory_gb: float) -> CompileResult:
     command = (
         mlir.tool_path("iree-compile"),
         str(payload),
         *flags,
         "--mlir-print-op-on-diagnostic=false",
         "-o",
-        tmp_out if tmp_out is not None else os.devnull,
+        output,
     )
     start = time.perf_counter()
     try:
@@ -150,8 +117,6 @@ def run_iree_compile(
             preexec_fn=_limits(memory_gb),
         )
     except subprocess.TimeoutExpired as err:
-        if tmp_out is not None:
-            _remove(tmp_out)
         stderr = err.stderr.decode() if isinstance(err.stderr, bytes) else (err.stderr or "")
         result = CompileResult(command, -9, stderr, tuple(parse_diagnostics(stderr)), timeout_s, None)
         raise CompileFailed(
@@ -159,21 +124,8 @@ def run_iree_compile(
             "(some transform pattern sets never converge; raise --timeout only if it is slow, not stuck)",
             result,
         ) from None
-    except BaseException:
-        if tmp_out is not None:
-            _remove(tmp_out)
-        raise
-    wall = time.perf_counter() - start
     diagnostics = tuple(parse_diagnostics(proc.stderr))
-    result = CompileResult(command, proc.returncode, proc.stderr, diagnostics, wall, None)
-    if result.ok and tmp_out is not None and out is not None:
-        os.replace(tmp_out, out)
-        result = CompileResult(command, proc.returncode, proc.stderr, diagnostics, wall, out)
-    elif tmp_out is not None:
-        _remove(tmp_out)
-    if check and not result.ok:
-        raise CompileFailed(describe_failure(result, payload, memory_gb), result)
-    return result
+    return CompileResult(command, proc.returncode, proc.stderr, diagnostics, time.perf_counter() - start, None)
 
 
 def describe_failure(result: CompileResult, payload: Path, memory_gb: float) -> str:
@@ -196,13 +148,6 @@ def describe_failure(result: CompileResult, payload: Path, memory_gb: float) -> 
         tail = result.stderr.strip().splitlines()[-5:]
         lines += [f"  {t}" for t in tail]
     return "\n".join(lines)
-
-
-def _remove(path: str) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
 
 
 __all__ = [

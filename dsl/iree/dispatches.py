@@ -13,11 +13,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import mlir
-from .render import LAYOUT_MARKER, LAYOUT_RULE_MARKER, MARKER, RULE_MARKER
+from .. import bindings as mlir
+from ..render.render import LAYOUT_MARKER, LAYOUT_RULE_MARKER, MARKER, RULE_MARKER
 
-_PIPELINE = re.compile(r"pipeline = (#iree_\w+\.pipeline<\w+>|#iree_codegen\.\w+)")
-_CODEGEN_SPEC = re.compile(r"codegen_spec = @([\w.]+)")
 _NOT_ROOT = {"linalg.fill", "linalg.yield", "linalg.index"}
 
 
@@ -55,31 +53,17 @@ def summarize_configured(text: str) -> list[DispatchSummary]:
     functions = [op for op in ops if op.name == "func.func" and "translation_info" in op.attributes]
     for func in functions:
         inside = [op for op in ops if op.function == func.function and op.name != "func.func"]
-        translation = func.attributes.get("translation_info", "")
-        pipeline = _PIPELINE.search(translation)
-        spec = _CODEGEN_SPEC.search(translation)
+        translation = func.values.get("translation_info")
+        info = translation if isinstance(translation, mlir.TranslationInfo) else None
         summaries.append(
             DispatchSummary(
                 name=func.function or "?",
-                pipeline=pipeline.group(1) if pipeline else None,
-                codegen_spec=spec.group(1) if spec else None,
+                pipeline=info.pipeline if info else None,
+                codegen_spec=info.codegen_spec if info else None,
                 compute_ops=tuple(op.name for op in inside if _is_compute(op.name)),
-                layout_strategies=tuple(
-                    op.attributes[LAYOUT_MARKER].strip('"') for op in inside if LAYOUT_MARKER in op.attributes
-                ),
-                applied_strategies=tuple(
-                    op.attributes[MARKER].strip('"') for op in inside if MARKER in op.attributes
-                ),
-                rules=tuple(
-                    sorted(
-                        {
-                            _rule_index(op.attributes[key])
-                            for op in inside
-                            for key in (RULE_MARKER, LAYOUT_RULE_MARKER)
-                            if key in op.attributes
-                        }
-                    )
-                ),
+                layout_strategies=_strings(inside, LAYOUT_MARKER),
+                applied_strategies=_strings(inside, MARKER),
+                rules=tuple(sorted({index for op in inside for index in _ints(op, RULE_MARKER, LAYOUT_RULE_MARKER)})),
                 lowering_configs=tuple(
                     f"{op.name}: {op.attributes['lowering_config']}"
                     for op in inside
@@ -90,8 +74,14 @@ def summarize_configured(text: str) -> list[DispatchSummary]:
     return summaries
 
 
-def _rule_index(printed: str) -> int:
-    return int(printed.split(":")[0].strip())
+def _strings(ops: list[mlir.OpSummary], key: str) -> tuple[str, ...]:
+    """The string values of attribute ``key`` on ``ops``, in order."""
+    return tuple(v for v in (op.values.get(key) for op in ops) if isinstance(v, str))
+
+
+def _ints(op: mlir.OpSummary, *keys: str) -> list[int]:
+    """The integer values of the attributes ``keys`` that ``op`` carries."""
+    return [v for v in (op.values.get(key) for key in keys) if isinstance(v, int) and not isinstance(v, bool)]
 
 
 def summarize_dump(directory: Path | str) -> list[DispatchSummary]:

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from .errors import StrategyFileError, TdslError
+from ..errors import StrategyFileError, TdslError
 from .strategy_set import StrategySet
 
 PY_SUFFIXES = (".py",)
@@ -27,6 +27,11 @@ def split_spec(spec: str) -> tuple[Path, str | None]:
     """``"dir/file.py:name"`` -> (Path("dir/file.py"), "name")."""
     path, _, name = spec.partition(":") if spec.count(":") == 1 and not Path(spec).exists() else (spec, "", "")
     return Path(path), (name or None)
+
+
+def as_strategy_set(strategies: StrategySet | str | Path) -> StrategySet:
+    """``strategies`` itself, or the set :func:`load` reads from that strategy file."""
+    return strategies if isinstance(strategies, StrategySet) else load(strategies)
 
 
 def load(spec: str | Path) -> StrategySet:
@@ -107,4 +112,4 @@ def dump(strategy_set: StrategySet, fmt: str = "yaml") -> str:
         return json.dumps(data, indent=2) + "\n"
     if fmt == "yaml":
         return str(yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100))
-    raise ValueError(f"unknown format {fmt!r}: expected 'yaml' or 'json'")
+    raise StrategyFileError(f"format: expected 'yaml' or 'json', received {fmt!r}")

@@ -30,13 +30,15 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import mlir
-from .build import _as_set, compile
-from .check import compile_default
-from .compiler import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
-from .errors import TdslError
-from .runner import make_inputs, numpy_reference
-from .strategy_set import StrategySet
+from .. import bindings as mlir
+from ..spec.loader import as_strategy_set
+from .compile import compile
+from .numerics import compile_default
+from .iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
+from ..errors import BenchFailed
+from .execute import make_inputs, numpy_reference
+from ..spec.strategy_set import StrategySet
+from ..targets import CpuTarget
 
 STRATEGY = "strategy"
 DEFAULT = "iree-default"
@@ -70,10 +72,6 @@ while True:
         break
 print(json.dumps({"seconds_per_call": elapsed / calls}))
 """
-
-
-class BenchFailed(TdslError):
-    """A variant could not be compiled or measured."""
 
 
 @dataclass(frozen=True)
@@ -260,9 +258,9 @@ def bench(
 ) -> BenchReport:
     """Times every public function of ``payload`` under each variant; see the module docstring."""
     payload = Path(payload)
-    strategy_set = _as_set(strategies)
+    strategy_set = as_strategy_set(strategies)
     target_model = strategy_set.target(target)
-    if target_model.backend != "llvm-cpu":
+    if not isinstance(target_model, CpuTarget):
         raise BenchFailed(f"tdsl bench measures on this CPU; target {target!r} is {target_model.backend}")
     if repetitions < 1 or any(t < 1 for t in threads):
         raise BenchFailed("repetitions and thread counts must be at least 1")

@@ -19,7 +19,7 @@ from typing import Annotated, Any, ClassVar, Iterable, Sequence, Union
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 from pydantic_core import PydanticCustomError
 
-from .errors import FieldProblem, StrategyError
+from ..errors import FieldProblem, StrategyError
 
 SYMBOL_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 OP_NAME_RE = re.compile(r"^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)+$")

@@ -16,15 +16,17 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import mlir
-from .build import CompileReport, compile
-from .compiler import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, run_iree_compile
-from .errors import TdslError
-from .runner import Comparison, RunFailed, compare, invoke, make_inputs, numpy_reference
-from .strategy_set import StrategySet
+from .. import bindings as mlir
+from ..spec.loader import as_strategy_set
+from .compile import CompileReport, compile
+from .iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, run_iree_compile
+from ..errors import ParseFailure, RunFailed
+from .execute import Comparison, compare, invoke, make_inputs, numpy_reference
+from ..spec.strategy_set import StrategySet
+from ..targets import CpuTarget
 
 
-class NumericsFailed(TdslError):
+class NumericsFailed(RunFailed):
     """Results differ from the reference beyond the element type's tolerance."""
 
     def __init__(self, message: str, report: "RunReport"):
@@ -113,10 +115,14 @@ def run(
     With ``check`` a mismatch raises :class:`NumericsFailed` (the report is attached).
     """
     payload = Path(payload)
+    strategy_set = as_strategy_set(strategies)
+    target_model = strategy_set.target(target)
+    if not isinstance(target_model, CpuTarget):
+        raise RunFailed(f"tdsl run executes on CPU only; target {target!r} is {target_model.backend}")
     text = payload.read_text()
     try:
         functions = mlir.signatures(text)
-    except mlir.ParseFailure as err:
+    except ParseFailure as err:
         first = err.diagnostics[0]
         where = f"{payload}:{first.line}:{first.column}" if first.line else str(payload)
         raise RunFailed(f"{where}: the payload does not parse: {first.message}") from None
@@ -127,12 +133,9 @@ def run(
     with tempfile.TemporaryDirectory(prefix="tdsl-run-") as tmp:
         tuned = Path(tmp) / "strategy.vmfb"
         default = Path(tmp) / "default.vmfb"
-        report = compile(payload, strategies, target, tuned, timeout_s=timeout_s, memory_gb=memory_gb)
+        report = compile(payload, strategy_set, target, tuned, timeout_s=timeout_s, memory_gb=memory_gb)
         if report.result.output is None:
             raise RunFailed("compilation produced no module")
-        target_model = report_target(strategies, target)
-        if target_model.backend != "llvm-cpu":
-            raise RunFailed(f"tdsl run executes on CPU only; target {target!r} is {target_model.backend}")
         compile_default(payload, target_model.baseline().compile_flags(), default, timeout_s, memory_gb)
         checks = []
         for sig in functions:
@@ -154,9 +157,3 @@ def run(
     if check and not result.ok:
         raise NumericsFailed("results differ from the reference beyond tolerance:\n" + result.text(), result)
     return result
-
-
-def report_target(strategies: StrategySet | str | Path, target: str) -> Any:
-    from .build import _as_set
-
-    return _as_set(strategies).target(target)

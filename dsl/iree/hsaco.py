@@ -18,6 +18,8 @@ import msgpack
 from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import NoteSection
 
+from ..targets.amdgpu_facts import AmdGpuArch
+
 NT_AMDGPU_METADATA = 32
 _LABEL = re.compile(r"^([A-Za-z_][\w.$]*):\s*(?:;.*)?$")
 
@@ -36,23 +38,15 @@ class KernelResources:
     scratch_bytes: int
     workgroup_size: int
     mfma_instructions: int | None
-
-    @property
-    def waves_per_simd(self) -> int:
-        """Occupancy bound from registers on CDNA3: 512 unified VGPRs per SIMD lane,
-        allocated in granules of 8, at most 8 waves."""
-        used = self.vgprs + self.agprs
-        granules = max(8, -(-used // 8) * 8)
-        return min(8, 512 // granules)
+    waves_per_simd: int
+    """Occupancy bound from registers (:meth:`tdsl.targets.AmdGpuArch.waves_per_simd`)."""
 
     @property
     def spills(self) -> int:
         return self.vgpr_spills + self.sgpr_spills
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["waves_per_simd"] = self.waves_per_simd
-        return data
+        return asdict(self)
 
     def line(self) -> str:
         mfma = "?" if self.mfma_instructions is None else str(self.mfma_instructions)
@@ -93,8 +87,9 @@ def mfma_counts(isa: str) -> dict[str, int]:
     return counts
 
 
-def resources(dump_dir: Path | str) -> list[KernelResources]:
-    """Resources of every kernel in the HSACO files of an IREE executable dump."""
+def resources(dump_dir: Path | str, facts: AmdGpuArch) -> list[KernelResources]:
+    """Resources of every kernel in the HSACO files of an IREE executable dump, compiled
+    for the GPU that ``facts`` describe."""
     directory = Path(dump_dir)
     mfma: dict[str, int] = {}
     for isa in sorted(directory.glob("*.rocmasm")):
@@ -103,18 +98,20 @@ def resources(dump_dir: Path | str) -> list[KernelResources]:
     for hsaco in sorted(directory.glob("*.hsaco")):
         for k in kernel_metadata(hsaco):
             name = str(k.get(".name", "?"))
+            vgprs, agprs = int(k.get(".vgpr_count", 0)), int(k.get(".agpr_count", 0))
             found.append(
                 KernelResources(
                     name=name,
                     lds_bytes=int(k.get(".group_segment_fixed_size", 0)),
-                    vgprs=int(k.get(".vgpr_count", 0)),
-                    agprs=int(k.get(".agpr_count", 0)),
+                    vgprs=vgprs,
+                    agprs=agprs,
                     sgprs=int(k.get(".sgpr_count", 0)),
                     vgpr_spills=int(k.get(".vgpr_spill_count", 0)),
                     sgpr_spills=int(k.get(".sgpr_spill_count", 0)),
                     scratch_bytes=int(k.get(".private_segment_fixed_size", 0)),
                     workgroup_size=int(k.get(".max_flat_workgroup_size", 0)),
                     mfma_instructions=mfma.get(name),
+                    waves_per_simd=facts.waves_per_simd(vgprs + agprs),
                 )
             )
     return sorted(found, key=lambda r: r.name)

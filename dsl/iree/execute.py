@@ -8,15 +8,14 @@ matmul or 2-D convolution. Tolerances depend on the element type.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
-from . import mlir
-from .errors import TdslError
+from .. import bindings as mlir
+from ..errors import RunFailed
 
 NUMPY_DTYPES: dict[str, Any] = {
     "f64": np.float64,
@@ -30,10 +29,6 @@ NUMPY_DTYPES: dict[str, Any] = {
 
 # Largest accepted max|out - ref| / max|ref| per result element type.
 TOLERANCE = {"f64": 1e-10, "f32": 1e-4, "f16": 2e-2, "bf16": 5e-2}
-
-
-class RunFailed(TdslError):
-    """A module could not be run, or its payload uses types tdsl cannot feed."""
 
 
 def make_inputs(signature: mlir.FunctionSignature, seed: int = 0) -> list[np.ndarray]:
@@ -96,7 +91,6 @@ def compare(out: np.ndarray, ref: np.ndarray, element: str, reference: str, inde
 # --------------------------------------------------------------------------------------
 # numpy references for single-op payload functions.
 
-_INTS = re.compile(r"-?\d+")
 _PLAIN_MAPS = {
     "linalg.matmul": "[affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, "
     "affine_map<(d0, d1, d2) -> (d0, d1)>]",
@@ -105,13 +99,12 @@ _PLAIN_MAPS = {
 }
 
 
-def _attr_ints(printed: str | None, default: list[int]) -> list[int]:
-    if printed is None:
-        return default
-    values = [int(v) for v in _INTS.findall(printed.split(":")[0])]
-    if len(values) == 1:
-        return values * len(default)
-    return values or default
+def _attr_ints(op: mlir.OpSummary, key: str, default: list[int]) -> list[int]:
+    """The ints of attribute ``key`` (a splat gives one value per default entry)."""
+    value = op.values.get(key)
+    if isinstance(value, tuple) and value:
+        return list(value) * len(default) if len(value) == 1 else list(value)
+    return default
 
 
 def numpy_reference(payload_text: str, function: str, inputs: Sequence[np.ndarray]) -> list[np.ndarray] | None:
@@ -123,28 +116,20 @@ def numpy_reference(payload_text: str, function: str, inputs: Sequence[np.ndarra
     fills = [op for op in ops if op.name == "linalg.fill"]
     if len(compute) != 1 or len(fills) != 1 or len(inputs) != 2:
         return None
-    if not all(_is_zero(c.attributes.get("value", "")) for c in consts):
+    if not all(c.values.get("value") == 0 for c in consts):
         return None
     op = compute[0]
     a, b = (np.asarray(x, dtype=np.float64) for x in inputs)
     if op.name in _PLAIN_MAPS and op.attributes.get("indexing_maps", _PLAIN_MAPS[op.name]) == _PLAIN_MAPS[op.name]:
         return [a @ b]
     if op.name in ("linalg.conv_2d_nhwc_hwcf", "linalg.conv_2d_nchw_fchw"):
-        strides = _attr_ints(op.attributes.get("strides"), [1, 1])
-        dilations = _attr_ints(op.attributes.get("dilations"), [1, 1])
+        strides = _attr_ints(op, "strides", [1, 1])
+        dilations = _attr_ints(op, "dilations", [1, 1])
         if op.name == "linalg.conv_2d_nchw_fchw":
             a, b = a.transpose(0, 2, 3, 1), b.transpose(2, 3, 1, 0)
             return [_conv_nhwc(a, b, strides, dilations).transpose(0, 3, 1, 2)]
         return [_conv_nhwc(a, b, strides, dilations)]
     return None
-
-
-def _is_zero(printed: str) -> bool:
-    value = printed.split(":")[0].strip()
-    try:
-        return float(value) == 0.0
-    except ValueError:
-        return False
 
 
 def _conv_nhwc(x: np.ndarray, w: np.ndarray, strides: list[int], dilations: list[int]) -> np.ndarray:

@@ -26,7 +26,8 @@ from typing import ClassVar, Literal, Optional
 
 from pydantic import model_validator
 
-from .model import Described, StrategyModel, SymbolName, check_non_negative, check_permutation, problem
+from .base import Described, StrategyModel, SymbolName, check_non_negative, check_permutation, problem
+from .kinds import Backend, Injection, StrategyKind
 
 CpuPipeline = Literal[
     "DoubleTilingExpert",
@@ -59,10 +60,12 @@ def _check_levels(model: StrategyModel, levels: tuple[str, ...]) -> Optional[int
     return length
 
 
-class CpuLowering(StrategyModel):
+class CpuLowering(StrategyKind):
     """``#iree_cpu.lowering_config`` + ``#iree_cpu.pipeline`` for one llvm-cpu op."""
 
-    _names_errors = True
+    injection: ClassVar[Injection] = Injection.TUNING_SPEC
+    backends: ClassVar[frozenset[Backend]] = frozenset({Backend.LLVM_CPU})
+    template: ClassVar[str] = "strategies/cpu_lowering.mlir.j2"
     LEVELS: ClassVar[tuple[str, ...]] = (
         "distribution",
         "cache_parallel",
@@ -127,7 +130,7 @@ class CpuLowering(StrategyModel):
 GpuPipeline = Literal["TileAndFuse", "VectorDistribute"]
 
 
-class GpuLowering(StrategyModel):
+class GpuLowering(StrategyKind):
     """``#iree_gpu.lowering_config<{..}>`` + ``#iree_gpu.pipeline`` for one rocm op.
 
     Units: with ``TileAndFuse`` and an ``mma_kind``, ``reduction`` and ``subgroup`` count
@@ -135,7 +138,9 @@ class GpuLowering(StrategyModel):
     ``subgroup_basis`` is ``[counts, mapping]`` (VectorDistribute).
     """
 
-    _names_errors = True
+    injection: ClassVar[Injection] = Injection.TUNING_SPEC
+    backends: ClassVar[frozenset[Backend]] = frozenset({Backend.ROCM})
+    template: ClassVar[str] = "strategies/gpu_lowering.mlir.j2"
     LEVELS: ClassVar[tuple[str, ...]] = ("workgroup", "reduction", "subgroup", "thread")
 
     kind: Literal["gpu_lowering"] = "gpu_lowering"

@@ -8,35 +8,30 @@ cap, and reads the configured dispatches back to prove which rules applied. The 
 
 from __future__ import annotations
 
-import json
-import os
 import tempfile
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from .compiler import (
+from .iree_compile import (
     DEFAULT_MEMORY_GB,
     DEFAULT_TIMEOUT_S,
     CompileFailed,
     CompileResult,
     run_iree_compile,
 )
-from .errors import TdslError
-from .files import atomic_write
-from .loader import load
-from . import mlir
-from .render import LAYOUT_RULE_MARKER, PREPROCESSING, Rendered, injection_of, render
+from ..errors import StrategyNotApplied
+from ..files import atomic_write, staged
+from ..spec.loader import as_strategy_set
+from .. import bindings as mlir
+from ..spec.kinds import Injection, Phase
+from ..render.render import LAYOUT_RULE_MARKER, PREPROCESSING, injections, render
+from .phases import compile_to_phase, phase_of
 from .hsaco import KernelResources, resources
-from .report import DispatchSummary, summarize_dump
-from .strategy_set import StrategySet
-
-PHASES = ("preprocessing", "dispatch-creation", "executable-configurations", "executable-targets")
-
-
-class StrategyNotApplied(TdslError):
-    """``--strict``: a rule of the set matched nothing in the payload."""
-
+from .dispatches import DispatchSummary, summarize_dump
+from ..spec.strategy_set import StrategySet
+from ..targets import AmdGpuTarget
 
 @dataclass(frozen=True)
 class RuleOutcome:
@@ -45,7 +40,7 @@ class RuleOutcome:
     index: int
     strategy: str
     kind: str
-    injection: str
+    injection: Injection
     dispatches: tuple[str, ...]
     functions: tuple[str, ...] = ()
 
@@ -143,9 +138,6 @@ class CompileReport:
         return "\n".join(lines)
 
 
-def _as_set(strategies: StrategySet | str | Path) -> StrategySet:
-    return strategies if isinstance(strategies, StrategySet) else load(strategies)
-
 
 def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
     payload: Path | str,
@@ -153,7 +145,7 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
     target: str,
     output: Path | str | None = None,
     *,
-    dump_ir: str | None = None,
+    dump_ir: str | Phase | None = None,
     dump_ir_to: Path | str | None = None,
     strict: bool = False,
     extra_flags: Sequence[str] = (),
@@ -171,9 +163,8 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
     payload = Path(payload)
     if not payload.is_file():
         raise CompileFailed(f"payload {str(payload)!r} does not exist")
-    if dump_ir is not None and dump_ir not in PHASES:
-        raise CompileFailed(f"--dump-ir: expected one of {', '.join(PHASES)}, received {dump_ir!r}")
-    strategy_set = _as_set(strategies)
+    phase = phase_of(dump_ir)
+    strategy_set = as_strategy_set(strategies)
     rendered = render(strategy_set, target)
     out = Path(output) if output is not None else None
     with tempfile.TemporaryDirectory(prefix="tdsl-") as tmp:
@@ -186,21 +177,14 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
             f"--iree-hal-dump-executable-files-to={dump}",
             f"--iree-hal-dump-executable-binaries-to={dump}",
         ]
-        staged = None
-        if out is not None:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent)
-            os.close(fd)
-            staged = Path(name)
-        try:
-            result = run_iree_compile(
-                payload, flags, staged, timeout_s=timeout_s, memory_gb=memory_gb
-            )
+        with ExitStack() as stack:
+            module = stack.enter_context(staged(out)) if out is not None else None
+            result = run_iree_compile(payload, flags, module, timeout_s=timeout_s, memory_gb=memory_gb)
             dispatches = tuple(summarize_dump(dump))
-            kernels = tuple(resources(dump)) if rendered.target.backend == "rocm" else ()
+            kernels = tuple(resources(dump, rendered.target.facts)) if isinstance(rendered.target, AmdGpuTarget) else ()
             layout_hits: dict[int, list[str]] = {}
             if rendered.script(PREPROCESSING) is not None:
-                ir = compile_to_phase(payload, rendered, scripts, "preprocessing", extra_flags, timeout_s, memory_gb)
+                ir = compile_to_phase(payload, rendered, scripts, Phase.PREPROCESSING, extra_flags, timeout_s, memory_gb)
                 layout_hits = layout_rules_by_function(ir)
             outcomes = tuple(_outcomes(strategy_set, target, dispatches, layout_hits))
             if strict and any(not o.applied for o in outcomes):
@@ -209,16 +193,10 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
                     f"--strict: {', '.join(missing)} matched nothing in {payload} for target {target}"
                 )
             ir_dump = None
-            if dump_ir is not None:
-                ir_dump = Path(dump_ir_to) if dump_ir_to else (out or payload).with_suffix(f".{dump_ir}.mlir")
-                ir_text = compile_to_phase(payload, rendered, scripts, dump_ir, extra_flags, timeout_s, memory_gb)
+            if phase is not None:
+                ir_dump = Path(dump_ir_to) if dump_ir_to else (out or payload).with_suffix(f".{phase}.mlir")
+                ir_text = compile_to_phase(payload, rendered, scripts, phase, extra_flags, timeout_s, memory_gb)
                 atomic_write(ir_dump, ir_text)
-            if staged is not None and out is not None:
-                os.replace(staged, out)
-                staged = None
-        finally:
-            if staged is not None and staged.exists():
-                staged.unlink()
     flags_shown = tuple(rendered.flags(scripts))
     return CompileReport(
         payload=payload,
@@ -234,34 +212,12 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
     )
 
 
-def compile_to_phase(
-    payload: Path,
-    rendered: Rendered,
-    scripts: Path,
-    phase: str,
-    extra_flags: Sequence[str] = (),
-    timeout_s: float = DEFAULT_TIMEOUT_S,
-    memory_gb: float = DEFAULT_MEMORY_GB,
-) -> str:
-    """The payload's IR after ``phase`` with the rendered scripts injected."""
-    with tempfile.TemporaryDirectory(prefix="tdsl-ir-") as tmp:
-        out = Path(tmp) / f"{phase}.mlir"
-        run_iree_compile(
-            payload,
-            [*rendered.flags(scripts), *extra_flags, f"--compile-to={phase}"],
-            out,
-            timeout_s=timeout_s,
-            memory_gb=memory_gb,
-        )
-        return out.read_text()
-
-
 def layout_rules_by_function(preprocessed_ir: str) -> dict[int, list[str]]:
     """{rule index: functions} from the ``tdsl.layout_rule`` markers after preprocessing."""
     hits: dict[int, list[str]] = {}
     for op in mlir.walk(preprocessed_ir):
-        if LAYOUT_RULE_MARKER in op.attributes and op.function:
-            index = int(op.attributes[LAYOUT_RULE_MARKER].split(":")[0])
+        index = op.values.get(LAYOUT_RULE_MARKER)
+        if isinstance(index, int) and op.function:
             if op.function not in hits.setdefault(index, []):
                 hits[index].append(op.function)
     return hits
@@ -274,22 +230,17 @@ def _outcomes(
     layout_hits: dict[int, list[str]],
 ) -> list[RuleOutcome]:
     rules = strategy_set.rules_for(target)
-    has_codegen = any(r.strategy.kind == "codegen" for _, r in rules)
     outcomes = []
-    for index, rule in rules:
+    for (index, rule), injection in zip(rules, injections([r for _, r in rules])):
         hit = tuple(d.name for d in dispatches if index in d.rules)
         outcomes.append(
             RuleOutcome(
                 index,
                 rule.strategy.name,
                 rule.strategy.kind,
-                injection_of(rule.strategy.kind, has_codegen),
+                injection,
                 hit,
                 tuple(layout_hits.get(index, ())),
             )
         )
     return outcomes
-
-
-def report_json(report: CompileReport) -> str:
-    return json.dumps(report.to_json(), indent=2)

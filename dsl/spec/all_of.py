@@ -1,0 +1,85 @@
+"""``AllOf``, the conjunction of matchers, and the ``Matcher`` union a rule accepts.
+
+Also the helpers that see through a matcher: its leaves, its concrete alternatives (one
+matcher sequence each), the function it is scoped to and the op names it requires.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Optional, Union
+
+from pydantic import Field, field_validator
+
+from .base import problem
+from .kinds import MatcherKind
+from .matchers import FunctionMatch, OpNameMatch
+from .registry import LEAF_MATCHER_KINDS, LeafMatcher
+
+
+class AllOf(MatcherKind):
+    """Conjunction: every matcher in ``matchers`` must succeed (rendered in sequence)."""
+
+    template: ClassVar[Optional[str]] = None  # renders its leaves' templates in order
+
+    kind: Literal["all_of"] = "all_of"
+    matchers: tuple[LeafMatcher, ...]
+
+    @field_validator("matchers")
+    @classmethod
+    def _non_empty(cls, value: tuple[MatcherKind, ...]) -> tuple[MatcherKind, ...]:
+        if not value:
+            raise problem("", "at least one matcher", [])
+        functions = [m.function for m in value if isinstance(m, FunctionMatch)]
+        if len(set(functions)) > 1:
+            raise problem("", "at most one function name (an op lives in one function)", functions)
+        if len(functions) == len(value):
+            raise problem("", "a matcher that selects the op besides the function matcher", [m.kind for m in value])
+        return value
+
+    def loop_count(self) -> Optional[int]:
+        counts = {m.loop_count() for m in self.matchers} - {None}
+        return counts.pop() if len(counts) == 1 else None
+
+
+if TYPE_CHECKING:
+    Matcher = MatcherKind
+else:
+    Matcher = Annotated[Union[(*LEAF_MATCHER_KINDS, AllOf)], Field(discriminator="kind")]
+
+
+Alternative = list[tuple[int, MatcherKind, dict[str, Any]]]
+"""One concrete alternative of a matcher: (leaf index, leaf, chosen dims) to render in order."""
+
+
+def leaves(matcher: MatcherKind) -> tuple[MatcherKind, ...]:
+    """The leaf matchers of ``matcher`` (itself unless it is an ``AllOf``)."""
+    return tuple(matcher.matchers) if isinstance(matcher, AllOf) else (matcher,)
+
+
+def expand(matcher: MatcherKind) -> list[Alternative]:
+    """All concrete alternatives. Scope matchers (functions) render no match ops and are
+    left out."""
+    per_leaf = [
+        [(j, leaf, alt) for alt in leaf.alternatives()]
+        for j, leaf in enumerate(leaves(matcher))
+        if leaf.template is not None
+    ]
+    return [list(combo) for combo in itertools.product(*per_leaf)]
+
+
+def scope(matcher: MatcherKind) -> Optional[str]:
+    """The function a matcher is restricted to, if any."""
+    for leaf in leaves(matcher):
+        if isinstance(leaf, FunctionMatch):
+            return leaf.function
+    return None
+
+
+def match_op_names(matcher: MatcherKind) -> set[str]:
+    """Op names a matcher restricts to (empty: unrestricted)."""
+    names: set[str] = set()
+    for leaf in leaves(matcher):
+        if isinstance(leaf, OpNameMatch):
+            names.update(leaf.names)
+    return names

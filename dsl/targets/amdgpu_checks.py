@@ -1,0 +1,154 @@
+"""Checks of GPU strategies against an AMD GPU's facts, made before compiling: subgroup
+and workgroup sizes, MMA intrinsics and their fit to the problem, subgroup tiles, LDS per
+workgroup (:mod:`tdsl.targets.amdgpu_resources`), and a Codegen strategy's thread mapping.
+Each raises the ``problem`` error that names the strategy field.
+"""
+
+from __future__ import annotations
+
+from ..spec.all_of import leaves
+from ..spec.base import Described, fmt, problem
+from ..spec.codegen import Codegen
+from ..spec.kinds import MatcherKind
+from ..spec.lowering import GpuLowering
+from ..spec.matchers import ContractionMatch
+from .amdgpu_facts import AmdGpuArch, MmaIntrinsic
+from .amdgpu_resources import lds_problem
+
+
+def check_gpu_lowering(match: MatcherKind, strategy: GpuLowering, facts: AmdGpuArch) -> None:
+    """Subgroup size, workgroup size, MMA intrinsic, then the resources of the contraction."""
+    if strategy.subgroup_size != facts.subgroup_size:
+        raise problem(
+            "subgroup_size",
+            f"{facts.subgroup_size}, the subgroup size of {facts.arch}",
+            strategy.subgroup_size,
+            strategy=strategy.name,
+        )
+    if strategy.thread_count() > facts.max_workgroup_size:
+        raise problem(
+            "workgroup_size",
+            f"at most {facts.max_workgroup_size} threads on {facts.arch}",
+            Described(f"{fmt(strategy.workgroup_size)} ({strategy.thread_count()} threads)"),
+            strategy=strategy.name,
+        )
+    if strategy.mma_kind is not None and facts.intrinsic(strategy.mma_kind) is None:
+        raise problem(
+            "mma_kind",
+            f"an MMA intrinsic of {facts.arch}: " + ", ".join(x.name for x in facts.mma_intrinsics),
+            strategy.mma_kind,
+            strategy=strategy.name,
+        )
+    _check_resources(match, strategy, facts)
+
+
+def _check_resources(match: MatcherKind, strategy: GpuLowering, facts: AmdGpuArch) -> None:
+    """LDS budget and MMA shape fit, for contractions whose loop roles the matcher fixes."""
+    contractions = [leaf for leaf in leaves(match) if isinstance(leaf, ContractionMatch)]
+    if not contractions:
+        return
+    contraction = contractions[0]
+    intrinsic = facts.intrinsic(strategy.mma_kind) if strategy.mma_kind else None
+    sizes = contraction.problem_sizes()
+    if intrinsic is not None and sizes is not None and strategy.padding is None:
+        m, n, k = sizes
+        if m % intrinsic.m or n % intrinsic.n or k % intrinsic.k:
+            types = (contraction.lhs_type, contraction.rhs_type, contraction.output_type)
+            fitting = [
+                x.name
+                for x in facts.mma_intrinsics
+                if (x.a_type, x.b_type, x.c_type) == types and not (m % x.m or n % x.n or k % x.k)
+            ]
+            raise problem(
+                "mma_kind",
+                f"an intrinsic whose M, N and K ({intrinsic.m}, {intrinsic.n}, {intrinsic.k} for "
+                f"{intrinsic.name}) divide the problem's {m}x{n}x{k}, or a 'padding' tile; "
+                "intrinsics for these element types that fit: "
+                + (", ".join(fitting) or "none"),
+                strategy.mma_kind,
+                strategy=strategy.name,
+            )
+    roles = contraction.loop_roles()
+    if intrinsic is not None and strategy.subgroup is not None and roles is not None and len(roles) == len(strategy.workgroup):
+        _check_subgroups(strategy, roles, intrinsic, facts)
+    lds = lds_problem(strategy, contraction, facts)
+    if lds is None:
+        return
+    estimate = lds.estimate()
+    if not estimate.fits:
+        legal = lds.largest_legal_reduction()
+        hint = (
+            f"the largest reduction[{legal[0]}] that fits is {legal[1]}"
+            if legal is not None
+            else "shrink the workgroup tile"
+        )
+        raise problem(
+            "reduction",
+            f"at most {facts.lds_bytes_per_workgroup} bytes of LDS per workgroup on {facts.arch}; "
+            f"workgroup {list(strategy.workgroup)} with reduction {list(strategy.reduction or ())} "
+            f"promotes {estimate.unpadded} bytes",
+            list(strategy.reduction or ()),
+            hint=hint,
+            strategy=strategy.name,
+        )
+
+
+def _check_subgroups(strategy: GpuLowering, roles: tuple[str, ...], intrinsic: MmaIntrinsic, facts: AmdGpuArch) -> None:
+    """TileAndFuse + MMA: each workgroup tile is a whole number of subgroup tiles
+    (subgroup x intrinsic), and the subgroups fill the workgroup exactly."""
+    assert strategy.subgroup is not None
+    subgroups = 1
+    innermost = {role: max(i for i, r in enumerate(roles) if r == role) for role in "mn" if role in roles}
+    for i, role in enumerate(roles):
+        if role not in "mn" or not strategy.workgroup[i]:
+            continue
+        size = (intrinsic.m if role == "m" else intrinsic.n) if innermost[role] == i else 1
+        span = strategy.subgroup[i] * size
+        if span == 0 or strategy.workgroup[i] % span:
+            raise problem(
+                f"subgroup[{i}]",
+                f"a tile whose span (subgroup x {size} for {intrinsic.name}) divides "
+                f"workgroup[{i}] = {strategy.workgroup[i]}",
+                strategy.subgroup[i],
+                strategy=strategy.name,
+            )
+        subgroups *= strategy.workgroup[i] // span
+    threads = subgroups * facts.subgroup_size
+    if threads != strategy.thread_count():
+        raise problem(
+            "workgroup_size",
+            f"{threads} threads: the workgroup tile {list(strategy.workgroup)} holds {subgroups} subgroup "
+            f"tiles of {list(strategy.subgroup)} x {intrinsic.m}x{intrinsic.n} ({intrinsic.name})",
+            Described(f"{list(strategy.workgroup_size)} ({strategy.thread_count()} threads)"),
+            strategy=strategy.name,
+        )
+
+
+def check_codegen(strategy: Codegen, facts: AmdGpuArch) -> None:
+    """A Codegen strategy on this GPU: a thread mapping within the workgroup limit, and for
+    an MFMA chain an intrinsic of the GPU on one subgroup per workgroup."""
+    if strategy.gpu is None:
+        raise problem("gpu", "a GpuThreads mapping for a rocm target", None, strategy=strategy.name)
+    x, y, z = strategy.gpu.workgroup_dims
+    if strategy.mma is not None:
+        if facts.intrinsic(strategy.mma.intrinsic) is None:
+            raise problem(
+                "mma.intrinsic",
+                f"an MMA intrinsic of {facts.arch}: " + ", ".join(i.name for i in facts.mma_intrinsics),
+                strategy.mma.intrinsic,
+                strategy=strategy.name,
+            )
+        if (x, y, z) != (facts.subgroup_size, 1, 1):
+            raise problem(
+                "gpu.workgroup_dims",
+                f"[{facts.subgroup_size}, 1, 1]: the MFMA chain runs one subgroup per workgroup",
+                list(strategy.gpu.workgroup_dims),
+                strategy=strategy.name,
+            )
+    if x * y * z > facts.max_workgroup_size or x * y * z == 0:
+        raise problem(
+            "gpu.workgroup_dims",
+            f"1 to {facts.max_workgroup_size} threads on {facts.arch}",
+            list(strategy.gpu.workgroup_dims),
+            strategy=strategy.name,
+        )
