@@ -10,12 +10,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Callable, NoReturn, Sequence
 
 from .iree.phases import PHASES
 from .iree.iree_compile import CompileFailed
 from .iree.iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
+from . import __version__
 from .errors import RenderError, StrategyError, TdslError
 from .spec.loader import dump, load
 from .render import render
@@ -143,8 +145,16 @@ def _add_strategy_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--target", required=True, help="target name in the strategy set, e.g. cpu or gfx942")
 
 
+def _compiler_version() -> str:
+    try:
+        return version("iree-base-compiler")
+    except PackageNotFoundError:
+        return "not installed"
+
+
 def parser() -> argparse.ArgumentParser:
     top = _Parser(prog="tdsl", description="Render tdsl strategies to verified IREE transform-dialect scripts.")
+    top.add_argument("--version", action="version", version=f"tdsl {__version__} (iree-base-compiler {_compiler_version()})")
     sub = top.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser("render", help="write the scripts and flags.txt for one target", description="Render, verify and write every script the target needs, plus DIR/flags.txt (one iree-compile flag per line).")

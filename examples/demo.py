@@ -10,10 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tdsl import render
-from tdsl.iree.compile import compile
-from tdsl.iree.numerics import run
-from tdsl.spec.loader import load
+from tdsl import compile, load, render, run
 
 EXAMPLES = Path(__file__).resolve().parent
 

@@ -28,7 +28,7 @@ from tdsl import (
     TileUsingForall,
     VectorLowering,
 )
-from tdsl.spec.loader import load
+from tdsl import load
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

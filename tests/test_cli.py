@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tdsl.cli import main
-from tdsl.spec.loader import load
+from tdsl import load
 from tdsl.render.render import SERIAL_LOADING
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,9 +13,9 @@ import pytest
 from cases import CASES, example_dirs, example_strategy
 from tdsl import render
 from tdsl.iree.compile import CompileReport, compile
-from tdsl.iree.numerics import run
+from tdsl import run
 from tdsl.iree.iree_compile import run_iree_compile
-from tdsl.spec.loader import load
+from tdsl import load
 
 pytestmark = pytest.mark.compile
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from tdsl import ConsumerMatch, CpuTarget, DataLayout, StrategyError
-from tdsl.iree.numerics import run
+from tdsl import run
 from tdsl.iree.iree_compile import run_iree_compile
-from tdsl.spec.loader import load
+from tdsl import load
 from tdsl.strategies.cpu import auto, head_split_fusion
 
 ROOT = Path(__file__).resolve().parent.parent

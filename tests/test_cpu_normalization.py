@@ -55,7 +55,7 @@ def test_pack_greedily_brings_five_contraction_forms_to_one_packed_form(golden) 
 
 @pytest.mark.compile
 def test_the_packed_forms_compute_what_the_originals_do() -> None:
-    from tdsl.iree.numerics import run
+    from tdsl import run
 
     report = run(PAYLOAD, NORMALIZE)
     assert report.ok, report.text()

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tdsl import ContractionMatch, CpuLowering, CpuTarget, PackMatch, Rule, StrategySet
-from tdsl.iree.numerics import run
+from tdsl import ContractionMatch, CpuLowering, CpuTarget, PackMatch, Rule, StrategySet, TdslError
+from tdsl import run
 from tdsl.strategies.cpu import auto, detect_isa, inner_tile, mmt4d_layout
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,7 +72,7 @@ def test_tiles() -> None:
     assert inner_tile("avx2", "i8", "i8", "i32").sizes() == [6, 16, 1]
     assert detect_isa("flags\t: fpu sse avx2 fma avx512f\n") == "avx512"
     assert detect_isa("flags\t: fpu sse avx2 fma\n") == "avx2"
-    with pytest.raises(ValueError, match="no packing tile for f32 x f16 -> f32"):
+    with pytest.raises(TdslError, match="no packing tile for f32 x f16 -> f32"):
         inner_tile("avx512", "f32", "f16", "f32")
     assert auto().targets[0].ukernels == "none"
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from tdsl import AmdGpuTarget
-from tdsl.iree.compile import compile
+from tdsl import compile
 from tdsl.iree.iree_compile import run_iree_compile
 from tdsl.iree.hsaco import KernelResources, resources
-from tdsl.spec.loader import load
+from tdsl import load
 from tdsl.strategies.gpu.chooser import Contraction, choose_contraction
 from tdsl.strategies.gpu.library import REFERENCE_PROBLEMS, standard_set
 

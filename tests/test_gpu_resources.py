@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tdsl import AmdGpuTarget, ContractionMatch, GpuLowering, Rule, StrategyError, StrategySet
-from tdsl.iree.compile import compile
+from tdsl import compile
 from tdsl.targets import GFX942
 from tdsl.targets.amdgpu_resources import lds_for
 

@@ -11,7 +11,7 @@ import pytest
 
 from cases import example_dirs, example_strategy
 from tdsl import StrategySet
-from tdsl.spec.loader import load
+from tdsl import load
 
 ROOT = Path(__file__).resolve().parent.parent
 PACK = ROOT / "examples" / "matmul_pack"

@@ -7,7 +7,7 @@ import pytest
 
 from cases import all_sets
 from tdsl import StrategySet, bindings, render
-from tdsl.spec.loader import dump, load
+from tdsl import dump, load
 
 SETS = all_sets()
 

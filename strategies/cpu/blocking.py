@@ -24,38 +24,10 @@ chosen point was best or within noise of the best.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-
 from tdsl import CpuLowering, PackMatch, Rule
+from tdsl.targets.host import Caches
 
 from .tiles import InnerTile
-
-
-@dataclass(frozen=True)
-class Caches:
-    """Per-core data cache sizes in bytes."""
-
-    l1: int = 32 * 1024
-    l2: int = 512 * 1024
-
-
-def detect_caches(root: str = "/sys/devices/system/cpu/cpu0/cache") -> Caches:
-    """L1d and L2 of this machine from sysfs (the defaults where it is not readable)."""
-    sizes: dict[int, int] = {}
-    for index in sorted(Path(root).glob("index*")):
-        try:
-            level = int((index / "level").read_text())
-            kind = (index / "type").read_text().strip()
-            text = (index / "size").read_text().strip().upper()
-        except (OSError, ValueError):
-            continue
-        if kind == "Instruction":
-            continue
-        scale = {"K": 1024, "M": 1024 * 1024}.get(text[-1:], 1)
-        sizes[level] = int(text.rstrip("KM")) * scale
-    default = Caches()
-    return Caches(l1=sizes.get(1, default.l1), l2=sizes.get(2, default.l2))
 
 
 K_REF = 2048

@@ -20,9 +20,11 @@ from tdsl import CpuTarget, StrategySet
 
 from tdsl import OpNameMatch, Rule
 
-from .blocking import Caches, detect_caches, lhs_pack_rule, mmt4d_blocking
+from tdsl.targets.host import Caches, Isa, detect_caches, detect_isa
+
+from .blocking import lhs_pack_rule, mmt4d_blocking
 from .packing import SMALL_MAX, packing_rules
-from .tiles import Isa, detect_isa, inner_tile
+from .tiles import inner_tile
 
 ELEMENT_TYPES: tuple[tuple[str, str, str], ...] = (
     ("f32", "f32", "f32"),

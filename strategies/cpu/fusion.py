@@ -25,7 +25,9 @@ from typing import Sequence
 
 from tdsl import AllOf, ConsumerMatch, ContractionMatch, CpuLowering, DataLayout, Rule
 
-from .tiles import Isa, inner_tile
+from tdsl.targets.host import Isa
+
+from .tiles import inner_tile
 
 
 def head_split_fusion(

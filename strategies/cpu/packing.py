@@ -20,9 +20,12 @@ from __future__ import annotations
 
 from typing import Optional
 
+from tdsl.errors import TdslError
 from tdsl import ContractionMatch, CpuLowering, DataLayout, PackGreedily, PackTranspose, Rule
 
-from .tiles import InnerTile, Isa, inner_tile
+from tdsl.targets.host import Isa
+
+from .tiles import InnerTile, inner_tile
 
 LAYOUTS = ("mk_kn", "mk_nk")
 # Below this K the per-call packs cost more than the packed kernel saves: 3136x128x64 f32
@@ -39,7 +42,7 @@ def mmt4d_layout(name: str, tile: InnerTile, operand_layout: str = "mk_kn", batc
     if operand_layout == "mk_kn":
         transposes.append(PackTranspose(operand="rhs", outer_perm=[0, 2, 1] if batch else [1, 0]))
     elif operand_layout != "mk_nk":
-        raise ValueError(f"operand_layout: expected one of {LAYOUTS}, received {operand_layout!r}")
+        raise TdslError(f"operand_layout: expected one of {LAYOUTS}, received {operand_layout!r}")
     return DataLayout(
         name=name,
         pack=PackGreedily(matmul_packed_sizes=tile.sizes()),

@@ -19,9 +19,10 @@ Where each number comes from:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
-Isa = Literal["avx512", "avx2", "neon", "generic"]
+from tdsl.errors import TdslError
+from tdsl.targets.host import Isa
+
 
 
 @dataclass(frozen=True)
@@ -39,30 +40,6 @@ class InnerTile:
 _F32 = {"avx512": InnerTile(8, 32, 1), "avx2": InnerTile(6, 16, 1), "neon": InnerTile(8, 8, 1), "generic": InnerTile(4, 8, 1)}
 
 
-def detect_isa(cpuinfo: str | None = None) -> Isa:
-    """The ISA of this machine (for ``cpu = "host"``), from /proc/cpuinfo flags."""
-    import platform
-    from pathlib import Path
-
-    if cpuinfo is None:
-        try:
-            cpuinfo = Path("/proc/cpuinfo").read_text()
-        except OSError:
-            cpuinfo = ""
-    flags = set()
-    for line in cpuinfo.splitlines():
-        if line.startswith(("flags", "Features")):
-            flags = set(line.split(":", 1)[1].split())
-            break
-    if "avx512f" in flags:
-        return "avx512"
-    if "avx2" in flags and "fma" in flags:
-        return "avx2"
-    if "asimd" in flags or platform.machine() in ("aarch64", "arm64"):
-        return "neon"
-    return "generic"
-
-
 def inner_tile(isa: Isa, lhs_type: str, rhs_type: str, output_type: str, m: int | None = None) -> InnerTile:
     """The inner tile for one contraction; ``m = 1`` selects the matrix-vector tile."""
     tile = _F32[isa]
@@ -72,7 +49,7 @@ def inner_tile(isa: Isa, lhs_type: str, rhs_type: str, output_type: str, m: int 
         ("bf16", "bf16", "f32"),
         ("i8", "i8", "i32"),
     }:
-        raise ValueError(f"no packing tile for {lhs_type} x {rhs_type} -> {output_type}")
+        raise TdslError(f"no packing tile for {lhs_type} x {rhs_type} -> {output_type}")
     if m == 1:
         return InnerTile(1, tile.n0, 1)
     return tile

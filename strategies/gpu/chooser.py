@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from math import prod
 from typing import Optional, Sequence
 
+from tdsl.errors import TdslError
 from tdsl import ContractionMatch, ConvolutionMatch, GpuLowering, Rule
 from tdsl.targets import GFX942, AmdGpuArch, MmaIntrinsic
 from tdsl.spec.element_types import element_bytes
@@ -209,7 +210,7 @@ def choose_convolution(problem: Convolution2d, name: str, facts: AmdGpuArch = GF
                        problem.lhs_type, problem.rhs_type, problem.output_type)
     intrinsic, _ = choose_intrinsic(gemm, facts)
     if intrinsic is None:
-        raise ValueError(f"no MFMA intrinsic of {facts.arch} takes {problem.lhs_type} x {problem.rhs_type} -> {problem.output_type}")
+        raise TdslError(f"no MFMA intrinsic of {facts.arch} takes {problem.lhs_type} x {problem.rhs_type} -> {problem.output_type}")
     toc = next((t for t in (64, 32, 16) if problem.oc % t == 0 and t % (2 * intrinsic.n) == 0), 2 * intrinsic.n)
     tw = next((t for t in (32, 16) if problem.ow % t == 0 and t % intrinsic.m == 0), intrinsic.m)
     th = next((t for t in (4, 2) if problem.oh % t == 0), 2)
