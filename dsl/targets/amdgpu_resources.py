@@ -90,13 +90,21 @@ class LdsProblem:
         if not k_loops:
             return None
         index = k_loops[-1]
-        best = None
-        for value in range(1, self.reduction[index] + 1):
+
+        def fits(value: int) -> bool:
             trial = list(self.reduction)
             trial[index] = value
-            if self.estimate(trial).fits:
-                best = value
-        return None if best is None else (index, best)
+            return self.estimate(trial).fits
+
+        # LDS grows with the reduction tile, so bisect (the tile may be huge).
+        low, high = 0, self.reduction[index]
+        while low < high:
+            middle = (low + high + 1) // 2
+            if fits(middle):
+                low = middle
+            else:
+                high = middle - 1
+        return None if low == 0 else (index, low)
 
 
 def lds_problem(strategy: GpuLowering, match: ContractionMatch, facts: AmdGpuArch) -> Optional[LdsProblem]:
