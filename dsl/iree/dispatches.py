@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import bindings as mlir
-from ..render.render import LAYOUT_MARKER, LAYOUT_RULE_MARKER, MARKER, RULE_MARKER
+from ..render import LAYOUT_MARKER, LAYOUT_RULE_MARKER, MARKER, RULE_MARKER
 
 _NOT_ROOT = {"linalg.fill", "linalg.yield", "linalg.index"}
 

@@ -24,7 +24,7 @@ from ..spec.kinds import Phase
 from ..spec.loader import as_strategy_set
 from .iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, CompileFailed, run_iree_compile
 from ..errors import TdslError
-from ..render.render import PREPROCESSING, Rendered, render
+from ..render import PREPROCESSING, Rendered, render
 from ..spec.strategy_set import StrategySet
 
 _NOISY = [

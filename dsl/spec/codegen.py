@@ -42,7 +42,7 @@ renders, among others::
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal, Optional, Union
+from typing import Annotated, ClassVar, Literal, Optional, Union
 
 from pydantic import Field, model_validator
 
@@ -275,12 +275,6 @@ class Codegen(StrategyKind):
     def loops(self) -> Optional[tuple[str, int]]:
         """Tile-size lists may be shorter than the loop nest, so no exact count is implied."""
         return None
-
-    def mma_packed_sizes(self, target: Any) -> list[int]:
-        """The intrinsic's (m, n, k): the packed sizes of the MFMA chain."""
-        assert self.mma is not None
-        intrinsic = target.facts.intrinsic(self.mma.intrinsic)
-        return [intrinsic.m, intrinsic.n, intrinsic.k]
 
     def fused_at(self, level: int) -> list[tuple[int, "Fuse"]]:
         """(fusion index, rule) for the producers fused after tiling level ``level``."""

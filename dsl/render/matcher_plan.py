@@ -1,0 +1,257 @@
+"""Plans of matcher leaves: the handles, types and checks each leaf's ``leaf`` macro prints.
+
+:func:`plan_matchers` turns a rule's matcher into its matcher sequences (one per concrete
+alternative, :func:`tdsl.spec.all_of.expand`); :func:`plan_leaf` plans one leaf,
+dispatching on the matcher's class. A leaf at position ``j`` of its rule's matcher names
+its handles ``%l<j>_...``. A matcher kind without a planner gets a :class:`GenericLeaf`
+(the matcher, the chosen alternative and the handle prefix). Emits no text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import singledispatch
+from typing import Mapping, Optional
+
+from ..spec.all_of import AllOf, expand
+from ..spec.kinds import MatcherKind
+from ..spec.matchers import ConsumerMatch, ContractionMatch, ConvolutionMatch, OpNameMatch, PackMatch
+from .plan import LeafPlan, MatcherSequence
+
+Choice = Mapping[str, object]
+"""One alternative of a leaf (``MatcherKind.alternatives()``): group -> chosen value."""
+
+
+@dataclass(frozen=True)
+class LeafSite:
+    """Where a leaf renders: its template, its location and the prefix of its handles (``%l0``)."""
+
+    template: str
+    path: str
+    prefix: str
+
+
+@dataclass(frozen=True)
+class GenericLeaf(LeafPlan):
+    """A leaf of a kind without a planner: ``matcher``, the alternative ``choice`` and the
+    handle ``prefix`` its template may use."""
+
+    matcher: MatcherKind
+    choice: Choice
+    prefix: str
+
+
+@dataclass(frozen=True)
+class OpNameLeaf(LeafPlan):
+    """``transform.match.operation_name %op [names]``."""
+
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DimsEqual:
+    """``transform.iree.match.dims_equal handle, sizes`` located at the matcher field ``field``."""
+
+    handle: str
+    sizes: tuple[int, ...]
+    field: str
+
+
+@dataclass(frozen=True)
+class DimBound:
+    """``handle = transform.get_operand %op[operand]`` and ``transform.iree.match.dim_bounds
+    handle[dim], umin, umax`` (a missing bound prints ``none``), located at ``field``."""
+
+    handle: str
+    operand: int
+    dim: int
+    umin: Optional[int]
+    umax: Optional[int]
+    field: str
+
+
+@dataclass(frozen=True)
+class AffineMap:
+    """``affine_map<(dims) -> (results)>``; both are dimension names (``d0``)."""
+
+    dims: tuple[str, ...]
+    results: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ContractionLeaf(LeafPlan):
+    """``groups = transform.iree.match.contraction %op, ...`` (one handle per dimension group,
+    batch/m/n/k), optional ``indexing_maps``, then ``dims_equal`` and ``bounds`` checks."""
+
+    groups: tuple[str, ...]
+    lhs_type: str
+    rhs_type: str
+    output_type: str
+    indexing_maps: tuple[AffineMap, ...]
+    dims_equal: tuple[DimsEqual, ...]
+    bounds: tuple[DimBound, ...]
+
+
+@dataclass(frozen=True)
+class ConvolutionLeaf(LeafPlan):
+    """``groups = transform.iree.match.convolution %op, ...`` then ``dims_equal`` checks."""
+
+    groups: tuple[str, ...]
+    lhs_type: str
+    rhs_type: str
+    output_type: str
+    dims_equal: tuple[DimsEqual, ...]
+
+
+@dataclass(frozen=True)
+class ConsumerLeaf(LeafPlan):
+    """A ``transform.match.structured`` region (block argument ``block_arg``) yielding the
+    single user ``user`` of the op's first result into ``consumers``, whose name must be
+    one of ``names``."""
+
+    consumers: str
+    block_arg: str
+    user: str
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PackLeaf(LeafPlan):
+    """``ins, outs = transform.iree.match.cast_compatible_dag_from_root %op`` with one
+    ``linalg.pack`` / ``linalg.unpack`` as the pattern, rendered by the macro ``body``.
+
+    The pattern's block arguments are ``src`` (``src_type``), ``dst`` (``dst_type``) and,
+    when the pattern pads, ``pad`` (``element_type``); its op result is ``result``."""
+
+    body: str
+    ins: str
+    outs: str
+    src: str
+    dst: str
+    pad: Optional[str]
+    result: str
+    src_type: str
+    dst_type: str
+    element_type: str
+    outer_dims_perm: Optional[tuple[int, ...]]
+    inner_dims_pos: tuple[int, ...]
+    inner_tiles: tuple[int, ...]
+
+
+_PACK_BODY = {"pack": "pack_body", "unpack": "unpack_body"}
+"""PackMatch.op -> the macro of ``matchers/pack_op.mlir.j2`` that renders the pattern op."""
+
+
+def _sizes(choice: Choice, group: str) -> Optional[tuple[int, ...]]:
+    value = choice[group]
+    if value is None:
+        return None
+    assert isinstance(value, tuple), value
+    return tuple(int(v) for v in value)
+
+
+def _dims_equal(prefix: str, groups: tuple[str, ...], choice: Choice) -> tuple[DimsEqual, ...]:
+    checks = []
+    for group in groups:
+        sizes = _sizes(choice, group)
+        if sizes is not None:
+            checks.append(DimsEqual(f"{prefix}_{group}", sizes, group))
+    return tuple(checks)
+
+
+@singledispatch
+def plan_leaf(matcher: MatcherKind, site: LeafSite, choice: Choice) -> LeafPlan:
+    """The plan of one leaf; the default (a kind without a planner) is a :class:`GenericLeaf`."""
+    return GenericLeaf(site.template, site.path, matcher, choice, site.prefix)
+
+
+@plan_leaf.register
+def _op_name(matcher: OpNameMatch, site: LeafSite, choice: Choice) -> LeafPlan:
+    return OpNameLeaf(site.template, site.path, tuple(matcher.names))
+
+
+_CONTRACTION_GROUPS = ("batch", "m", "n", "k")
+
+
+@plan_leaf.register
+def _contraction(matcher: ContractionMatch, site: LeafSite, choice: Choice) -> LeafPlan:
+    p = site.prefix
+    maps: tuple[AffineMap, ...] = ()
+    results = matcher.indexing_maps()
+    if results is not None:
+        dims = tuple(f"d{d}" for d in range(len(results[2]) + 1))
+        maps = tuple(AffineMap(dims, tuple(f"d{d}" for d in r)) for r in results)
+    bounds = []
+    if matcher.k_min is not None:
+        bounds.append(DimBound(f"{p}_lhs", 0, matcher.lhs_k_dim(), matcher.k_min, None, "k_min"))
+    if matcher.size_max is not None:
+        for i, (operand, dim) in enumerate(matcher.bounded_dims()):
+            bounds.append(DimBound(f"{p}_bounded{i}", operand, dim, None, matcher.size_max, "size_max"))
+    return ContractionLeaf(
+        site.template,
+        site.path,
+        groups=tuple(f"{p}_{g}" for g in _CONTRACTION_GROUPS),
+        lhs_type=matcher.lhs_type,
+        rhs_type=matcher.rhs_type,
+        output_type=matcher.output_type,
+        indexing_maps=maps,
+        dims_equal=_dims_equal(p, _CONTRACTION_GROUPS, choice),
+        bounds=tuple(bounds),
+    )
+
+
+@plan_leaf.register
+def _convolution(matcher: ConvolutionMatch, site: LeafSite, choice: Choice) -> LeafPlan:
+    p = site.prefix
+    return ConvolutionLeaf(
+        site.template,
+        site.path,
+        groups=tuple(f"{p}_{g}" for g in matcher.GROUPS),
+        lhs_type=matcher.lhs_type,
+        rhs_type=matcher.rhs_type,
+        output_type=matcher.output_type,
+        dims_equal=_dims_equal(p, matcher.GROUPS, choice),
+    )
+
+
+@plan_leaf.register
+def _consumer(matcher: ConsumerMatch, site: LeafSite, choice: Choice) -> LeafPlan:
+    p = site.prefix
+    return ConsumerLeaf(site.template, site.path, f"{p}_consumers", f"{p}_s", f"{p}_user", tuple(matcher.names))
+
+
+@plan_leaf.register
+def _pack(matcher: PackMatch, site: LeafSite, choice: Choice) -> LeafPlan:
+    p = site.prefix
+    src_type, dst_type = matcher.operand_types()
+    return PackLeaf(
+        site.template,
+        site.path,
+        body=_PACK_BODY[matcher.op],
+        ins=f"{p}_ins",
+        outs=f"{p}_outs",
+        src=f"{p}_src",
+        dst=f"{p}_dst",
+        pad=f"{p}_pad" if choice["padding"] else None,
+        result=f"{p}_{matcher.op}",
+        src_type=src_type,
+        dst_type=dst_type,
+        element_type=matcher.element_type,
+        outer_dims_perm=matcher.outer_dims_perm,
+        inner_dims_pos=matcher.inner_dims_pos,
+        inner_tiles=matcher.inner_tiles,
+    )
+
+
+def plan_matchers(matcher: MatcherKind, symbol: str, match_path: str) -> tuple[MatcherSequence, ...]:
+    """One matcher sequence ``@<symbol>_match<k>`` per concrete alternative of ``matcher``.
+    Leaves of an ``AllOf`` are located at ``<match_path>.matchers[j]``."""
+    sequences = []
+    for k, alternative in enumerate(expand(matcher)):
+        leaves = []
+        for j, leaf, choice in alternative:
+            assert leaf.template is not None
+            path = f"{match_path}.matchers[{j}]" if isinstance(matcher, AllOf) else match_path
+            leaves.append(plan_leaf(leaf, LeafSite(leaf.template, path, f"%l{j}"), choice))
+        sequences.append(MatcherSequence(f"{symbol}_match{k}", tuple(leaves)))
+    return tuple(sequences)
