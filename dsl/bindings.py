@@ -179,9 +179,15 @@ class FunctionSignature:
 
 def _tensor_type(t: Any) -> TensorType:
     ir = _ir()
-    ranked = ir.RankedTensorType(t)
+    expected = "expected function arguments and results of static-shape tensor types"
+    if not isinstance(t, ir.RankedTensorType):
+        try:
+            t = ir.RankedTensorType(t)
+        except ValueError:
+            raise PayloadError(f"{expected}, received {t}") from None
+    ranked = t
     if not ranked.has_static_shape:
-        raise PayloadError(f"dynamic shapes are not supported: {t}")
+        raise PayloadError(f"{expected}, received {t} (dynamic shapes are not supported)")
     return TensorType(tuple(ranked.shape), str(ranked.element_type))
 
 

@@ -1,46 +1,159 @@
-"""The ``tdsl`` command line: render, flags, show.
+"""The ``tdsl`` command line: render, flags, show, compile, run, bench.
 
-Exit codes: 0 success; 2 bad input (invalid strategy, unreadable file, unknown target)
-with a one-line message on stderr; 1 when a rendered script fails verification (a bug
-report: the message shows the script).
+Every failure is one line on stderr (``tdsl: error: ...``) and an exit code:
+
+* 0: success.
+* 1: a verdict: ``run`` found results past the element type's tolerance, or
+  ``compile --strict`` found a rule that matched nothing.
+* 2: bad input: an invalid strategy or command-line value, a strategy file that cannot be
+  read, a payload it does not match, a script that does not verify, a compiler failure
+  (crash, memory cap, timeout or error; the line names a directory that keeps the
+  compiler's whole output), an output path that cannot be written, any OS error.
+* 3: an internal error of tdsl (a bug: the line names the exception; ``TDSL_TRACEBACK=1``
+  also prints the traceback).
+* 130: interrupted (Ctrl-C). A render or compile that is interrupted leaves the earlier
+  outputs as they were.
+* 141: the reader of stdout went away (``tdsl show ... | head``); nothing is printed.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
+import math
+import os
 import sys
+import traceback
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Callable, NoReturn, Sequence
+from typing import Any, Callable, NoReturn, Sequence
 
 from .iree.phases import PHASES
-from .iree.iree_compile import CompileFailed
-from .iree.iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
+from .iree.iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, MIN_MEMORY_GB
 from . import __version__
-from .errors import RenderError, StrategyError, TdslError
+from .errors import ArgumentError, OutputError, RenderError, StrategyError, StrategyNotApplied, TdslError
+from .files import atomic_write, failure_dir
 from .spec.loader import dump, load
 from .render import render
+
+EXIT_OK, EXIT_VERDICT, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 3, 130, 141
+
+EPILOG = f"""exit codes:
+  {EXIT_OK}    success
+  {EXIT_VERDICT}    a verdict: numbers past tolerance (run), a rule that matched nothing (compile --strict)
+  {EXIT_BAD_INPUT}    bad input: strategy, strategy file, payload, arguments, script, compiler failure,
+       unwritable output, OS error (one line on stderr)
+  {EXIT_INTERNAL}    internal error of tdsl (a bug; TDSL_TRACEBACK=1 prints the traceback)
+  {EXIT_INTERRUPTED}  interrupted (Ctrl-C); earlier outputs are left as they were
+A compiler failure keeps its evidence (full output, command, scripts, dumps) in a
+tdsl-failure-* directory under $TDSL_FAILURE_DIR or the system temporary directory."""
+
+# Every file a render can write: a new render removes those of an earlier one it does not write.
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line, exit 2
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(EXIT_BAD_INPUT, f"tdsl: error: {' '.join(message.split())} (see '{self.prog} --help')\n")
 
 
-def _one_line(err: Exception) -> str:
-    if isinstance(err, StrategyError):
-        return "invalid strategy: " + "; ".join(p.describe(err.strategy) for p in err.problems)
-    return " ".join(str(err).split("\n")[:1])
+# --------------------------------------------------------------------------------------
+# Argument types: a bad value is argparse's one-line error, exit 2, before any work.
+
+
+def _number(text: str, kind: Callable[[str], Any], what: str) -> Any:
+    try:
+        value = kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, received {text!r}") from None
+    if isinstance(value, float) and not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected {what}, received {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """A finite number above 0 (seconds)."""
+    value: float = _number(text, float, "a number above 0")
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number above 0, received {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    value: int = _number(text, int, "an integer of at least 1")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer of at least 1, received {text!r}")
+    return value
+
+
+def nonnegative_int(text: str) -> int:
+    value: int = _number(text, int, "an integer of at least 0")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer of at least 0, received {text!r}")
+    return value
+
+
+def thread_counts(text: str) -> tuple[int, ...]:
+    """``"1,2"`` -> (1, 2): a comma-separated list of positive integers."""
+    what = "a comma-separated list of thread counts of at least 1, e.g. 1,2"
+    parts = [p.strip() for p in text.split(",")]
+    try:
+        counts = tuple(int(p) for p in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, received {text!r}") from None
+    if not counts or any(c < 1 for c in counts):
+        raise argparse.ArgumentTypeError(f"expected {what}, received {text!r}")
+    return counts
+
+
+def memory_gb(text: str) -> float:
+    """An address-space cap in GiB that lets iree-compile start (at least MIN_MEMORY_GB)."""
+    value: float = _number(text, float, f"a number of GiB of at least {MIN_MEMORY_GB:g}")
+    if value < MIN_MEMORY_GB:
+        raise argparse.ArgumentTypeError(
+            f"expected at least {MIN_MEMORY_GB:g} GiB (iree-compile needs about 0.4 GiB of address "
+            f"space just to start), received {text}"
+        )
+    return value
+
+
+# --------------------------------------------------------------------------------------
+# Output paths: refused before any work.
+
+
+def _nearest_existing(path: Path) -> Path:
+    parent = path
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    return parent
+
+
+def check_output_dir(path: Path, what: str) -> None:
+    """An output directory: an existing directory, or creatable under a writable one."""
+    if path.exists() and not path.is_dir():
+        raise OutputError(f"{what} {str(path)!r}: expected a directory, received an existing file")
+    existing = _nearest_existing(path)
+    if not existing.is_dir():
+        raise OutputError(f"{what} {str(path)!r}: {str(existing)!r} is a file, not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise OutputError(f"{what} {str(path)!r}: the directory {str(existing)!r} is not writable")
+
+
+# --------------------------------------------------------------------------------------
+# Commands.
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
+    check_output_dir(args.output, "-o")
     strategy_set = load(args.strategies)
     rendered = render(strategy_set, args.target)
-    paths = rendered.write(args.output)
+    try:
+        paths = rendered.write(args.output)
+    except OSError as err:
+        raise OutputError(f"-o {str(args.output)!r}: cannot write the scripts: {_os_reason(err)}") from None
     for path in paths:
         print(path)
-    return 0
+    return EXIT_OK
 
 
 def _cmd_flags(args: argparse.Namespace) -> int:
@@ -48,7 +161,7 @@ def _cmd_flags(args: argparse.Namespace) -> int:
     rendered = render(strategy_set, args.target)
     for flag in rendered.flags(args.output, include_target=not args.no_target_flags):
         print(flag)
-    return 0
+    return EXIT_OK
 
 
 def _cmd_compile(args: argparse.Namespace) -> int:
@@ -73,21 +186,45 @@ def _cmd_compile(args: argparse.Namespace) -> int:
         print(text)
         for warning in report.warnings():
             print(f"tdsl: warning: {warning}", file=sys.stderr)
-    return 0
+    return EXIT_OK
+
+
+def load_inputs(paths: Sequence[Path]) -> list[Any]:
+    """The arrays of ``--inputs``: each an existing ``.npy`` file (no pickles)."""
+    import numpy as np
+
+    arrays = []
+    for path in paths:
+        if path.is_dir():
+            raise ArgumentError(f"--inputs {str(path)!r}: expected a .npy file, received a directory")
+        if not path.is_file():
+            raise ArgumentError(f"--inputs {str(path)!r}: the file does not exist")
+        try:
+            array = np.load(path, allow_pickle=False)
+        except OSError as err:
+            raise ArgumentError(f"--inputs {str(path)!r}: cannot be read: {_os_reason(err)}") from None
+        except (ValueError, EOFError) as err:
+            detail = " ".join(str(err).split())
+            raise ArgumentError(f"--inputs {str(path)!r}: expected a .npy array file (numpy.save), received other data ({detail})") from None
+        if not isinstance(array, np.ndarray):
+            if hasattr(array, "close"):
+                array.close()
+            raise ArgumentError(f"--inputs {str(path)!r}: expected a .npy array file, received a .npz archive")
+        arrays.append(array)
+    return arrays
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    import numpy as np
-
     from .iree.numerics import NumericsFailed, run
 
-    inputs = [np.load(p) for p in args.inputs] if args.inputs else None
+    inputs = load_inputs(args.inputs) if args.inputs else None
     try:
         report = run(
             args.payload,
             args.strategies,
             args.target,
             inputs=inputs,
+            input_names=[str(p) for p in args.inputs] if args.inputs else None,
             seed=args.seed,
             timeout_s=args.timeout,
             memory_gb=args.memory_gb,
@@ -95,20 +232,24 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except NumericsFailed as err:
         print(json.dumps(err.report.to_json(), indent=2) if args.json else err.report.text())
         print("tdsl: error: results differ from the reference beyond tolerance", file=sys.stderr)
-        return 1
+        return EXIT_VERDICT
     print(json.dumps(report.to_json(), indent=2) if args.json else report.text())
-    return 0
+    return EXIT_OK
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
     from .iree.bench import bench, plot
+    from .iree.compile import check_output_file
 
-    threads = tuple(int(t) for t in args.threads.split(","))
+    if args.plot is not None:
+        check_output_file(args.plot, "--plot")
+        if importlib.util.find_spec("matplotlib") is None:
+            raise ArgumentError("--plot needs matplotlib: pip install matplotlib")
     report = bench(
         args.payload,
         args.strategies,
         args.target,
-        threads=threads,
+        threads=args.threads,
         repetitions=args.repetitions,
         min_time_s=args.min_time,
         numpy_baseline=not args.no_numpy,
@@ -118,17 +259,17 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if args.plot:
         plot(report, args.plot)
     print(json.dumps(report.to_json(), indent=2) if args.json else report.table())
-    return 0
+    return EXIT_OK
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
     sys.stdout.write(dump(load(args.strategies), args.format))
-    return 0
+    return EXIT_OK
 
 
 def _add_limits(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help=f"seconds per iree-compile run (default {DEFAULT_TIMEOUT_S:g})")
-    p.add_argument("--memory-gb", type=float, default=DEFAULT_MEMORY_GB, help=f"address-space cap of iree-compile in GiB (default {DEFAULT_MEMORY_GB:g})")
+    p.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS", help=f"seconds per iree-compile run, above 0 (default {DEFAULT_TIMEOUT_S:g})")
+    p.add_argument("--memory-gb", type=memory_gb, default=DEFAULT_MEMORY_GB, metavar="GIB", help=f"address-space cap of iree-compile in GiB, at least {MIN_MEMORY_GB:g} (default {DEFAULT_MEMORY_GB:g})")
 
 
 def _add_payload_args(p: argparse.ArgumentParser, cpu_only: bool) -> None:
@@ -153,7 +294,12 @@ def _compiler_version() -> str:
 
 
 def parser() -> argparse.ArgumentParser:
-    top = _Parser(prog="tdsl", description="Render tdsl strategies to verified IREE transform-dialect scripts.")
+    top = _Parser(
+        prog="tdsl",
+        description="Render tdsl strategies to verified IREE transform-dialect scripts.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     top.add_argument("--version", action="version", version=f"tdsl {__version__} (iree-base-compiler {_compiler_version()})")
     sub = top.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -181,16 +327,16 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="compile, run on CPU and check numbers against references", description="Compile with the strategies and with IREE's default pipeline, run every function on CPU on the same deterministic inputs, and compare with the default build and numpy (plain matmul / batch matmul / convolution). Exits 1 past tolerance.")
     _add_payload_args(p, cpu_only=True)
     p.add_argument("--inputs", nargs="+", type=Path, metavar="X.npy", help="input arrays instead of seeded random ones")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    p.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the random inputs (default 0)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     _add_limits(p)
     p.set_defaults(run=_cmd_run)
 
     p = sub.add_parser("bench", help="time the strategy against IREE default, IREE data tiling and numpy", description="Compile the payload with the strategies, with IREE's default pipeline and with --iree-opt-data-tiling, and time every function side by side with numpy (plain matmul / batch matmul / convolution): interleaved repetitions, medians, ratios, GFLOP/s.")
     _add_payload_args(p, cpu_only=True)
-    p.add_argument("--threads", default="1", help="comma-separated thread counts, e.g. 1,2 (default 1)")
-    p.add_argument("--repetitions", type=int, default=5, help="interleaved rounds (default 5)")
-    p.add_argument("--min-time", type=float, default=0.1, help="seconds of back-to-back calls per sample (default 0.1)")
+    p.add_argument("--threads", type=thread_counts, default=(1,), metavar="N[,N...]", help="comma-separated thread counts, e.g. 1,2 (default 1)")
+    p.add_argument("--repetitions", type=positive_int, default=5, help="interleaved rounds, at least 1 (default 5)")
+    p.add_argument("--min-time", type=positive_float, default=0.1, metavar="SECONDS", help="seconds of back-to-back calls per sample, above 0 (default 0.1)")
     p.add_argument("--no-numpy", action="store_true", help="skip the numpy baseline")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--plot", type=Path, metavar="OUT.png", help="also write a bar chart (needs matplotlib)")
@@ -204,23 +350,77 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
-    run: Callable[[argparse.Namespace], int] = args.run
+def _os_reason(err: OSError) -> str:
+    reason = err.strerror or type(err).__name__
+    return f"{reason.lower()}" + (f" ({err.filename})" if err.filename else "")
+
+
+def _one_line(err: BaseException) -> str:
+    if isinstance(err, StrategyError):
+        return "invalid strategy: " + "; ".join(p.describe(err.strategy) for p in err.problems)
+    if isinstance(err, RenderError):
+        return _render_line(err)
+    if isinstance(err, OSError):
+        return _os_reason(err)
+    return " ".join(str(err).split())
+
+
+def _render_line(err: RenderError) -> str:
+    """The head and first error of a script that does not verify; the whole report (the
+    numbered script and every error) goes to a file the line names."""
+    text = str(err)
+    head = text.split("\n", 1)[0].rstrip(":")
+    errors = [line.strip() for line in text.splitlines() if line.strip().startswith("error:")]
+    line = head + (f": {errors[0]}" if errors else "")
     try:
+        where = failure_dir("render")
+        atomic_write(where / "render-error.txt", text + "\n")
+        atomic_write(where / "script.mlir", err.script)
+        line += f"; the script and every error are in {where}"
+    except OSError:
+        pass
+    return " ".join(line.split())
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"tdsl: error: {message}", file=sys.stderr)
+    return code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the command line; returns the exit code (see the module docstring)."""
+    try:
+        try:
+            args = parser().parse_args(argv)
+        except SystemExit as done:  # --help, --version, or argparse's one-line error
+            return done.code if isinstance(done.code, int) else (EXIT_OK if done.code is None else EXIT_BAD_INPUT)
+        run: Callable[[argparse.Namespace], int] = args.run
         return run(args)
-    except RenderError as err:
-        print(f"tdsl: error: {err}", file=sys.stderr)
-        return 1
-    except CompileFailed as err:
-        print(f"tdsl: error: {err}", file=sys.stderr)
-        return 1
-    except TdslError as err:
-        print(f"tdsl: error: {_one_line(err)}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print("tdsl: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+    except StrategyNotApplied as err:  # a verdict, like numbers past tolerance
+        return _fail(_one_line(err), EXIT_VERDICT)
+    except TdslError as err:
+        return _fail(_one_line(err), EXIT_BAD_INPUT)
+    except BrokenPipeError:  # the reader of stdout went away (tdsl show ... | head)
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return EXIT_BROKEN_PIPE
+    except OSError as err:
+        return _fail(_one_line(err), EXIT_BAD_INPUT)
+    except Exception as err:  # noqa: BLE001 - a bug: one line, not a traceback
+        if os.environ.get("TDSL_TRACEBACK"):
+            traceback.print_exc()
+        detail = " ".join(str(err).split())
+        return _fail(
+            f"internal error: {type(err).__name__}" + (f": {detail}" if detail else "")
+            + " (a bug in tdsl, not in the input; TDSL_TRACEBACK=1 prints the traceback)",
+            EXIT_INTERNAL,
+        )
 
 
 if __name__ == "__main__":

@@ -8,6 +8,8 @@ Every error says *where* (strategy name and field path), *what was expected* and
     TdslError
     +-- StrategyError         an invalid strategy (field paths), at construction
     +-- StrategyFileError     a strategy file that cannot be loaded
+    +-- OutputError           an output path tdsl cannot write (a directory, under a file, read-only)
+    +-- ArgumentError         a command-line value tdsl cannot use (an --inputs file that is not .npy)
     +-- TargetError           a target the set does not define
     +-- RenderError           a rendered script that does not verify (shows the script)
     +-- ParseFailure          MLIR text that does not parse or verify (its diagnostics)
@@ -72,6 +74,17 @@ class RenderError(TdslError):
 
 class StrategyFileError(TdslError):
     """A strategy file could not be loaded (missing, wrong format, no StrategySet in it)."""
+
+
+class OutputError(TdslError):
+    """An output path tdsl cannot write: an existing directory where a file goes, a path
+    under a regular file, a read-only or missing location. Raised before any work is done
+    where the path is known up front."""
+
+
+class ArgumentError(TdslError):
+    """A command-line value that tdsl cannot use: an ``--inputs`` file that is missing or
+    not a ``.npy`` array, a ``--plot`` without matplotlib."""
 
 
 class TargetError(TdslError, KeyError):

@@ -11,7 +11,7 @@ import pytest
 
 from tdsl.cli import main
 from tdsl import load
-from tdsl.render.render import SERIAL_LOADING
+from tdsl.render import SERIAL_LOADING
 
 ROOT = Path(__file__).resolve().parent.parent
 PACK = ROOT / "examples" / "matmul_pack"

@@ -12,11 +12,19 @@ from tdsl.errors import StrategyNotApplied
 from tdsl.cli import main
 from tdsl.iree.iree_compile import CompileFailed, parse_diagnostics, run_iree_compile
 from tdsl.errors import RenderError
-from tdsl.render.render import verify
+from tdsl.render import verify
 
 ROOT = Path(__file__).resolve().parent.parent
 PACK = ROOT / "examples" / "matmul_pack"
 CPU = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=host"]
+
+
+@pytest.fixture(autouse=True)
+def _failure_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Compiler failures keep their evidence here, not in the system's temporary directory."""
+    where = tmp_path_factory.mktemp("failures")
+    monkeypatch.setenv("TDSL_FAILURE_DIR", str(where))
+    return where
 
 
 def test_verification_error_shows_numbered_script_and_field() -> None:
@@ -87,11 +95,15 @@ def test_strategy_that_matches_nothing_warns_and_strict_fails(tmp_path: Path, ca
     assert list(tmp_path.iterdir()) == []
 
 
-def test_cli_compile_failure_exits_1(tmp_path: Path, capsys) -> None:
+def test_cli_compile_failure_is_one_line_exit_2_citing_files_that_exist(tmp_path: Path, capsys) -> None:
     bad = tmp_path / "bad.mlir"
     bad.write_text("func.func @f( {\n")
-    assert main(["compile", str(bad), "--strategies", str(PACK / "strategy.py"), "--target", "cpu"]) == 1
-    assert "tdsl: error: iree-compile failed" in capsys.readouterr().err
+    assert main(["compile", str(bad), "--strategies", str(PACK / "strategy.py"), "--target", "cpu"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("tdsl: error: iree-compile failed (exit 1)")
+    assert f"{bad}:1:" in err  # the payload line of the first error
+    log = Path(err.rsplit("full output in ", 1)[1].strip())
+    assert log.is_file() and "error:" in log.read_text()  # the whole stderr, after tdsl returned
 
 
 def test_diagnostics_carry_strategy_fields() -> None:

@@ -33,9 +33,10 @@ import numpy as np
 from .. import bindings as mlir
 from ..spec.loader import as_strategy_set
 from .compile import compile
-from .numerics import compile_default
+from .numerics import compile_default, payload_signatures
 from .iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
 from ..errors import BenchFailed
+from ..files import staged
 from .execute import make_inputs, numpy_reference
 from ..spec.strategy_set import StrategySet
 from ..targets import CpuTarget
@@ -175,7 +176,10 @@ def _iree_sample(vmfb: Path, function: str, inputs: Sequence[Path], threads: int
         "--benchmark_min_warmup_time=0.05",
         "--benchmark_format=json",
     ]
-    proc = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    except subprocess.TimeoutExpired:
+        raise BenchFailed(f"iree-benchmark-module ran past 600 s on {vmfb.name} ({function}) and was killed") from None
     if proc.returncode != 0:
         raise BenchFailed(f"iree-benchmark-module failed on {vmfb.name}: {proc.stderr.strip()[-400:]}")
     runs = [b for b in json.loads(proc.stdout)["benchmarks"] if b.get("run_type") == "iteration"]
@@ -187,7 +191,10 @@ def _numpy_sample(kind: str, layout: str, inputs: Sequence[Path], threads: int, 
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
     env["OPENBLAS_NUM_THREADS"] = str(threads)
     args = {"inputs": [str(p) for p in inputs], "kind": kind, "layout": layout, "min_time": min_time_s, "warmup": 0.05}
-    proc = subprocess.run([sys.executable, "-c", _NUMPY_TIMER, json.dumps(args)], capture_output=True, text=True, env=env, timeout=600)
+    try:
+        proc = subprocess.run([sys.executable, "-c", _NUMPY_TIMER, json.dumps(args)], capture_output=True, text=True, env=env, timeout=600)
+    except subprocess.TimeoutExpired:
+        raise BenchFailed(f"the numpy timer ran past 600 s ({kind}) and was killed") from None
     if proc.returncode != 0:
         raise BenchFailed(f"numpy timer failed: {proc.stderr.strip()[-400:]}")
     return float(json.loads(proc.stdout)["seconds_per_call"])
@@ -264,8 +271,7 @@ def bench(
         raise BenchFailed(f"tdsl bench measures on this CPU; target {target!r} is {target_model.backend}")
     if repetitions < 1 or any(t < 1 for t in threads):
         raise BenchFailed("repetitions and thread counts must be at least 1")
-    text = payload.read_text()
-    functions = mlir.signatures(text)
+    text, functions = payload_signatures(payload)
     report = BenchReport(str(payload), [], machine=_machine())
     if "util.global.load" in text:
         report.notes.append("weights are compile-time constants (util.global): packs of them can run at compile time")
@@ -341,8 +347,8 @@ def plot(report: BenchReport, path: Path | str) -> Path:
     ax.set_ylabel("median ms per call (lower is better)")
     ax.legend()
     fig.tight_layout()
-    with tempfile.NamedTemporaryFile(suffix=".png", delete=False, dir=Path(path).parent or ".") as tmp:
-        fig.savefig(tmp.name)
-    os.replace(tmp.name, path)
+    with staged(path) as tmp:
+        fig.savefig(tmp, format="png")
+    plt.close(fig)
     return Path(path)
 

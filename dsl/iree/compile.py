@@ -8,6 +8,7 @@ cap, and reads the configured dispatches back to prove which rules applied. The 
 
 from __future__ import annotations
 
+import os
 import tempfile
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -21,12 +22,12 @@ from .iree_compile import (
     CompileResult,
     run_iree_compile,
 )
-from ..errors import StrategyNotApplied
+from ..errors import OutputError, StrategyNotApplied
 from ..files import atomic_write, staged
 from ..spec.loader import as_strategy_set
 from .. import bindings as mlir
 from ..spec.kinds import Injection, Phase
-from ..render.render import LAYOUT_RULE_MARKER, PREPROCESSING, injections, render
+from ..render import LAYOUT_RULE_MARKER, PREPROCESSING, injections, render
 from .phases import compile_to_phase, phase_of
 from .hsaco import KernelResources, resources
 from .dispatches import DispatchSummary, summarize_dump
@@ -164,9 +165,13 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
     if not payload.is_file():
         raise CompileFailed(f"payload {str(payload)!r} does not exist")
     phase = phase_of(dump_ir)
+    out = Path(output) if output is not None else None
+    if out is not None:
+        check_output_file(out, "output")
+    if phase is not None:
+        check_output_file(Path(dump_ir_to) if dump_ir_to else (out or payload).with_suffix(f".{phase}.mlir"), "--dump-ir")
     strategy_set = as_strategy_set(strategies)
     rendered = render(strategy_set, target)
-    out = Path(output) if output is not None else None
     with tempfile.TemporaryDirectory(prefix="tdsl-") as tmp:
         scripts = Path(tmp) / "scripts"
         rendered.write(scripts)
@@ -210,6 +215,20 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
         ir_dump=ir_dump,
         kernels=kernels,
     )
+
+
+def check_output_file(path: Path, what: str) -> None:
+    """Refuses, before any work, an output file path that cannot be written: an existing
+    directory, a path under a regular file, a missing or read-only directory."""
+    if path.is_dir():
+        raise OutputError(f"{what} {str(path)!r}: expected a file path, received an existing directory")
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise OutputError(f"{what} {str(path)!r}: {str(parent)!r} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputError(f"{what} {str(path)!r}: the directory {str(parent)!r} is not writable")
 
 
 def layout_rules_by_function(preprocessed_ir: str) -> dict[int, list[str]]:

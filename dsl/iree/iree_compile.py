@@ -4,12 +4,21 @@ Requires the pinned ``iree-base-compiler``. Any ``error:`` diagnostic is a failu
 when ``iree-compile`` exits 0 (a codegen library that fails to load is otherwise
 ignored silently and default codegen runs). Diagnostics that carry a tdsl location
 (``loc("<strategy>.<field>")``) are reported with that strategy field.
+
+A failure is one line (:class:`CompileFailed`) that tells an ordinary error from a crash
+(a signal, an LLVM stack dump: a compiler bug), a memory-cap kill and a timeout, and names
+a directory that outlives tdsl (:func:`tdsl.files.failure_dir`) holding the compiler's
+whole output, the command, and copies of the scripts and dumps it read and wrote.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import resource
+import shlex
+import shutil
+import signal
 import subprocess
 import time
 from dataclasses import dataclass, replace
@@ -18,11 +27,29 @@ from typing import Callable, Sequence
 
 from .. import bindings as mlir
 from ..errors import TdslError
-from ..files import staged
+from ..files import atomic_write, failure_dir, staged
 from .diagnostics import CompilerDiagnostic, parse_diagnostics
 
 DEFAULT_TIMEOUT_S = 300.0
 DEFAULT_MEMORY_GB = 16.0
+# The smallest --memory-gb the command line accepts. iree-compile 3.13 needs about 0.4 GiB
+# of address space to start and compile a small matmul on a 2-core machine (0.26 GiB with
+# --mlir-disable-threading; each extra core adds a malloc arena and a thread stack, about
+# 72 MiB); below that it cannot even load libIREECompiler.so (exit 127) or abort in
+# pthread_create. 1 GiB leaves room for a few more cores and a larger payload.
+MIN_MEMORY_GB = 1.0
+
+# stderr markers of a run that hit the address-space cap (RLIMIT_AS makes allocations fail).
+_MEMORY_MARKERS = (
+    "std::bad_alloc",
+    "LLVM ERROR: out of memory",
+    "Cannot allocate memory",
+    "pthread_create failed",
+    "failed to map segment from shared object",
+)
+# stderr markers of a crash: LLVM's signal handler prints a stack dump.
+_CRASH_MARKERS = ("Stack dump:", "PLEASE submit a bug report", "Please report issues to")
+
 
 @dataclass(frozen=True)
 class CompileResult:
@@ -34,6 +61,7 @@ class CompileResult:
     diagnostics: tuple[CompilerDiagnostic, ...]
     wall_s: float
     output: Path | None
+    timed_out: bool = False
 
     @property
     def errors(self) -> list[CompilerDiagnostic]:
@@ -41,14 +69,19 @@ class CompileResult:
 
     @property
     def ok(self) -> bool:
-        return self.returncode == 0 and not self.errors
+        return self.returncode == 0 and not self.errors and not self.timed_out
 
 
 class CompileFailed(TdslError):
-    """``iree-compile`` failed, printed an error, ran out of time or memory."""
+    """``iree-compile`` failed, printed an error, crashed, ran out of time or memory.
 
-    def __init__(self, message: str, result: CompileResult | None = None):
+    ``evidence`` is the directory (it outlives tdsl) with the full output, the command and
+    copies of the files it read; the message names it.
+    """
+
+    def __init__(self, message: str, result: CompileResult | None = None, evidence: Path | None = None):
         self.result = result
+        self.evidence = evidence
         super().__init__(message)
 
 
@@ -72,8 +105,8 @@ def run_iree_compile(
     """Runs ``iree-compile payload flags -o output`` under a timeout and an address-space cap.
 
     The output appears only if compilation succeeds (written to a temporary file and
-    renamed). With ``check`` a failure raises :class:`CompileFailed` naming the
-    strategy fields of the diagnostics.
+    renamed). With ``check`` a failure raises :class:`CompileFailed`: one line naming the
+    strategy field of the first error and the directory that keeps the evidence.
     """
     payload = Path(payload)
     if not payload.is_file():
@@ -90,7 +123,11 @@ def run_iree_compile(
         except _Discard:
             pass
     if check and not result.ok:
-        raise CompileFailed(describe_failure(result, payload, memory_gb), result)
+        try:
+            evidence: Path | None = keep_evidence(result, payload, memory_gb)
+        except OSError:
+            evidence = None
+        raise CompileFailed(describe_failure(result, payload, memory_gb, timeout_s, evidence), result, evidence)
     return result
 
 
@@ -113,44 +150,182 @@ def _invoke(payload: Path, flags: Sequence[str], output: str, timeout_s: float, 
             command,
             capture_output=True,
             text=True,
+            errors="replace",
             timeout=timeout_s,
             preexec_fn=_limits(memory_gb),
         )
     except subprocess.TimeoutExpired as err:
-        stderr = err.stderr.decode() if isinstance(err.stderr, bytes) else (err.stderr or "")
-        result = CompileResult(command, -9, stderr, tuple(parse_diagnostics(stderr)), timeout_s, None)
-        raise CompileFailed(
-            f"iree-compile ran past the {timeout_s:g} s timeout on {payload} and was killed "
-            "(some transform pattern sets never converge; raise --timeout only if it is slow, not stuck)",
-            result,
-        ) from None
+        raw = err.stderr or b""
+        stderr = raw.decode(errors="replace") if isinstance(raw, bytes) else raw
+        return CompileResult(command, -signal.SIGKILL, stderr, tuple(parse_diagnostics(stderr)), timeout_s, None, True)
     diagnostics = tuple(parse_diagnostics(proc.stderr))
     return CompileResult(command, proc.returncode, proc.stderr, diagnostics, time.perf_counter() - start, None)
 
 
-def describe_failure(result: CompileResult, payload: Path, memory_gb: float) -> str:
-    """A readable account of a failed compile: errors first, with strategy fields."""
-    if result.returncode in (-9, 137) or "std::bad_alloc" in result.stderr or (
-        result.returncode < 0 and not result.errors
-    ):
+def failure_kind(result: CompileResult) -> str:
+    """``"timeout"``, ``"memory"`` (the address-space cap), ``"crash"`` (a signal or a
+    stack dump: a compiler bug), ``"errors"`` (exit 0 with error diagnostics) or ``"failed"``."""
+    if result.timed_out:
+        return "timeout"
+    if any(m in result.stderr for m in _MEMORY_MARKERS) or result.returncode in (-signal.SIGKILL, 137):
+        return "memory"
+    if result.returncode < 0 or any(m in result.stderr for m in _CRASH_MARKERS):
+        return "crash"
+    if result.returncode == 0:
+        return "errors"
+    return "failed"
+
+
+def _signal_name(returncode: int) -> str:
+    if returncode >= 0:
+        return f"exit {returncode}"
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"
+
+
+def _crash_line(stderr: str) -> str:
+    """The last line the compiler printed before its crash report, if any."""
+    before = []
+    for line in stderr.splitlines():
+        if any(line.startswith(m) for m in _CRASH_MARKERS) or line.startswith("Stack dump"):
+            break
+        if line.strip():
+            before.append(line.strip())
+    return before[-1] if before else ""
+
+
+_PASS_IN_STACK = re.compile(r"(?:^|[\s:(])(?P<name>[A-Za-z0-9_]+Pass)::runOnOperation")
+_PASS_RUNNING = re.compile(r"Running pass '(?P<name>[^']+)'")
+
+
+def _crashed_pass(stderr: str) -> str:
+    """The pass whose code was on the stack when the compiler crashed, if the dump says."""
+    if "Stack dump" not in stderr:
+        return ""
+    dump = stderr.split("Stack dump", 1)[1]
+    found = _PASS_IN_STACK.search(dump) or _PASS_RUNNING.search(dump)
+    return found.group("name") if found else ""
+
+
+def describe_failure(
+    result: CompileResult,
+    payload: Path,
+    memory_gb: float,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    evidence: Path | None = None,
+) -> str:
+    """One line on a failed compile: what kind of failure, its first error (with the strategy
+    field when the error carries one) and where the whole output was kept."""
+    kind = failure_kind(result)
+    code = _signal_name(result.returncode)
+    if kind == "timeout":
         head = (
-            f"iree-compile was killed (exit {result.returncode}) on {payload}; it may have hit "
-            f"the {memory_gb:g} GiB memory cap"
+            f"iree-compile ran past the {timeout_s:g} s timeout on {payload} and was killed "
+            "(some transform pattern sets never converge; raise --timeout only if it is slow, not stuck)"
         )
-    elif result.returncode == 0:
+    elif kind == "memory" and result.returncode in (-signal.SIGKILL, 137):
+        head = (
+            f"iree-compile was killed (SIGKILL) on {payload}: out of memory (the system's, or the "
+            f"{memory_gb:g} GiB address-space cap; raise --memory-gb or free memory)"
+        )
+    elif kind == "memory":
+        head = (
+            f"iree-compile ran out of memory ({code}) on {payload}: it hit the {memory_gb:g} GiB "
+            "address-space cap (raise --memory-gb)"
+        )
+    elif kind == "crash":
+        crashed_in = _crashed_pass(result.stderr)
+        head = (
+            f"iree-compile crashed ({code}{' in ' + crashed_in if crashed_in else ''}) on {payload}: "
+            "a compiler bug (often set off by a strategy value it does not expect), not the memory cap"
+        )
+    elif kind == "errors":
         head = f"iree-compile exited 0 but printed errors on {payload} (treated as a failure)"
     else:
         head = f"iree-compile failed (exit {result.returncode}) on {payload}"
-    lines = [head]
-    shown = [d for d in result.diagnostics if d.severity in ("error", "note")][:12]
-    lines += [f"  {d.describe()}" for d in shown]
-    if not shown:
-        tail = result.stderr.strip().splitlines()[-5:]
-        lines += [f"  {t}" for t in tail]
-    return "\n".join(lines)
+    errors = result.errors
+    mapped = [d for d in errors if d.strategy_field]
+    first = (mapped or errors)[:1]
+    parts = [head]
+    if first:
+        more = len(errors) - 1
+        parts.append(first[0].describe() + (f" (and {more} more error{'s' if more > 1 else ''})" if more else ""))
+    elif kind == "crash" and _crash_line(result.stderr):
+        parts.append(_crash_line(result.stderr))
+    elif kind == "failed":
+        tail = [t.strip() for t in result.stderr.strip().splitlines() if t.strip()]
+        if tail:
+            parts.append(tail[-1])
+    text = ": ".join(parts)
+    if evidence is not None:
+        text += f"; full output in {evidence / LOG_NAME}"
+        for original, copy in _copied_paths(evidence):
+            text = text.replace(original, copy)
+    return " ".join(text.split())
+
+
+LOG_NAME = "iree-compile.log"
+_COPIES = "copies.txt"
+
+
+def keep_evidence(result: CompileResult, payload: Path, memory_gb: float) -> Path:
+    """Writes the evidence of a failed run to a new :func:`failure_dir`: ``iree-compile.log``
+    (the whole stderr), ``command.sh`` (the command, with the copies' paths, under the same
+    memory cap) and copies of every file or directory a ``--flag=PATH`` names (rendered
+    scripts and executable dumps live in temporary directories that vanish on return)."""
+    where = failure_dir()
+    atomic_write(where / LOG_NAME, result.stderr)
+    copies: list[tuple[str, str]] = []
+    copied: set[str] = set()
+    used: set[str] = {LOG_NAME, _COPIES, "command.sh"}
+    for flag in result.command[2:]:
+        if not flag.startswith("--") or "=" not in flag:
+            continue
+        value = flag.split("=", 1)[1]
+        source = Path(value)
+        if not value or value in copied or not (source.is_file() or source.is_dir()):
+            continue
+        name = source.name
+        n = 1
+        while name in used:
+            n += 1
+            name = f"{source.stem}.{n}{source.suffix}"
+        used.add(name)
+        if source.is_dir():
+            shutil.copytree(source, where / name, symlinks=True)
+        else:
+            shutil.copy2(source, where / name)
+        copies.append((value, str(where / name)))
+        copied.add(value)
+    command = list(result.command)
+    if len(command) >= 2 and command[-2] == "-o":
+        command[-1] = str(where / "output.vmfb") if command[-1] != os.devnull else os.devnull
+    rewritten = []
+    for arg in command:
+        for original, copy in copies:
+            if arg.endswith("=" + original):
+                arg = arg[: -len(original)] + copy
+        rewritten.append(arg)
+    rewritten[1] = str(payload.resolve())
+    cap_kib = int(memory_gb * (1 << 20))
+    atomic_write(where / "command.sh", f"#!/bin/sh\nulimit -v {cap_kib}\n{shlex.join(rewritten)}\n")
+    atomic_write(where / _COPIES, "".join(f"{a}\t{b}\n" for a, b in copies))
+    return where
+
+
+def _copied_paths(evidence: Path) -> list[tuple[str, str]]:
+    try:
+        lines = (evidence / _COPIES).read_text().splitlines()
+    except OSError:
+        return []
+    pairs = [tuple(line.split("\t", 1)) for line in lines if "\t" in line]
+    return sorted(((a, b) for a, b in pairs), key=lambda p: -len(p[0]))
 
 
 __all__ = [
+    "MIN_MEMORY_GB",
     "CompileFailed",
     "CompileResult",
     "CompilerDiagnostic",

@@ -20,8 +20,8 @@ from .. import bindings as mlir
 from ..spec.loader import as_strategy_set
 from .compile import CompileReport, compile
 from .iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, run_iree_compile
-from ..errors import ParseFailure, RunFailed
-from .execute import Comparison, compare, invoke, make_inputs, numpy_reference
+from ..errors import ParseFailure, PayloadError, RunFailed
+from .execute import NUMPY_DTYPES, Comparison, compare, invoke, make_inputs, numpy_reference
 from ..spec.strategy_set import StrategySet
 from ..targets import CpuTarget
 
@@ -93,6 +93,51 @@ class RunReport:
         return "\n".join(lines)
 
 
+def payload_signatures(payload: Path) -> tuple[str, list[mlir.FunctionSignature]]:
+    """The payload's text and the signatures of its public functions; a payload that is
+    missing, does not parse or has arguments tdsl cannot feed is a one-line error."""
+    if not payload.is_file():
+        raise PayloadError(f"payload {str(payload)!r} does not exist")
+    try:
+        text = payload.read_text()
+    except (OSError, UnicodeDecodeError) as err:
+        raise PayloadError(f"payload {str(payload)!r} cannot be read: {err}") from None
+    try:
+        functions = mlir.signatures(text)
+    except ParseFailure as err:
+        first = err.diagnostics[0]
+        where = f"{payload}:{first.line}:{first.column}" if first.line else str(payload)
+        raise RunFailed(f"{where}: the payload does not parse: {first.message}") from None
+    except PayloadError as err:
+        raise PayloadError(f"{payload}: {err}") from None
+    return text, functions
+
+
+def _spelled(shape: Sequence[int], element: str) -> str:
+    return "x".join(str(d) for d in shape) + ("x" if shape else "") + element
+
+
+def check_inputs(signature: mlir.FunctionSignature, inputs: Sequence[Any], names: Sequence[str] | None = None) -> None:
+    """Refuses inputs whose count, shapes or dtypes differ from ``signature``'s arguments."""
+    if len(inputs) != len(signature.inputs):
+        raise RunFailed(
+            f"--inputs: @{signature.name} expects {len(signature.inputs)} arguments "
+            f"({', '.join(_spelled(t.shape, t.element) for t in signature.inputs) or 'none'}), "
+            f"received {len(inputs)} arrays"
+        )
+    for i, (array, t) in enumerate(zip(inputs, signature.inputs)):
+        name = names[i] if names is not None and i < len(names) else f"input {i}"
+        if not isinstance(array, np.ndarray):
+            raise RunFailed(f"--inputs: {name}: expected a numpy array, received {type(array).__name__}")
+        dtype = NUMPY_DTYPES.get(t.element)
+        shape_ok = tuple(array.shape) == tuple(t.shape)
+        dtype_ok = dtype is None or array.dtype == np.dtype(dtype)
+        if not (shape_ok and dtype_ok):
+            got = "x".join(str(d) for d in array.shape) + ("x" if array.shape else "") + str(array.dtype)
+            want = _spelled(t.shape, t.element) + (f" ({np.dtype(dtype).name})" if dtype is not None else "")
+            raise RunFailed(f"--inputs: {name}: argument {i} of @{signature.name} expects {want}, received {got}")
+
+
 def compile_default(payload: Path, target_flags: Sequence[str], output: Path, timeout_s: float, memory_gb: float) -> None:
     """Compiles ``payload`` with IREE's default pipeline (no tdsl scripts)."""
     run_iree_compile(payload, list(target_flags), output, timeout_s=timeout_s, memory_gb=memory_gb)
@@ -108,10 +153,13 @@ def run(
     check: bool = True,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     memory_gb: float = DEFAULT_MEMORY_GB,
+    input_names: Sequence[str] | None = None,
 ) -> RunReport:
     """Compiles with and without ``strategies``, runs every function, compares results.
 
-    ``inputs`` (for a payload with one function) replace the seeded random inputs.
+    ``inputs`` (for a payload with one function) replace the seeded random inputs; their
+    count, shapes and dtypes are checked against the function's signature before anything
+    compiles (``input_names``, e.g. their files, name them in the error).
     With ``check`` a mismatch raises :class:`NumericsFailed` (the report is attached).
     """
     payload = Path(payload)
@@ -119,17 +167,13 @@ def run(
     target_model = strategy_set.target(target)
     if not isinstance(target_model, CpuTarget):
         raise RunFailed(f"tdsl run executes on CPU only; target {target!r} is {target_model.backend}")
-    text = payload.read_text()
-    try:
-        functions = mlir.signatures(text)
-    except ParseFailure as err:
-        first = err.diagnostics[0]
-        where = f"{payload}:{first.line}:{first.column}" if first.line else str(payload)
-        raise RunFailed(f"{where}: the payload does not parse: {first.message}") from None
+    text, functions = payload_signatures(payload)
     if not functions:
         raise RunFailed(f"{payload}: no public func.func to run")
-    if inputs is not None and len(functions) != 1:
-        raise RunFailed(f"{payload}: --inputs needs a payload with one function, found {len(functions)}")
+    if inputs is not None:
+        if len(functions) != 1:
+            raise RunFailed(f"{payload}: --inputs needs a payload with one function, found {len(functions)}")
+        check_inputs(functions[0], inputs, input_names)
     with tempfile.TemporaryDirectory(prefix="tdsl-run-") as tmp:
         tuned = Path(tmp) / "strategy.vmfb"
         default = Path(tmp) / "default.vmfb"

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..files import atomic_write
+from ..files import replace_files
 from ..spec.kinds import Injection
 from ..targets import Target
 
@@ -30,6 +30,10 @@ from ..targets import Target
 # examples/cpu_auto (300 s CI timeouts). Single-threaded pass execution avoids it, at
 # about 20 % more compile time (cpu_auto: 1.2-1.3 s -> 1.4-1.5 s).
 SERIAL_LOADING = "--mlir-disable-threading"
+
+FLAGS_FILE = "flags.txt"
+RENDER_FILES = tuple(f"{injection.value}.mlir" for injection in Injection) + (FLAGS_FILE,)
+"""Every file a render may write: a render removes those of an earlier one it does not write."""
 
 FLAG = {
     Injection.PREPROCESSING: "--iree-preprocessing-transform-spec-filename",
@@ -78,13 +82,15 @@ class Rendered:
             flags.append(SERIAL_LOADING)
         return flags
 
+    def files(self, directory: Path | str) -> dict[str, str]:
+        """{file name: text}: every script and ``flags.txt`` (flags for ``directory``)."""
+        files = {script.filename: script.text for script in self.scripts}
+        files[FLAGS_FILE] = "\n".join(self.flags(directory)) + "\n"
+        return files
+
     def write(self, directory: Path | str) -> list[Path]:
-        """Writes every script and ``flags.txt`` to ``directory`` atomically; returns the paths."""
-        out = Path(directory)
-        out.mkdir(parents=True, exist_ok=True)
-        paths = []
-        for script in self.scripts:
-            paths.append(atomic_write(out / script.filename, script.text))
-        flags = "\n".join(self.flags(out)) + "\n"
-        paths.append(atomic_write(out / "flags.txt", flags))
-        return paths
+        """Makes ``directory`` hold exactly this render's scripts and ``flags.txt``, swapped
+        in as one set (:func:`tdsl.files.replace_files`): scripts an earlier render left
+        there and this one does not write are removed, other files are left alone, and an
+        interrupted write leaves the earlier set intact. Returns the paths."""
+        return replace_files(directory, self.files(directory), owned=RENDER_FILES)
