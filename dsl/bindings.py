@@ -15,6 +15,7 @@ from .errors import Diagnostic, ParseFailure, PayloadError, TdslError
 __all__ = [
     "Diagnostic",
     "FunctionSignature",
+    "LinalgOp",
     "AttrValue",
     "OpSummary",
     "TranslationInfo",
@@ -22,6 +23,8 @@ __all__ = [
     "TensorType",
     "apply_transform",
     "context",
+    "linalg_ops",
+    "location_key",
     "parse",
     "print_module",
     "signatures",
@@ -97,7 +100,7 @@ class TranslationInfo:
     codegen_spec: str | None
 
 
-AttrValue = Union[bool, int, float, str, tuple[int, ...], TranslationInfo, None]
+AttrValue = Union[bool, int, float, str, tuple[int, ...], tuple[str, ...], TranslationInfo, None]
 """An attribute's value read with the bindings' attribute classes (None: not one of these)."""
 
 
@@ -114,7 +117,8 @@ class OpSummary:
 
 
 def _value(attr: Any) -> AttrValue:
-    """``attr``'s value, for the attribute kinds tdsl reads; None for any other."""
+    """``attr``'s value, for the attribute kinds tdsl reads (an array of symbol references
+    gives the leaf symbols); None for any other."""
     ir = _ir()
     from iree.compiler.dialects import iree_codegen
 
@@ -130,10 +134,17 @@ def _value(attr: Any) -> AttrValue:
         return tuple(int(v) for v in attr)
     if isinstance(attr, ir.DenseFPElementsAttr):
         return float(ir.FloatAttr(attr.get_splat_value()).value) if attr.is_splat else None
+    if isinstance(attr, ir.ArrayAttr) and len(attr) and all(isinstance(a, (ir.SymbolRefAttr, ir.FlatSymbolRefAttr)) for a in attr):
+        return tuple(str(a.value[-1] if isinstance(a, ir.SymbolRefAttr) else a.value) for a in attr)
     if isinstance(attr, iree_codegen.TranslationInfoAttr):
         spec = attr.codegen_spec
         return TranslationInfo(str(attr.pass_pipeline), None if spec is None else str(ir.FlatSymbolRefAttr(spec).value))
     return None
+
+
+def _named_attributes(op: Any) -> list[tuple[str, Any]]:
+    """(name, attribute) pairs of ``op`` (the bindings iterate names or named attributes)."""
+    return [(str(a.name), a.attr) if hasattr(a, "name") else (str(a), op.attributes[a]) for a in op.attributes]
 
 
 def walk(text: str) -> list[OpSummary]:
@@ -144,7 +155,7 @@ def walk(text: str) -> list[OpSummary]:
         module = ir.Module.parse(text)
 
         def visit(op: Any, function: str | None) -> None:
-            named = [(str(a.name), a.attr) if hasattr(a, "name") else (str(a), op.attributes[a]) for a in op.attributes]
+            named = _named_attributes(op)
             attrs = {key: str(attr) for key, attr in named}
             values = {key: _value(attr) for key, attr in named}
             if op.name in ("func.func", "util.func"):
@@ -244,3 +255,141 @@ def print_module(module: Any, debug_info: bool = False) -> str:
     """The printer's form of ``module`` (locations only with ``debug_info``)."""
     with context():
         return str(module.operation.get_asm(enable_debug_info=debug_info))
+
+
+# --------------------------------------------------------------------------------------
+# Structured (linalg) ops as codegen and the graph level see them.
+
+
+@dataclass(frozen=True)
+class LinalgOp:
+    """A ``linalg`` op of a module: its name as written, enclosing function, location key,
+    operand types (ins then outs), loop sizes and iterator kinds (from the op generalized),
+    the loops of each contraction / convolution role (``roles``, from linalg's own
+    inference; empty for other ops), its strides and dilations (convolutions) and its
+    attribute values."""
+
+    name: str
+    function: str | None
+    location: str
+    operands: tuple[TensorType, ...]
+    loop_sizes: tuple[int, ...]
+    iterators: tuple[str, ...]
+    kind: str  # "contraction", "convolution" or "other"
+    roles: dict[str, tuple[int, ...]]
+    strides: tuple[int, ...] = ()
+    dilations: tuple[int, ...] = ()
+    values: dict[str, AttrValue] = field(default_factory=dict)
+
+    def sizes(self, role: str) -> tuple[int, ...]:
+        """The loop sizes of ``role`` (``m``, ``batch``, ``output_image``, ...)."""
+        return tuple(self.loop_sizes[d] for d in self.roles.get(role, ()))
+
+
+def location_key(location: Any) -> str:
+    """The innermost source location of ``location`` (the callee of a call site), printed:
+    what a graph-level op and the dispatch op it became have in common."""
+    while hasattr(location, "callee"):
+        try:
+            location = location.callee
+        except (ValueError, TypeError):
+            break
+    return str(location)
+
+
+def _shaped(t: Any) -> TensorType | None:
+    ir = _ir()
+    if not isinstance(t, ir.ShapedType):
+        try:
+            t = ir.ShapedType(t)
+        except ValueError:
+            return None
+    if not t.has_rank:
+        return None
+    shape = tuple(-1 if t.is_dynamic_dim(i) else int(t.shape[i]) for i in range(t.rank))
+    return TensorType(shape, str(t.element_type))
+
+
+_INDEX = "tdsl.op_index"
+
+
+def linalg_ops(text: str) -> list[LinalgOp]:
+    """Every ``linalg`` compute op of the module in ``text`` (pre-order; fills, yields and
+    indices left out), read before and after ``linalg-generalize-named-ops`` so that named
+    ops get their loop sizes and iterator kinds too."""
+    ir = _ir()
+    from iree.compiler import passmanager
+    from iree.compiler.dialects import linalg
+
+    skip = {"linalg.fill", "linalg.yield", "linalg.index"}
+
+    def collect(module: Any, every: bool = False) -> list[tuple[Any, str | None]]:
+        found: list[tuple[Any, str | None]] = []
+
+        def visit(op: Any, function: str | None) -> None:
+            if op.name in ("func.func", "util.func"):
+                symbol = _value(op.attributes["sym_name"]) if "sym_name" in op.attributes else None
+                function = symbol if isinstance(symbol, str) else function
+            if op.name.startswith("linalg.") and (every or op.name not in skip):
+                found.append((op, function))
+            for region in op.regions:
+                for block in region.blocks:
+                    for child in block.operations:
+                        visit(child.operation, function)
+
+        visit(module.operation, None)
+        return found
+
+    with context():
+        module = ir.Module.parse(text)
+        named = [
+            (
+                op.name,
+                function,
+                location_key(op.location),
+                "contraction" if linalg.isa_contraction_op(op) else "convolution" if linalg.isa_convolution_op(op) else "other",
+                {key: _value(attr) for key, attr in _named_attributes(op)},
+            )
+            for op, function in collect(module)
+        ]
+        roles: list[dict[str, tuple[int, ...]]] = []
+        convs: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
+        for op, _ in collect(module):
+            if linalg.isa_contraction_op(op):
+                dims = linalg.infer_contraction_dimensions(op)
+                roles.append({r: tuple(int(d) for d in getattr(dims, r)) for r in ("batch", "m", "n", "k")})
+                convs.append(((), ()))
+            elif linalg.isa_convolution_op(op):
+                dims = linalg.infer_convolution_dimensions(op)
+                groups = ("batch", "output_image", "output_channel", "filter_loop", "input_channel", "depth")
+                roles.append({r: tuple(int(d) for d in getattr(dims, r)) for r in groups})
+                convs.append((tuple(int(s) for s in dims.strides), tuple(int(s) for s in dims.dilations)))
+            else:
+                roles.append({})
+                convs.append(((), ()))
+        for index, (op, _) in enumerate(collect(module)):
+            op.attributes[_INDEX] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), index)
+        passmanager.PassManager.parse("builtin.module(linalg-generalize-named-ops)").run(module.operation)
+        generic: list[Any] = [None] * len(named)
+        for op, _ in collect(module, every=True):
+            if _INDEX in op.attributes:
+                generic[int(op.attributes[_INDEX].value)] = op
+        if any(op is None for op in generic):
+            raise TdslError("linalg_ops: an op lost its identity in linalg-generalize-named-ops")
+        ops = []
+        for (name, function, location, kind, values), op, role, (strides, dilations) in zip(named, generic, roles, convs):
+            operands = tuple(t for t in (_shaped(v.type) for v in op.operands) if t is not None)
+            sizes: list[int] = []
+            iterators: tuple[str, ...] = ()
+            if "indexing_maps" in op.attributes and "iterator_types" in op.attributes:
+                maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
+                iterators = tuple(str(t).split("<")[-1].rstrip(">") for t in ir.ArrayAttr(op.attributes["iterator_types"]))
+                sizes = [-1] * len(iterators)
+                for amap, operand in zip(maps, operands):
+                    for position, expr in enumerate(amap.results):
+                        if isinstance(expr, ir.AffineDimExpr):
+                            dim = expr.position
+                            if sizes[dim] < 0 and position < len(operand.shape):
+                                sizes[dim] = operand.shape[position]
+            ops.append(LinalgOp(name, function, location, operands, tuple(sizes), iterators, kind, role, strides, dilations, values))
+    return ops

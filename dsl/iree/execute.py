@@ -102,8 +102,9 @@ _PLAIN_MAPS = {
 def _attr_ints(op: mlir.OpSummary, key: str, default: list[int]) -> list[int]:
     """The ints of attribute ``key`` (a splat gives one value per default entry)."""
     value = op.values.get(key)
-    if isinstance(value, tuple) and value:
-        return list(value) * len(default) if len(value) == 1 else list(value)
+    ints = [v for v in value if isinstance(v, int)] if isinstance(value, tuple) else []
+    if ints:
+        return ints * len(default) if len(ints) == 1 else ints
     return default
 
 

@@ -1,0 +1,325 @@
+"""The op listing of a program: every dispatch, how often it is launched per call, its root
+op as codegen sees it and as the graph level sees it, its loop roles and the tdsl matcher
+that selects exactly it.
+
+``list_dispatches(payload, target)`` compiles the payload three times with IREE's default
+pipeline for ``target`` (no strategies): to ``abi`` (the graph level, where data-layout
+rules act), to ``flow`` (dispatch launches) and to ``executable-configurations`` (the
+configured dispatches codegen works on). Ops are read with the bindings
+(:func:`tdsl.bindings.linalg_ops`); a dispatch's root op is linked to its graph-level op by
+their common source location. Launches are the ``flow.dispatch`` ops of the program that
+name the dispatch (a dispatch inside a loop counts once).
+
+Requires the pinned ``iree-base-compiler``; emits nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from .. import bindings
+from ..spec.all_of import AllOf
+from ..spec.base import StrategyModel
+from ..spec.element_types import ELEMENT_BITS
+from ..spec.kinds import MatcherKind
+from ..render import LAYOUT_MARKER, MARKER, render
+from ..spec.kinds import Phase
+from ..spec.matchers import ContractionMatch, ConvolutionMatch, FunctionMatch, OpNameMatch
+from ..spec.strategy_set import StrategySet
+from ..targets import AmdGpuTarget, CpuTarget
+from .phases import compile_to_phase
+from .iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, run_iree_compile
+
+CONTRACTION_ROLES = ("batch", "m", "n", "k")
+CONVOLUTION_ROLES = ("batch", "output_image", "output_channel", "filter_loop", "input_channel", "depth")
+_ROLE_LETTER = {"batch": "b", "m": "m", "n": "n", "k": "k", "output_image": "o", "output_channel": "f",
+                "filter_loop": "w", "input_channel": "c", "depth": "d"}
+
+
+@dataclass(frozen=True)
+class OpView:
+    """One op as a phase sees it: name, shapes and element types of its operands (ins then
+    outs), loop sizes with the role of each loop, and strides / dilations of a convolution."""
+
+    name: str
+    kind: str
+    operands: tuple[bindings.TensorType, ...]
+    loop_sizes: tuple[int, ...]
+    roles: dict[str, tuple[int, ...]]
+    strides: tuple[int, ...] = ()
+    dilations: tuple[int, ...] = ()
+
+    @classmethod
+    def of(cls, op: bindings.LinalgOp) -> "OpView":
+        return cls(op.name, op.kind, op.operands, op.loop_sizes, op.roles, op.strides, op.dilations)
+
+    def sizes(self, role: str) -> list[int]:
+        return [self.loop_sizes[d] for d in self.roles.get(role, ())]
+
+    def loop_roles(self) -> str:
+        """One letter per loop: b m n k for contractions; b o f w c d for convolutions
+        (batch, output image, output channel, filter window, input channel, depth); '.'
+        for other loops."""
+        letters = ["."] * len(self.loop_sizes)
+        for role, dims in self.roles.items():
+            for d in dims:
+                letters[d] = _ROLE_LETTER[role]
+        return "".join(letters)
+
+    def shapes(self) -> str:
+        """``128x256xf32, 256x512xf32 -> 128x512xf32``."""
+        spelled = ["x".join(str(d) for d in t.shape) + ("x" if t.shape else "") + t.element for t in self.operands]
+        return ", ".join(spelled[:-1]) + " -> " + spelled[-1] if spelled else "-"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "op": self.name,
+            "kind": self.kind,
+            "operands": [{"shape": list(t.shape), "element_type": t.element} for t in self.operands],
+            "loop_sizes": list(self.loop_sizes),
+            "loop_roles": self.loop_roles(),
+            "roles": {role: self.sizes(role) for role in self.roles},
+            "strides": list(self.strides),
+            "dilations": list(self.dilations),
+        }
+
+
+@dataclass(frozen=True)
+class Dispatch:
+    """One dispatch of the program: its executable (the dispatch function), launches per call,
+    the root op at codegen and at the graph level, IREE's pipeline and configuration, and a
+    matcher for each level that selects exactly this op."""
+
+    name: str
+    launches: int
+    root: OpView | None
+    graph_op: OpView | None
+    pipeline: str | None
+    lowering_config: str | None
+    codegen_matcher: MatcherKind | None
+    graph_matcher: MatcherKind | None
+    covered_by: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "dispatch": self.name,
+            "launches": self.launches,
+            "root": self.root.to_json() if self.root else None,
+            "graph_op": self.graph_op.to_json() if self.graph_op else None,
+            "pipeline": self.pipeline,
+            "lowering_config": self.lowering_config,
+            "codegen_matcher": _dump(self.codegen_matcher),
+            "graph_matcher": _dump(self.graph_matcher),
+            "covered_by": list(self.covered_by),
+        }
+
+
+@dataclass(frozen=True)
+class ProgramOps:
+    """Every dispatch of a program for one target."""
+
+    payload: Path
+    target: str
+    dispatches: tuple[Dispatch, ...]
+
+    @property
+    def launches(self) -> int:
+        return sum(d.launches for d in self.dispatches)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "payload": str(self.payload),
+            "target": self.target,
+            "executables": len(self.dispatches),
+            "launches": self.launches,
+            "dispatches": [d.to_json() for d in self.dispatches],
+        }
+
+    def text(self) -> str:
+        lines = [f"{self.payload} for {self.target}: {len(self.dispatches)} executables, {self.launches} launches per call"]
+        for d in self.dispatches:
+            root = d.root
+            lines.append(f"  {d.name}  x{d.launches}  {d.pipeline or '-'}")
+            if root is not None:
+                lines.append(f"    codegen: {root.name} [{root.loop_roles()}] {root.shapes()}")
+            if d.graph_op is not None:
+                lines.append(f"    graph:   {d.graph_op.name} [{d.graph_op.loop_roles()}] {d.graph_op.shapes()}")
+            if d.covered_by:
+                lines.append(f"    covered by: {', '.join(d.covered_by)}")
+            if d.codegen_matcher is not None:
+                lines.append(f"    match (codegen): {python_source(d.codegen_matcher)}")
+            if d.graph_matcher is not None:
+                lines.append(f"    match (graph):   {python_source(d.graph_matcher)}")
+        return "\n".join(lines)
+
+
+def python_source(model: StrategyModel) -> str:
+    """``model`` as the Python expression that builds it (only fields that differ from
+    their defaults), e.g. ``ContractionMatch(lhs_type="f32", ..., m=[128])``."""
+    parts = []
+    for name, info in type(model).model_fields.items():
+        value = getattr(model, name)
+        if name == "kind" or value == info.default:
+            continue
+        parts.append(f"{name}={_python_value(value)}")
+    return f"{type(model).__name__}({', '.join(parts)})"
+
+
+def _python_value(value: Any) -> str:
+    if isinstance(value, StrategyModel):
+        return python_source(value)
+    if isinstance(value, (tuple, list)):
+        if len(value) == 1 and isinstance(value[0], tuple):  # one exact alternative of a Dims group
+            return _python_value(value[0])
+        return "[" + ", ".join(_python_value(v) for v in value) + "]"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return repr(value)
+
+
+def _dump(model: MatcherKind | None) -> dict[str, Any] | None:
+    return None if model is None else model.model_dump(mode="json", exclude_defaults=True) | {"kind": model.kind}
+
+
+def matcher_for(view: OpView, function: str | None = None) -> MatcherKind | None:
+    """The matcher that selects exactly ``view``: a contraction or convolution matcher with
+    its element types and every dimension group (strides and dilations too), else the op's
+    name scoped to ``function``. None when the op's element types are not tdsl's."""
+    types = [t.element for t in view.operands]
+    known = len(types) >= 3 and all(t in ELEMENT_BITS for t in types[:2] + types[-1:])
+    complete = known and all(s >= 0 for s in view.loop_sizes)
+    data: dict[str, Any] = {"lhs_type": types[0], "rhs_type": types[1], "output_type": types[-1]} if known else {}
+    if view.kind == "contraction" and complete:
+        found: MatcherKind = ContractionMatch.model_validate(data | {role: view.sizes(role) for role in CONTRACTION_ROLES})
+        return found
+    if view.kind == "convolution" and complete:
+        groups: dict[str, Any] = {role: view.sizes(role) for role in CONVOLUTION_ROLES}
+        groups["filter"] = groups.pop("filter_loop")
+        groups |= {"strides": list(view.strides), "dilations": list(view.dilations)}
+        found = ConvolutionMatch.model_validate(data | groups)
+        return found
+    names = OpNameMatch(names=(view.name,))
+    return names if function is None else AllOf(matchers=(FunctionMatch(function=function), names))
+
+
+def _phase_ir(payload: Path, flags: Sequence[str], phase: str, timeout_s: float, memory_gb: float) -> str:
+    with tempfile.TemporaryDirectory(prefix="tdsl-ops-") as tmp:
+        out = Path(tmp) / f"{phase}.mlir"
+        run_iree_compile(
+            payload, [*flags, f"--compile-to={phase}", "--mlir-print-debuginfo"], out, timeout_s=timeout_s, memory_gb=memory_gb
+        )
+        return out.read_text()
+
+
+_FILE_LOCATION = re.compile(r'^loc\("[^"]*":(\d+):(\d+)\)$')
+
+
+def _site(op: bindings.LinalgOp) -> str:
+    """Where ``op`` came from in the source: ``line:column`` for a file location (the file
+    name differs between phases and dumps), else the location as printed (e.g. an ONNX
+    node name)."""
+    found = _FILE_LOCATION.match(op.location)
+    return f"{found.group(1)}:{found.group(2)}" if found else op.location
+
+
+def coverage(
+    payload: Path,
+    strategies: StrategySet,
+    target: str,
+    *,
+    extra_flags: Sequence[str] = (),
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    memory_gb: float = DEFAULT_MEMORY_GB,
+) -> dict[str, list[str]]:
+    """{source site: names of the strategies applied there}: compiles ``payload`` with
+    ``strategies`` and reads the tdsl markers off the configured dispatches' ops."""
+    applied: dict[str, list[str]] = {}
+    rendered = render(strategies, target)
+    with tempfile.TemporaryDirectory(prefix="tdsl-ops-cover-") as tmp:
+        rendered.write(tmp)
+        flags = [*extra_flags, "--mlir-print-debuginfo"]
+        configured = compile_to_phase(payload, rendered, Path(tmp), Phase.EXECUTABLE_CONFIGURATIONS, flags, timeout_s, memory_gb)
+    for op in bindings.linalg_ops(configured):
+        for key in (LAYOUT_MARKER, MARKER):
+            name = op.values.get(key)
+            if isinstance(name, str) and name not in applied.setdefault(_site(op), []):
+                applied[_site(op)].append(name)
+    return applied
+
+
+def _root(ops: list[bindings.LinalgOp]) -> bindings.LinalgOp | None:
+    """The op codegen configured as the root: a configured contraction or convolution, else
+    any configured op, else the first contraction or convolution, else the first op."""
+    configured = [op for op in ops if "lowering_config" in op.values]
+    for candidates in (configured, ops):
+        for op in candidates:
+            if op.kind in ("contraction", "convolution"):
+                return op
+        if candidates:
+            return candidates[0]
+    return None
+
+
+def list_dispatches(
+    payload: Path | str,
+    target: CpuTarget | AmdGpuTarget,
+    *,
+    extra_flags: Sequence[str] = (),
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    memory_gb: float = DEFAULT_MEMORY_GB,
+    ready: StrategySet | None = None,
+) -> ProgramOps:
+    """Every dispatch of ``payload`` compiled for ``target`` with IREE's defaults; see the
+    module docstring. With ``ready`` (a set with rules for ``target``), each dispatch also
+    lists the strategies of that set that apply to its root op."""
+    payload = Path(payload)
+    covered = coverage(payload, ready, target.name, extra_flags=extra_flags, timeout_s=timeout_s, memory_gb=memory_gb) if ready else {}
+    flags = [*target.compile_flags(), *extra_flags]
+    graph = bindings.linalg_ops(_phase_ir(payload, flags, "abi", timeout_s, memory_gb))
+    flow = bindings.walk(_phase_ir(payload, flags, "flow", timeout_s, memory_gb))
+    configured_ir = _phase_ir(payload, flags, "executable-configurations", timeout_s, memory_gb)
+    launches: dict[str, int] = {}
+    for op in flow:
+        if op.name == "flow.dispatch":
+            entries = op.values.get("entry_points")
+            for entry in entries if isinstance(entries, tuple) else ():
+                launches[str(entry)] = launches.get(str(entry), 0) + 1
+    by_site = {_site(op): op for op in graph if op.kind != "other"}
+    by_site.update({_site(op): op for op in graph if _site(op) not in by_site})
+    summaries = bindings.walk(configured_ir)
+    functions = [
+        op for op in summaries if op.name == "func.func" and isinstance(op.values.get("translation_info"), bindings.TranslationInfo)
+    ]
+    ops = bindings.linalg_ops(configured_ir)
+    dispatches = []
+    for func in functions:
+        name = func.function or "?"
+        root_op = _root([op for op in ops if op.function == name])
+        info = func.values["translation_info"]
+        assert isinstance(info, bindings.TranslationInfo)
+        root = OpView.of(root_op) if root_op else None
+        graph_op = by_site.get(_site(root_op)) if root_op else None
+        graph_view = OpView.of(graph_op) if graph_op else None
+        lowering = next(
+            (op.attributes["lowering_config"] for op in summaries
+             if op.function == name and root_op is not None and op.name == root_op.name and "lowering_config" in op.attributes),
+            None,
+        )
+        dispatches.append(
+            Dispatch(
+                name=name,
+                launches=launches.get(name, 0),
+                root=root,
+                graph_op=graph_view,
+                pipeline=info.pipeline,
+                lowering_config=lowering,
+                codegen_matcher=matcher_for(root, name) if root else None,
+                graph_matcher=matcher_for(graph_view) if graph_view and graph_view.kind != "other" else None,
+                covered_by=tuple(covered.get(_site(root_op), ())) if root_op else (),
+            )
+        )
+    return ProgramOps(payload, target.name, tuple(dispatches))

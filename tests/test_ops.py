@@ -1,0 +1,103 @@
+"""The op listing: every dispatch with its launches, root op at codegen and at the graph
+level, loop roles, and matchers that select exactly that op (proved by compiling rules that
+use them)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tdsl import AmdGpuTarget, CpuTarget, DataLayout, Rule, StrategySet, compile, load
+from tdsl.iree.ops import list_dispatches, python_source
+from tdsl.strategies.gpu.chooser import Contraction, choose_contraction
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+pytestmark = pytest.mark.compile
+
+REPEATED = """\
+func.func @twice(%x: tensor<64x128xf32>, %w: tensor<128x128xf32>) -> tensor<64x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x128xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %a = linalg.matmul ins(%x, %w : tensor<64x128xf32>, tensor<128x128xf32>) outs(%f : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %b = linalg.matmul ins(%a, %w : tensor<64x128xf32>, tensor<128x128xf32>) outs(%f : tensor<64x128xf32>) -> tensor<64x128xf32>
+  return %b : tensor<64x128xf32>
+}
+"""
+
+
+def _listing(payload: Path, target: CpuTarget | AmdGpuTarget, **kwargs: object) -> str:
+    text = list_dispatches(payload, target, **kwargs).text()  # type: ignore[arg-type]
+    return text.replace(str(payload), payload.name)
+
+
+def test_listing_golden_cpu_and_gfx942(golden) -> None:
+    text = "\n".join(
+        [
+            _listing(EXAMPLES / "mlp" / "payload.mlir", CpuTarget(cpu="znver4")),
+            _listing(EXAMPLES / "mlp" / "payload.mlir", AmdGpuTarget()),
+            _listing(EXAMPLES / "conv1x1_gpu" / "payload.mlir", AmdGpuTarget()),
+            _listing(EXAMPLES / "conv_tuning" / "payload.mlir", AmdGpuTarget()),
+        ]
+    )
+    golden.check(text + "\n", "goldens/ops/listings.txt")
+
+
+def test_launches_count_calls_not_executables(tmp_path: Path) -> None:
+    payload = tmp_path / "twice.mlir"
+    payload.write_text(REPEATED)
+    ops = list_dispatches(payload, CpuTarget())
+    assert len(ops.dispatches) == 1 and ops.launches == 2 and ops.dispatches[0].launches == 2
+    assert ops.to_json()["launches"] == 2 and ops.to_json()["executables"] == 1
+    json.dumps(ops.to_json())
+
+
+def test_ready_rules_that_cover_a_dispatch_are_named() -> None:
+    strategies = load(EXAMPLES / "cpu_auto" / "strategy.py")
+    ops = list_dispatches(EXAMPLES / "cpu_auto" / "payload.mlir", strategies.target("cpu"), ready=strategies)
+    covered = {d.name.split("_dispatch")[0]: d.covered_by for d in ops.dispatches}
+    assert covered["bmm"] == () and covered["odd"] and covered["mv"]
+    assert any("mmt4d" in name for name in covered["odd"])
+
+
+def test_graph_matchers_select_exactly_their_op(tmp_path: Path) -> None:
+    """One generalize rule per graph-level matcher: each applies to its own op only."""
+    payload = EXAMPLES / "cpu_auto" / "payload.mlir"
+    ops = list_dispatches(payload, CpuTarget())
+    rules = [
+        Rule(target="cpu", match=d.graph_matcher, strategy=DataLayout(name=f"g{i}", generalize=True))
+        for i, d in enumerate(ops.dispatches)
+        if d.graph_matcher is not None
+    ]
+    assert len(rules) == len(ops.dispatches) == 6
+    report = compile(payload, StrategySet(name="each", targets=[CpuTarget()], rules=rules), "cpu")
+    # each payload function holds one matmul: a matcher that selected more would name more functions
+    for rule, dispatch in zip(report.rules, ops.dispatches):
+        assert rule.functions == (dispatch.name.split("_dispatch")[0],), rule
+
+
+def test_codegen_matchers_select_exactly_their_op_on_gfx942() -> None:
+    payload = EXAMPLES / "mlp" / "payload.mlir"
+    ops = list_dispatches(payload, AmdGpuTarget())
+    rules = []
+    for i, d in enumerate(ops.dispatches):
+        assert d.root is not None and d.codegen_matcher is not None
+        problem = Contraction(batch=(), m=d.root.sizes("m")[0], n=d.root.sizes("n")[0], k=d.root.sizes("k")[0],
+                              lhs_type="f32", rhs_type="f32", output_type="f32")
+        rules.append(Rule(target="gfx942", match=d.codegen_matcher, strategy=choose_contraction(problem, f"c{i}")))
+    report = compile(payload, StrategySet(name="each", targets=[AmdGpuTarget()], rules=rules), "gfx942")
+    assert [r.dispatches for r in report.rules] == [(d.name,) for d in ops.dispatches]
+
+
+def test_matchers_print_as_python_that_builds_them() -> None:
+    ops = list_dispatches(EXAMPLES / "conv1x1_gpu" / "payload.mlir", AmdGpuTarget())
+    import tdsl
+
+    for d in ops.dispatches:
+        for matcher in (d.codegen_matcher, d.graph_matcher):
+            assert matcher is not None
+            source = python_source(matcher)
+            assert eval(source, vars(tdsl)) == matcher, source  # noqa: S307 - our own printer's output
