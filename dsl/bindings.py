@@ -17,16 +17,23 @@ __all__ = [
     "FunctionSignature",
     "LinalgOp",
     "AttrValue",
+    "ConfigValue",
+    "LoweringConfig",
     "OpSummary",
     "TranslationInfo",
     "ParseFailure",
     "TensorType",
+    "ValueType",
     "apply_transform",
     "context",
+    "function_types",
+    "onnx_import_command",
+    "parse_vtensor_type",
     "linalg_ops",
     "location_key",
     "parse",
     "print_module",
+    "set_argument_types",
     "signatures",
     "tool_path",
     "walk",
@@ -100,8 +107,74 @@ class TranslationInfo:
     codegen_spec: str | None
 
 
-AttrValue = Union[bool, int, float, str, tuple[int, ...], tuple[str, ...], TranslationInfo, None]
+ConfigValue = Union[bool, int, float, str, tuple["ConfigValue", ...], dict[str, "ConfigValue"]]
+"""An entry of a lowering config: integers, lists (tuples), dictionaries; any other
+attribute (an MMA layout, ...) as its printed form."""
+
+
+@dataclass(frozen=True)
+class LoweringConfig:
+    """The entries of a lowering config attribute, read with the attribute API.
+
+    ``dialect`` is ``iree_cpu`` (``#iree_cpu.lowering_config<distribution = [..], ..>``),
+    ``iree_gpu`` (``#iree_gpu.lowering_config<{workgroup = [..], ..}>``) or ``iree_codegen``
+    (``#iree_codegen.lowering_config<tile_sizes = [[..]]>``); ``fields`` maps each entry to
+    its value; ``text`` is the attribute as printed."""
+
+    dialect: str
+    fields: dict[str, ConfigValue]
+    text: str
+
+
+AttrValue = Union[bool, int, float, str, tuple[int, ...], tuple[str, ...], TranslationInfo, LoweringConfig, None]
 """An attribute's value read with the bindings' attribute classes (None: not one of these)."""
+
+_LOWERING_CONFIG_PREFIXES = ("#iree_cpu.lowering_config<", "#iree_codegen.lowering_config<")
+
+
+def _plain(attr: Any) -> ConfigValue:
+    """A lowering-config entry as plain data: ints, bools, floats, strings, tuples, dicts;
+    any other attribute as its printed form."""
+    ir = _ir()
+    if isinstance(attr, ir.BoolAttr):
+        return bool(attr.value)
+    if isinstance(attr, ir.IntegerAttr):
+        return int(attr.value)
+    if isinstance(attr, ir.FloatAttr):
+        return float(attr.value)
+    if isinstance(attr, ir.StringAttr):
+        return str(attr.value)
+    if isinstance(attr, ir.DenseI64ArrayAttr):
+        return tuple(int(v) for v in attr)
+    if isinstance(attr, ir.ArrayAttr):
+        return tuple(_plain(a) for a in attr)
+    if isinstance(attr, ir.DictAttr):
+        return {str(n.name): _plain(n.attr) for n in attr}
+    return str(attr)
+
+
+def _lowering_config(attr: Any) -> LoweringConfig | None:
+    """``attr`` read as a lowering config, or None when it is not one. ``iree_gpu`` configs
+    have an attribute class (their dictionary); the ``iree_cpu`` and ``iree_codegen`` ones
+    have none in the bindings: their parameter list is parsed as a dictionary attribute."""
+    ir = _ir()
+    from iree.compiler.dialects import iree_gpu
+
+    if isinstance(attr, iree_gpu.LoweringConfigAttr):
+        return LoweringConfig("iree_gpu", {str(n.name): _plain(n.attr) for n in attr.attributes}, str(attr))
+    text = str(attr)
+    prefix = next((p for p in _LOWERING_CONFIG_PREFIXES if text.startswith(p)), None)
+    if prefix is None or not text.endswith(">"):
+        return None
+    dialect = prefix[1:].split(".")[0]
+    body = text[len(prefix) : -1].strip()
+    try:
+        entries = ir.Attribute.parse(body if body.startswith("{") else "{" + body + "}")
+    except (ValueError, ir.MLIRError):
+        return LoweringConfig(dialect, {}, text)
+    if not isinstance(entries, ir.DictAttr):
+        return LoweringConfig(dialect, {}, text)
+    return LoweringConfig(dialect, {str(n.name): _plain(n.attr) for n in entries}, text)
 
 
 @dataclass(frozen=True)
@@ -139,7 +212,7 @@ def _value(attr: Any) -> AttrValue:
     if isinstance(attr, iree_codegen.TranslationInfoAttr):
         spec = attr.codegen_spec
         return TranslationInfo(str(attr.pass_pipeline), None if spec is None else str(ir.FlatSymbolRefAttr(spec).value))
-    return None
+    return _lowering_config(attr)
 
 
 def _named_attributes(op: Any) -> list[tuple[str, Any]]:
@@ -393,3 +466,161 @@ def linalg_ops(text: str) -> list[LinalgOp]:
                                 sizes[dim] = operand.shape[position]
             ops.append(LinalgOp(name, function, location, operands, tuple(sizes), iterators, kind, role, strides, dilations, values))
     return ops
+
+
+# --------------------------------------------------------------------------------------
+# Argument and result types of any function: builtin tensors and torch-dialect value
+# tensors (the signatures that iree-import-onnx writes).
+
+_VTENSOR = re.compile(r"^!torch\.vtensor<(?:\*|\[([^\]]*)\]),\s*([A-Za-z0-9_]+)>$")
+
+
+def parse_vtensor_type(text: str) -> tuple[tuple[int | None, ...] | None, str]:
+    """``(shape, element)`` of a torch-dialect value tensor type as printed, e.g.
+    ``!torch.vtensor<[1,128],si64>`` -> ``((1, 128), "si64")``; a dynamic dimension (``?``
+    or ``-1``) is None, an unranked ``!torch.vtensor<*,f32>`` has shape None.
+
+    The bindings of iree-base-compiler 3.13 register the torch dialect (its types parse and
+    print) but expose no Python class or accessor for ``!torch.vtensor``, so this reads the
+    printed form of a parsed type (the printer's canonical spelling, no spaces). Raises
+    :class:`PayloadError` for any other text.
+    """
+    m = _VTENSOR.match(text.strip())
+    if m is None:
+        raise PayloadError(f"expected a !torch.vtensor<[dims],element> type, received {text}")
+    if m.group(1) is None:
+        return None, m.group(2)
+    dims: list[int | None] = []
+    for part in m.group(1).split(","):
+        part = part.strip()
+        if part == "":
+            continue
+        if part in ("?", "-1"):
+            dims.append(None)
+        elif part.isdigit():
+            dims.append(int(part))
+        else:
+            raise PayloadError(f"expected a !torch.vtensor<[dims],element> type, received {text} (dimension {part!r})")
+    return tuple(dims), m.group(2)
+
+
+@dataclass(frozen=True)
+class ValueType:
+    """A function argument or result type as parsed by the bindings.
+
+    ``dialect`` is ``"builtin"`` for a builtin ranked tensor, ``"torch"`` for a
+    ``!torch.vtensor`` and ``"other"`` for anything else (then ``shape``/``element`` are
+    None). ``shape`` is None when unranked; a dynamic dimension is None. ``element`` is the
+    element type as spelled in the IR (``f32``, ``i64`` for builtin tensors, ``si64``,
+    ``ui8``, ``i1`` for torch value tensors).
+    """
+
+    text: str
+    dialect: str
+    shape: tuple[int | None, ...] | None
+    element: str | None
+
+
+@dataclass(frozen=True)
+class FunctionTypes:
+    """A public function's name and its argument and result types (any types)."""
+
+    name: str
+    inputs: tuple[ValueType, ...]
+    results: tuple[ValueType, ...]
+
+
+def _value_type(t: Any) -> ValueType:
+    ir = _ir()
+    text = str(t)
+    if isinstance(t, ir.RankedTensorType):  # the bindings hand out the most derived class
+        shape = tuple(None if t.is_dynamic_dim(i) else int(t.shape[i]) for i in range(t.rank))
+        return ValueType(text, "builtin", shape, str(t.element_type))
+    if isinstance(t, ir.UnrankedTensorType):
+        return ValueType(text, "builtin", None, str(t.element_type))
+    if text.startswith("!torch.vtensor<"):
+        shape_or_none, element = parse_vtensor_type(text)
+        return ValueType(text, "torch", shape_or_none, element)
+    return ValueType(text, "other", None, None)
+
+
+def _public_functions(module: Any) -> list[Any]:
+    found = []
+    for op in module.body.operations:
+        if op.operation.name not in ("func.func", "util.func") or len(op.regions[0].blocks) == 0:
+            continue
+        attrs = op.operation.attributes
+        if "sym_visibility" in attrs and _value(attrs["sym_visibility"]) == "private":
+            continue
+        found.append(op)
+    return found
+
+
+def function_types(text: str) -> list[FunctionTypes]:
+    """Argument and result types of every public function defined in ``text`` (not
+    verified: torch-dialect imports parse as they are). Raises :class:`ParseFailure`."""
+    ir = _ir()
+    with context():
+        module = _parsed(text)
+        found = []
+        for op in _public_functions(module):
+            attrs = op.operation.attributes
+            ftype = ir.FunctionType(ir.TypeAttr(attrs["function_type"]).value)
+            found.append(
+                FunctionTypes(
+                    str(ir.StringAttr(attrs["sym_name"]).value),
+                    tuple(_value_type(t) for t in ftype.inputs),
+                    tuple(_value_type(t) for t in ftype.results),
+                )
+            )
+    return found
+
+
+def set_argument_types(text: str, function: str, types: dict[int, str]) -> str:
+    """``text`` with arguments of ``function`` given new (static) types: ``types`` maps an
+    argument index to a type as text. The body keeps the old type: a cast at the entry
+    (``torch.tensor_static_info_cast`` for ``!torch.vtensor``, ``tensor.cast`` for builtin
+    tensors) turns the new argument into the old one. Raises :class:`ParseFailure` when a
+    type does not parse, :class:`PayloadError` when ``function`` is not a public function."""
+    ir = _ir()
+    with context():
+        module = _parsed(text)
+        matches = [op for op in _public_functions(module) if str(ir.StringAttr(op.operation.attributes["sym_name"]).value) == function]
+        if not matches:
+            raise PayloadError(f"no public function @{function} in the program")
+        func = matches[0].operation
+        ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+        inputs = list(ftype.inputs)
+        entry = func.regions[0].blocks[0]
+        first = entry.operations[0]
+        for index, spelled in sorted(types.items()):
+            try:
+                new = ir.Type.parse(spelled)
+            except ir.MLIRError as err:
+                raise ParseFailure([_diagnostic(d) for d in err.error_diagnostics]) from None
+            except ValueError as err:
+                raise ParseFailure([Diagnostic(str(err), None, None, None)]) from None
+            arg = entry.arguments[index]
+            old = arg.type
+            cast_name = "torch.tensor_static_info_cast" if str(old).startswith("!torch.") else "tensor.cast"
+            arg.set_type(new)
+            cast = ir.Operation.create(cast_name, results=[old], operands=[arg], loc=ir.Location.unknown(), ip=ir.InsertionPoint(first))
+            arg.replace_all_uses_except(cast.result, cast)
+            inputs[index] = new
+        func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, list(ftype.results)))
+        return str(module)
+
+
+def onnx_import_command() -> list[str] | None:
+    """The command that runs iree-base-compiler's ONNX importer (``iree-import-onnx``, as
+    ``python -m iree.compiler.tools.import_onnx``), or None when it or the ``onnx`` package
+    it needs is missing (the ``iree-base-compiler[onnx]`` extra)."""
+    import importlib.util
+    import sys
+
+    try:
+        if importlib.util.find_spec("onnx") is None or importlib.util.find_spec("iree.compiler.tools.import_onnx") is None:
+            return None
+    except (ImportError, ValueError):
+        return None
+    return [sys.executable, "-m", "iree.compiler.tools.import_onnx"]

@@ -1,0 +1,232 @@
+"""Exports the example models as a frontend hands them to IREE, then strips their weights.
+
+NEEDS PyTorch (and ``transformers``, ``onnx``, ``onnxscript``); tdsl itself and its tests
+never import torch. It was run once to produce the committed ``<name>/model.onnx`` files;
+the tests only read those. To re-run it, in a throwaway environment (never tdsl's .venv):
+
+    python3 -m venv /tmp/torchenv
+    /tmp/torchenv/bin/pip install torch==2.13.0 transformers onnx onnxscript numpy
+    /tmp/torchenv/bin/python examples/models/export.py            # all models
+    /tmp/torchenv/bin/python examples/models/export.py bert       # one
+
+Each model is built with random weights (no download), exported with ``torch.onnx.export``
+(opset 17, static shapes, batch 1), and saved with every floating-point initializer of 16
+or more elements STRIPPED: the tensor keeps its name, dims and data type, its data is
+removed, and its ``doc_string`` holds a refill recipe measured from the exported values
+(``tdsl.stripped {"mean": .., "std": .., "min": .., "max": ..}`` or ``{"value": c}`` for a
+constant tensor such as a LayerNorm scale). Integer tensors (shapes, position ids) and small
+tensors keep their data. :func:`tdsl.iree.frontend.refill_weights` draws the stripped
+tensors again from a seeded generator (normal(mean, std) clipped to [min, max]), so the
+refilled model behaves like a freshly initialised one: softmax and layernorm stay sane.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import onnx
+import torch
+from onnx import numpy_helper
+from torch import nn
+
+HERE = Path(__file__).resolve().parent
+OPSET = 17
+STRIP_MARKER = "tdsl.stripped"
+MIN_STRIPPED_ELEMENTS = 16
+SEQ = 64
+
+
+# ---------------------------------------------------------------------------------------
+# Models.
+
+
+def bert() -> tuple[nn.Module, tuple[torch.Tensor, ...], list[str], list[str]]:
+    """A BERT-class encoder: 2 layers, hidden 256, 4 heads, FFN 1024, sequence 64."""
+    from transformers import BertConfig, BertModel
+
+    config = BertConfig(
+        vocab_size=1024,
+        hidden_size=256,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=1024,
+        max_position_embeddings=128,
+        type_vocab_size=2,
+        hidden_act="gelu",
+        attn_implementation="eager",
+    )
+    model = BertModel(config, add_pooling_layer=True).eval()
+    ids = torch.randint(0, config.vocab_size, (1, SEQ), dtype=torch.int64)
+    mask = torch.ones(1, SEQ, dtype=torch.int64)
+    types = torch.zeros(1, SEQ, dtype=torch.int64)
+
+    class Wrapped(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.bert = model
+
+        def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor):  # type: ignore[no-untyped-def]
+            out = self.bert(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids, return_dict=False)
+            return out[0], out[1]
+
+    return Wrapped().eval(), (ids, mask, types), ["input_ids", "attention_mask", "token_type_ids"], ["last_hidden_state", "pooler_output"]
+
+
+class Gpt2Block(nn.Module):
+    """A GPT-2 decoder block with its token and position embeddings and final layernorm
+    (hidden 256, 4 heads, MLP 1024, causal attention), written out op by op as GPT-2 does:
+    layernorm -> fused QKV projection -> split (slices) -> head split (reshape + transpose)
+    -> causal masked softmax attention -> output projection -> residual -> layernorm ->
+    MLP with tanh GELU -> residual."""
+
+    def __init__(self, vocab: int = 1024, hidden: int = 256, heads: int = 4, positions: int = 128) -> None:
+        super().__init__()
+        self.heads = heads
+        self.wte = nn.Embedding(vocab, hidden)
+        self.wpe = nn.Embedding(positions, hidden)
+        self.ln_1 = nn.LayerNorm(hidden)
+        self.c_attn = nn.Linear(hidden, 3 * hidden)
+        self.c_proj = nn.Linear(hidden, hidden)
+        self.ln_2 = nn.LayerNorm(hidden)
+        self.c_fc = nn.Linear(hidden, 4 * hidden)
+        self.mlp_proj = nn.Linear(4 * hidden, hidden)
+        self.ln_f = nn.LayerNorm(hidden)
+        for module in self.modules():  # GPT-2's init: N(0, 0.02) weights, zero biases
+            if isinstance(module, (nn.Linear, nn.Embedding)):
+                nn.init.normal_(module.weight, std=0.02)
+                if isinstance(module, nn.Linear):
+                    nn.init.zeros_(module.bias)
+        self.register_buffer("causal", torch.tril(torch.ones(positions, positions, dtype=torch.bool)).view(1, 1, positions, positions), persistent=False)
+
+    def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        b, t = input_ids.shape
+        positions = torch.arange(t, dtype=torch.int64).unsqueeze(0)
+        x = self.wte(input_ids) + self.wpe(positions)
+        h = self.ln_1(x)
+        qkv, width = self.c_attn(h), x.shape[-1]
+        # slices, not .split(): the exporter's opset-18 Split does not convert to opset 17
+        q, k, v = qkv[:, :, :width], qkv[:, :, width : 2 * width], qkv[:, :, 2 * width :]
+        d = width // self.heads
+        q = q.view(b, t, self.heads, d).transpose(1, 2)
+        k = k.view(b, t, self.heads, d).transpose(1, 2)
+        v = v.view(b, t, self.heads, d).transpose(1, 2)
+        scores = (q @ k.transpose(-2, -1)) / (d**0.5)
+        scores = scores.masked_fill(~self.causal[:, :, :t, :t], torch.finfo(scores.dtype).min)
+        attn = torch.softmax(scores, dim=-1) @ v
+        attn = attn.transpose(1, 2).contiguous().view(b, t, x.shape[-1])
+        x = x + self.c_proj(attn)
+        x = x + self.mlp_proj(nn.functional.gelu(self.c_fc(self.ln_2(x)), approximate="tanh"))
+        return self.ln_f(x)
+
+
+def gpt2_block() -> tuple[nn.Module, tuple[torch.Tensor, ...], list[str], list[str]]:
+    ids = torch.randint(0, 1024, (1, SEQ), dtype=torch.int64)
+    return Gpt2Block().eval(), (ids,), ["input_ids"], ["hidden_states"]
+
+
+class BasicBlock(nn.Module):
+    def __init__(self, cin: int, cout: int, stride: int) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.down: nn.Module = nn.Identity()
+        if stride != 1 or cin != cout:  # the 1x1 projection shortcut
+            self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.relu(self.bn1(self.conv1(x)))
+        return torch.relu(self.bn2(self.conv2(y)) + self.down(x))
+
+
+class SmallResNet(nn.Module):
+    """A ResNet-style conv stack on a 1x3x64x64 image: a stride-2 3x3 stem, a basic block,
+    a stride-2 basic block with a 1x1 stride-2 projection shortcut, a 1x1 conv, global
+    average pooling and a linear classifier. BatchNorm gets non-trivial statistics, as if
+    trained; the exporter folds it into the convolutions (Conv with a bias)."""
+
+    def __init__(self, classes: int = 10) -> None:
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 32, 3, 2, 1, bias=False), nn.BatchNorm2d(32), nn.ReLU())
+        self.layer1 = BasicBlock(32, 32, 1)
+        self.layer2 = BasicBlock(32, 64, 2)
+        self.head = nn.Sequential(nn.Conv2d(64, 128, 1, bias=True), nn.ReLU())
+        self.fc = nn.Linear(128, classes)
+        for module in self.modules():  # give BatchNorm non-trivial statistics, as if trained
+            if isinstance(module, nn.BatchNorm2d):
+                module.running_mean.uniform_(-0.1, 0.1)
+                module.running_var.uniform_(0.5, 1.5)
+                module.weight.data.uniform_(0.5, 1.5)
+                module.bias.data.uniform_(-0.1, 0.1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.head(self.layer2(self.layer1(self.stem(x))))
+        # a whole-image AveragePool, not adaptive_avg_pool2d: that one exports as an opset-18
+        # ReduceMean that the exporter cannot convert to opset 17
+        return self.fc(torch.flatten(nn.functional.avg_pool2d(x, x.shape[-2:]), 1))
+
+
+def resnet() -> tuple[nn.Module, tuple[torch.Tensor, ...], list[str], list[str]]:
+    return SmallResNet().eval(), (torch.randn(1, 3, 64, 64),), ["image"], ["logits"]
+
+
+MODELS = {"bert": bert, "gpt2_block": gpt2_block, "resnet": resnet}
+
+
+# ---------------------------------------------------------------------------------------
+# Export and strip.
+
+
+def recipe(values: np.ndarray) -> dict[str, float]:
+    """How to draw a tensor like ``values`` again: its constant, or its moments and range."""
+    flat = values.astype(np.float64).ravel()
+    if flat.min() == flat.max():
+        return {"value": float(flat[0])}
+    return {"mean": float(flat.mean()), "std": float(flat.std()), "min": float(flat.min()), "max": float(flat.max())}
+
+
+def strip(model: onnx.ModelProto) -> int:
+    """Removes the data of every float initializer with >= MIN_STRIPPED_ELEMENTS elements
+    (in place), leaving a refill recipe in its doc_string; returns how many it stripped."""
+    count = 0
+    for tensor in model.graph.initializer:
+        if tensor.data_type not in (onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE):
+            continue
+        if int(np.prod(tensor.dims)) < MIN_STRIPPED_ELEMENTS:
+            continue
+        values = numpy_helper.to_array(tensor)
+        tensor.doc_string = f"{STRIP_MARKER} {json.dumps(recipe(values), sort_keys=True)}"
+        for field in ("raw_data", "float_data", "double_data", "int32_data"):
+            tensor.ClearField(field)
+        count += 1
+    return count
+
+
+def export(name: str) -> None:
+    torch.manual_seed(0)
+    module, args, inputs, outputs = MODELS[name]()
+    out_dir = HERE / name
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp, torch.no_grad():
+        full = Path(tmp) / "model.onnx"
+        torch.onnx.export(
+            module, args, str(full), input_names=inputs, output_names=outputs, opset_version=OPSET,
+            dynamo=True, external_data=False,
+        )
+        model = onnx.load(str(full))
+    onnx.checker.check_model(model)
+    model.doc_string = f"tdsl example model {name!r} (examples/models/export.py), weights stripped"
+    stripped = strip(model)
+    onnx.save(model, str(out_dir / "model.onnx"))
+    size = (out_dir / "model.onnx").stat().st_size
+    print(f"{name}: {stripped} initializers stripped, {size} bytes, opset {model.opset_import[0].version}")
+
+
+if __name__ == "__main__":
+    for name in sys.argv[1:] or list(MODELS):
+        export(name)
