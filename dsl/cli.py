@@ -1,4 +1,8 @@
-"""The ``tdsl`` command line: render, flags, show, compile, run, bench.
+"""The ``tdsl`` command line: render, flags, show, schema, compile, run, bench.
+
+``-v`` lists every rule that matched nothing (and the iree-compile flags); ``-q`` leaves
+out progress and warnings. Long work (compiles, benchmark samples) shows progress bars with
+an ETA on stderr when stderr is a terminal.
 
 Every failure is one line on stderr (``tdsl: error: ...``) and an exit code:
 
@@ -19,7 +23,6 @@ Every failure is one line on stderr (``tdsl: error: ...``) and an exit code:
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import os
@@ -31,11 +34,15 @@ from typing import Any, Callable, NoReturn, Sequence
 
 from .iree.phases import PHASES
 from .iree.iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, MIN_MEMORY_GB
+from .iree.flags import check_flag, read_flags_file, rendered_flags
+from .iree.machine import json_header
+from .iree.progress import NO_PROGRESS, Progress, RichProgress
 from . import __version__
 from .errors import ArgumentError, OutputError, RenderError, StrategyError, StrategyNotApplied, TdslError
-from .files import atomic_write, failure_dir
+from .files import atomic_write, failure_dir, replace_files
 from .spec.loader import dump, load
 from .render import render
+from .render.scripts import FLAGS_FILE, RENDER_FILES
 
 EXIT_OK, EXIT_VERDICT, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 3, 130, 141
 
@@ -47,13 +54,24 @@ EPILOG = f"""exit codes:
   {EXIT_INTERNAL}    internal error of tdsl (a bug; TDSL_TRACEBACK=1 prints the traceback)
   {EXIT_INTERRUPTED}  interrupted (Ctrl-C); earlier outputs are left as they were
 A compiler failure keeps its evidence (full output, command, scripts, dumps) in a
-tdsl-failure-* directory under $TDSL_FAILURE_DIR or the system temporary directory."""
+tdsl-failure-* directory under $TDSL_FAILURE_DIR or the system temporary directory.
+A compiler failure is bad input (2), not a code of its own: tdsl cannot tell a compiler
+bug that a strategy value sets off from a strategy IREE refuses; 3 is tdsl's own bug."""
+
+SERIAL_LOADING_HELP = (
+    "do not add --mlir-disable-threading. tdsl adds it when a tuning spec or codegen library "
+    "is injected: IREE 3.13 can deadlock when several executables load such a library in "
+    "parallel (a worker blocked in getOrLoadTransformLibraryModule; seen in about 1 of 15-60 "
+    "compiles). Single-threaded compiles cost about 20%% more time"
+)
 
 # Every file a render can write: a new render removes those of an earlier one it does not write.
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line, exit 2
+        if "--iree-flag: expected one argument" in message:
+            message += " (spell it with '=': --iree-flag=--name=value)"
         self.exit(EXIT_BAD_INPUT, f"tdsl: error: {' '.join(message.split())} (see '{self.prog} --help')\n")
 
 
@@ -143,12 +161,25 @@ def check_output_dir(path: Path, what: str) -> None:
 # Commands.
 
 
+def extra_flags(args: argparse.Namespace) -> list[str]:
+    """The flags of ``--flags-file`` (paths resolved against the file's directory), then
+    those of ``--iree-flag``, in order: on the command line the last occurrence wins."""
+    flags: list[str] = []
+    for path in getattr(args, "flags_file", None) or ():
+        flags += read_flags_file(path)
+    return flags + [check_flag(f) for f in getattr(args, "iree_flag", None) or ()]
+
+
 def _cmd_render(args: argparse.Namespace) -> int:
     check_output_dir(args.output, "-o")
+    extra = extra_flags(args)
     strategy_set = load(args.strategies)
     rendered = render(strategy_set, args.target)
+    files = rendered.files(args.output)
+    flags = rendered_flags(rendered, args.output, serial_loading=not args.no_serial_loading, relative=args.relative, extra=extra)
+    files[FLAGS_FILE] = "\n".join(flags) + "\n"
     try:
-        paths = rendered.write(args.output)
+        paths = replace_files(args.output, files, owned=RENDER_FILES)
     except OSError as err:
         raise OutputError(f"-o {str(args.output)!r}: cannot write the scripts: {_os_reason(err)}") from None
     for path in paths:
@@ -157,35 +188,82 @@ def _cmd_render(args: argparse.Namespace) -> int:
 
 
 def _cmd_flags(args: argparse.Namespace) -> int:
+    extra = extra_flags(args)
     strategy_set = load(args.strategies)
     rendered = render(strategy_set, args.target)
-    for flag in rendered.flags(args.output, include_target=not args.no_target_flags):
+    flags = rendered_flags(
+        rendered,
+        args.output,
+        include_target=not args.no_target_flags,
+        serial_loading=not args.no_serial_loading,
+        relative=args.relative,
+        extra=extra,
+    )
+    for flag in flags:
         print(flag)
     return EXIT_OK
 
 
-def _cmd_compile(args: argparse.Namespace) -> int:
-    from .iree.compile import compile
+def _verbosity(args: argparse.Namespace) -> int:
+    """-1 quiet, 0 normal, 1+ verbose."""
+    return -1 if getattr(args, "quiet", False) else int(getattr(args, "verbose", 0) or 0)
 
-    report = compile(
-        args.payload,
-        args.strategies,
-        args.target,
-        args.output,
-        dump_ir=args.dump_ir,
-        strict=args.strict,
-        timeout_s=args.timeout,
-        memory_gb=args.memory_gb,
-    )
+
+def _progress(args: argparse.Namespace) -> Progress:
+    """Progress bars on a terminal (stderr), unless -q."""
+    if _verbosity(args) < 0 or not sys.stderr.isatty() or os.environ.get("TERM") == "dumb":
+        return NO_PROGRESS
+    return RichProgress()
+
+
+def _print_json(data: dict[str, Any]) -> None:
+    """A --json report: schema version, tdsl and IREE versions and the machine first."""
+    print(json.dumps({**json_header(), **data}, indent=2))
+
+
+def _warn(message: str, args: argparse.Namespace) -> None:
+    if _verbosity(args) >= 0:
+        print(f"tdsl: warning: {message}", file=sys.stderr)
+
+
+def _cmd_compile(args: argparse.Namespace) -> int:
+    from .iree.compile import compile, default_target
+
+    extra = extra_flags(args)
+    if args.strategies is None:
+        default_target(args.target)  # a bad name fails before any work
+    if args.baseline and not args.report and not args.json:
+        raise ArgumentError("--baseline: the side-by-side report needs --report (or --json)")
+    progress = _progress(args)
+    try:
+        report = compile(
+            args.payload,
+            args.strategies,
+            args.target,
+            args.output,
+            dump_ir=args.dump_ir,
+            strict=args.strict,
+            extra_flags=extra,
+            serial_loading=not args.no_serial_loading,
+            timeout_s=args.timeout,
+            memory_gb=args.memory_gb,
+            keep_dump=args.keep_dump,
+            baseline=args.baseline and args.strategies is not None,
+            progress=progress,
+        )
+    finally:
+        progress.close()
+    verbose = _verbosity(args) > 0
     if args.json:
-        print(json.dumps(report.to_json(), indent=2))
+        _print_json(report.to_json())
     else:
-        text = report.text()
-        if not args.report:
-            text = text.split("\n  kernel resources:")[0]
-        print(text)
-        for warning in report.warnings():
-            print(f"tdsl: warning: {warning}", file=sys.stderr)
+        print(report.text(report=args.report, verbose=verbose))
+        if verbose:
+            print("  iree-compile flags: " + " ".join([*report.flags, *report.extra_flags]))
+        for warning in report.warnings(verbose=verbose):
+            _warn(warning, args)
+    if args.baseline and args.strategies is None:
+        _warn("--baseline without --strategies: the report is IREE default's already", args)
     return EXIT_OK
 
 
@@ -218,6 +296,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from .iree.numerics import NumericsFailed, run
 
     inputs = load_inputs(args.inputs) if args.inputs else None
+    extra = extra_flags(args)
+    progress = _progress(args)
     try:
         report = run(
             args.payload,
@@ -228,37 +308,62 @@ def _cmd_run(args: argparse.Namespace) -> int:
             seed=args.seed,
             timeout_s=args.timeout,
             memory_gb=args.memory_gb,
+            extra_flags=extra,
+            serial_loading=not args.no_serial_loading,
+            progress=progress,
         )
     except NumericsFailed as err:
-        print(json.dumps(err.report.to_json(), indent=2) if args.json else err.report.text())
+        progress.close()
+        if args.json:
+            _print_json(err.report.to_json())
+        else:
+            print(err.report.text())
         print("tdsl: error: results differ from the reference beyond tolerance", file=sys.stderr)
         return EXIT_VERDICT
-    print(json.dumps(report.to_json(), indent=2) if args.json else report.text())
+    finally:
+        progress.close()
+    if args.json:
+        _print_json(report.to_json())
+    else:
+        print(report.text())
     return EXIT_OK
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from .iree.bench import bench, plot
+    from .iree.bench import bench, plot, plot_available
     from .iree.compile import check_output_file
 
-    if args.plot is not None:
+    if args.plot is not None:  # before any benchmarking: a missing matplotlib loses nothing
         check_output_file(args.plot, "--plot")
-        if importlib.util.find_spec("matplotlib") is None:
-            raise ArgumentError("--plot needs matplotlib: pip install matplotlib")
-    report = bench(
-        args.payload,
-        args.strategies,
-        args.target,
-        threads=args.threads,
-        repetitions=args.repetitions,
-        min_time_s=args.min_time,
-        numpy_baseline=not args.no_numpy,
-        timeout_s=args.timeout,
-        memory_gb=args.memory_gb,
-    )
+        if not plot_available():
+            raise ArgumentError("--plot needs matplotlib: pip install 'tdsl[plot]' (or pip install matplotlib)")
+    extra = extra_flags(args)
+    progress = _progress(args)
+    try:
+        report = bench(
+            args.payload,
+            args.strategies,
+            args.target,
+            threads=args.threads,
+            repetitions=args.repetitions,
+            min_time_s=args.min_time,
+            numpy_baseline=not args.no_numpy,
+            timeout_s=args.timeout,
+            memory_gb=args.memory_gb,
+            extra_flags=extra,
+            serial_loading=not args.no_serial_loading,
+            progress=progress,
+        )
+    finally:
+        progress.close()
     if args.plot:
         plot(report, args.plot)
-    print(json.dumps(report.to_json(), indent=2) if args.json else report.table())
+    if args.json:
+        _print_json(report.to_json())
+    else:
+        print(report.table())
+        if args.plot:
+            print(f"plot: {args.plot}")
     return EXIT_OK
 
 
@@ -267,14 +372,36 @@ def _cmd_show(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_schema(args: argparse.Namespace) -> int:
+    from .schema import strategy_file_schema
+
+    text = json.dumps(strategy_file_schema(), indent=2) + "\n"
+    if args.output is not None:
+        from .iree.compile import check_output_file
+
+        check_output_file(args.output, "-o")
+        atomic_write(args.output, text)
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
 def _add_limits(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS", help=f"seconds per iree-compile run, above 0 (default {DEFAULT_TIMEOUT_S:g})")
     p.add_argument("--memory-gb", type=memory_gb, default=DEFAULT_MEMORY_GB, metavar="GIB", help=f"address-space cap of iree-compile in GiB, at least {MIN_MEMORY_GB:g} (default {DEFAULT_MEMORY_GB:g})")
 
 
-def _add_payload_args(p: argparse.ArgumentParser, cpu_only: bool) -> None:
+def _add_payload_args(p: argparse.ArgumentParser, cpu_only: bool, strategies_required: bool = True) -> None:
     p.add_argument("payload", type=Path, help="payload program (.mlir)")
-    p.add_argument("--strategies", required=True, metavar="FILE[:NAME]", help="strategy file")
+    if strategies_required:
+        p.add_argument("--strategies", required=True, metavar="FILE[:NAME]", help="strategy file")
+    else:
+        p.add_argument(
+            "--strategies",
+            metavar="FILE[:NAME]",
+            help="strategy file; without it, IREE's default pipeline for --target (cpu or gfx942): "
+            "the report to read before writing a rule",
+        )
     if cpu_only:
         p.add_argument("--target", default="cpu", help="CPU target name in the strategy set (default: cpu)")
     else:
@@ -284,6 +411,46 @@ def _add_payload_args(p: argparse.ArgumentParser, cpu_only: bool) -> None:
 def _add_strategy_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("strategies", metavar="FILE[:NAME]", help="strategy file: .py (optionally :NAME of a StrategySet), .yaml or .json")
     p.add_argument("--target", required=True, help="target name in the strategy set, e.g. cpu or gfx942")
+
+
+def _add_flag_args(p: argparse.ArgumentParser, writes_flags: bool) -> None:
+    """--iree-flag, --flags-file, --no-serial-loading (and --relative for render/flags)."""
+    into = " (written into flags.txt after tdsl's flags)" if writes_flags else " (to every build, after tdsl's flags)"
+    p.add_argument(
+        "--iree-flag",
+        action="append",
+        metavar="FLAG",
+        help="one more iree-compile flag, repeatable; spell it with '=': --iree-flag=--iree-opt-level=O3" + into,
+    )
+    p.add_argument(
+        "--flags-file",
+        action="append",
+        type=Path,
+        metavar="FILE",
+        help="iree-compile flags from FILE (shell words, # comments), e.g. a flags.txt; relative paths "
+        "in it are taken relative to FILE's directory" + into,
+    )
+    p.add_argument("--no-serial-loading", action="store_true", help=SERIAL_LOADING_HELP)
+    if writes_flags:
+        p.add_argument(
+            "--relative",
+            action="store_true",
+            help="script paths relative to the output directory (flags.txt's own), so that the directory can be "
+            "moved or committed; iree-compile resolves them against its working directory, so run it from "
+            "there (cd DIR && iree-compile $(cat flags.txt) ../payload.mlir) or pass the file to "
+            "tdsl compile --flags-file, which resolves them against the file's directory",
+        )
+
+
+def _verbosity_parent(top: bool) -> argparse.ArgumentParser:
+    """-v / -q, accepted before the command (tdsl -v compile) and after it."""
+    parent = argparse.ArgumentParser(add_help=False)
+    group = parent.add_mutually_exclusive_group()
+    default_v: Any = 0 if top else argparse.SUPPRESS
+    default_q: Any = False if top else argparse.SUPPRESS
+    group.add_argument("-v", "--verbose", action="count", default=default_v, help="more detail: every rule that matched nothing, the iree-compile flags")
+    group.add_argument("-q", "--quiet", action="store_true", default=default_q, help="no progress bars, no warnings (errors still print)")
+    return parent
 
 
 def _compiler_version() -> str:
@@ -296,57 +463,74 @@ def _compiler_version() -> str:
 def parser() -> argparse.ArgumentParser:
     top = _Parser(
         prog="tdsl",
-        description="Render tdsl strategies to verified IREE transform-dialect scripts.",
+        description="Render tdsl strategies to verified IREE transform-dialect scripts, compile, run and benchmark them.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[_verbosity_parent(top=True)],
     )
     top.add_argument("--version", action="version", version=f"tdsl {__version__} (iree-base-compiler {_compiler_version()})")
     sub = top.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    common: dict[str, Any] = {
+        "epilog": EPILOG,
+        "formatter_class": argparse.RawDescriptionHelpFormatter,
+        "parents": [_verbosity_parent(top=False)],
+    }
 
-    p = sub.add_parser("render", help="write the scripts and flags.txt for one target", description="Render, verify and write every script the target needs, plus DIR/flags.txt (one iree-compile flag per line).")
+    p = sub.add_parser("render", help="write the scripts and flags.txt for one target", description="Render, verify and write every script the target needs, plus DIR/flags.txt (one iree-compile flag per line).", **common)
     _add_strategy_args(p)
     p.add_argument("-o", "--output", required=True, type=Path, metavar="DIR", help="output directory")
+    _add_flag_args(p, writes_flags=True)
     p.set_defaults(run=_cmd_render)
 
-    p = sub.add_parser("flags", help="print the iree-compile flags for one target", description="Render and verify, then print the iree-compile flags that inject the scripts as `tdsl render -o DIR` writes them (nothing is written).")
+    p = sub.add_parser("flags", help="print the iree-compile flags for one target", description="Render and verify, then print the iree-compile flags that inject the scripts as `tdsl render -o DIR` writes them (nothing is written).", **common)
     _add_strategy_args(p)
     p.add_argument("-o", "--output", type=Path, default=Path("."), metavar="DIR", help="directory the scripts are (to be) written to (default: .)")
     p.add_argument("--no-target-flags", action="store_true", help="print only the script flags, not the target selection")
+    _add_flag_args(p, writes_flags=True)
     p.set_defaults(run=_cmd_flags)
 
-    p = sub.add_parser("compile", help="compile a payload with the strategies and report what applied", description="Render and verify the strategies, run iree-compile with them under a timeout and memory cap, and report which rules applied to which dispatches. Any 'error:' from iree-compile is a failure.")
-    _add_payload_args(p, cpu_only=False)
-    p.add_argument("-o", "--output", type=Path, help="write the compiled module (.vmfb) here")
+    p = sub.add_parser("compile", help="compile a payload with the strategies and report what applied", description="Render and verify the strategies, run iree-compile with them under a timeout and memory cap, and report which rules applied to which dispatches. Any 'error:' from iree-compile is a failure. Without --strategies, compile with IREE's default pipeline for --target (cpu or gfx942) and report it.", **common)
+    _add_payload_args(p, cpu_only=False, strategies_required=False)
+    p.add_argument("-o", "--output", type=Path, metavar="OUT.vmfb", help="write the compiled module (.vmfb) here")
     p.add_argument("--dump-ir", choices=PHASES, help="also write the IR at this phase next to the output")
-    p.add_argument("--strict", action="store_true", help="a rule that matches nothing is an error")
-    p.add_argument("--report", action="store_true", help="rocm: print each kernel's LDS, registers, spills and MFMA count (also in --json)")
+    p.add_argument("--strict", action="store_true", help="a rule that matches nothing is an error (exit 1)")
+    p.add_argument("--report", action="store_true", help="per dispatch: pipeline and lowering config (tile sizes per level); gfx942: also LDS, VGPR/AGPR/SGPR, spills, MFMA count, waves per SIMD")
+    p.add_argument("--baseline", action="store_true", help="also compile with IREE's default pipeline and print its --report next to the strategy's, per dispatch")
+    p.add_argument("--keep-dump", type=Path, metavar="DIR", help="keep IREE's executable dump (configured IR, assembly, binaries) and the rendered scripts (DIR/scripts) in DIR (new, empty, or an earlier --keep-dump's) and print its path")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    _add_flag_args(p, writes_flags=False)
     _add_limits(p)
     p.set_defaults(run=_cmd_compile)
 
-    p = sub.add_parser("run", help="compile, run on CPU and check numbers against references", description="Compile with the strategies and with IREE's default pipeline, run every function on CPU on the same deterministic inputs, and compare with the default build and numpy (plain matmul / batch matmul / convolution). Exits 1 past tolerance.")
+    p = sub.add_parser("run", help="compile, run on CPU and check numbers against references", description="Compile with the strategies and with IREE's default pipeline, run every function on CPU on the same deterministic inputs, and compare with the default build and numpy (plain matmul / batch matmul / convolution). Exits 1 past tolerance.", **common)
     _add_payload_args(p, cpu_only=True)
     p.add_argument("--inputs", nargs="+", type=Path, metavar="X.npy", help="input arrays instead of seeded random ones")
     p.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the random inputs (default 0)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    _add_flag_args(p, writes_flags=False)
     _add_limits(p)
     p.set_defaults(run=_cmd_run)
 
-    p = sub.add_parser("bench", help="time the strategy against IREE default, IREE data tiling and numpy", description="Compile the payload with the strategies, with IREE's default pipeline and with --iree-opt-data-tiling, and time every function side by side with numpy (plain matmul / batch matmul / convolution): interleaved repetitions, medians, ratios, GFLOP/s.")
+    p = sub.add_parser("bench", help="time the strategy against IREE default, IREE data tiling and numpy", description="Compile the payload with the strategies, with IREE's default pipeline and with --iree-opt-data-tiling, and time every function side by side with numpy (plain matmul / batch matmul / convolution): interleaved repetitions, medians, ratios, GFLOP/s (counted from the contractions and convolutions). numpy rows on other than float32/float64 data are marked 'not comparable' and left out of the ratios.", **common)
     _add_payload_args(p, cpu_only=True)
     p.add_argument("--threads", type=thread_counts, default=(1,), metavar="N[,N...]", help="comma-separated thread counts, e.g. 1,2 (default 1)")
     p.add_argument("--repetitions", type=positive_int, default=5, help="interleaved rounds, at least 1 (default 5)")
     p.add_argument("--min-time", type=positive_float, default=0.1, metavar="SECONDS", help="seconds of back-to-back calls per sample, above 0 (default 0.1)")
     p.add_argument("--no-numpy", action="store_true", help="skip the numpy baseline")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--plot", type=Path, metavar="OUT.png", help="also write a bar chart (needs matplotlib)")
+    p.add_argument("--plot", type=Path, metavar="OUT.png", help="also write a chart of the speed-up over IREE default, log scale, with the spread of the samples (needs matplotlib: pip install 'tdsl[plot]'; checked before benchmarking)")
+    _add_flag_args(p, writes_flags=False)
     _add_limits(p)
     p.set_defaults(run=_cmd_bench)
 
-    p = sub.add_parser("show", help="print a strategy set as YAML or JSON", description="Load a strategy file and print its canonical YAML or JSON form (loads back to an equal set).")
+    p = sub.add_parser("show", help="print a strategy set as YAML or JSON", description="Load a strategy file and print its canonical YAML or JSON form (loads back to an equal set).", **common)
     p.add_argument("strategies", metavar="FILE[:NAME]", help="strategy file")
     p.add_argument("--format", choices=("yaml", "json"), default="yaml")
     p.set_defaults(run=_cmd_show)
+
+    p = sub.add_parser("schema", help="print the JSON Schema of strategy files (.yaml / .json)", description="Print a JSON Schema (draft 2020-12) of the strategy file format: it accepts the spellings the loader accepts (m: 256, names: linalg.matmul, {one_of: [...]}) and checks kinds, fields, types and ranges; checks that need other fields or the target run when the file is loaded. For editors: '# yaml-language-server: $schema=strategy.schema.json'.", **common)
+    p.add_argument("-o", "--output", type=Path, metavar="FILE", help="write the schema to FILE instead of stdout")
+    p.set_defaults(run=_cmd_schema)
     return top
 
 

@@ -7,7 +7,7 @@ Layers, bottom to top; a module may import its own layer and the ones below:
    ``spec.strategy_set`` / ``spec.loader`` (a set joins concepts and targets)
 2. ``render``
 3. ``iree``
-4. ``testing``, ``cli``, the package itself and ``__main__``
+4. ``testing``, ``cli``, ``schema``, the package itself and ``__main__``
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("strategy sets", ("tdsl.spec.strategy_set", "tdsl.spec.loader")),
     ("render", ("tdsl.render",)),
     ("iree", ("tdsl.iree",)),
-    ("top", ("tdsl.testing", "tdsl.cli", "tdsl.__main__", "tdsl")),
+    ("top", ("tdsl.testing", "tdsl.cli", "tdsl.schema", "tdsl.__main__", "tdsl")),
 ]
 
 

@@ -33,6 +33,7 @@ from tdsl import (
     StrategySet,
     TileUsingFor,
     TileUsingForall,
+    VectorLowering,
 )
 
 F32 = {"lhs_type": "f32", "rhs_type": "f32", "output_type": "f32"}
@@ -174,7 +175,7 @@ def test_matcher_messages() -> None:
         ContractionMatch(**F32, operand_layout="mk_nk")
     with raises("ContractionMatch.m: expected None (any size), an int, a list of ints, or a set of lists {one_of: [[..], ..]}, received 'big'"):
         ContractionMatch(**F32, m="big")
-    with raises("ContractionMatch.k[0][0]: expected a non-negative size, received -1"):
+    with raises("ContractionMatch.k: expected a non-negative size, received -1"):
         ContractionMatch(**F32, k=-1)
     with raises("ContractionMatch.lhs_type: expected 'f64', 'f32', 'f16'"):
         ContractionMatch(lhs_type="f31", rhs_type="f32", output_type="f32")
@@ -197,7 +198,7 @@ def test_missing_field_and_wrong_kind() -> None:
         CpuLowering(name="c")
     with raises("s.rules[0].strategy: expected a 'kind' among 'data_layout', 'cpu_lowering', 'gpu_lowering', 'codegen', received 'tiles'", "s"):
         StrategySet.model_validate({"name": "s", "rules": [{"target": "cpu", "match": {"kind": "op_name", "names": "linalg.matmul"}, "strategy": {"kind": "tiles", "name": "t"}}]})
-    with raises("PackGreedily.matmul_packed_sizes[0]: expected a valid integer, unable to parse string as an integer, received 'eight'"):
+    with raises("PackGreedily.matmul_packed_sizes[0]: expected a valid integer, received 'eight'"):
         PackGreedily(matmul_packed_sizes=["eight", 16, 32])
 
 
@@ -374,3 +375,293 @@ def test_k_min_needs_an_operand_layout() -> None:
         ContractionMatch(**F32, k_min=128)
     with raises("ContractionMatch.k_min: expected a positive size, received 0"):
         ContractionMatch(**F32, batch=[], operand_layout="mk_kn", k_min=0)
+
+
+# -- hardening: names, enums, integer ranges, paths, one-line messages ----------------
+
+
+def _set(strategy: dict[str, Any], match: dict[str, Any] | None = None, target: str = "cpu", targets: list[dict[str, Any]] | None = None) -> StrategySet:
+    data: dict[str, Any] = {"name": "s", "rules": [{"target": target, "match": match or {"kind": "op_name", "names": ["linalg.matmul"]}, "strategy": strategy}]}
+    if targets is not None:
+        data["targets"] = targets
+    return StrategySet.model_validate(data)
+
+
+def _one_line(info: pytest.ExceptionInfo[StrategyError]) -> None:
+    assert "\n" not in str(info.value)
+
+
+def test_names_with_a_trailing_newline_are_refused_on_one_line() -> None:
+    with raises("s.rules[0].strategy.name: expected an MLIR symbol name: a letter or '_' then letters, digits or '_', received 'mm\\n'", "s", "rules[0].strategy.name"):
+        _set({"kind": "data_layout", "name": "mm\n", "generalize": True})
+    with raises("s.rules[0].match.names[0]: expected an operation name such as 'linalg.matmul', received 'linalg.matmul\\n'"):
+        _set({"kind": "data_layout", "name": "mm", "generalize": True}, {"kind": "op_name", "names": ["linalg.matmul\n"]})
+    with raises("CpuTarget.cpu: expected an LLVM CPU name such as 'host' or 'znver4', received 'host\\n'"):
+        CpuTarget(cpu="host\n", features=["+avx512f"])
+    with raises("CpuTarget.features[0]: expected an LLVM feature toggle such as '+avx512f', received '+avx512f\\n'"):
+        CpuTarget(cpu="znver4", features=["+avx512f\n"])
+    with raises("StrategySet.name: expected an MLIR symbol name: a letter or '_' then letters, digits or '_', received 's\\r\\n'"):
+        StrategySet.model_validate({"name": "s\r\n", "rules": []})
+    with pytest.raises(StrategyError) as info:
+        _set({"kind": "data_layout", "name": "a\u2028b", "generalize": True})
+    _one_line(info)
+    assert "received 'a\\u2028b'" in str(info.value)
+
+
+def test_function_matcher_path_does_not_repeat_the_kind_tag() -> None:
+    with raises(
+        "s.rules[0].match.matchers[0].function: expected an MLIR symbol name: a letter or '_' then letters, digits or '_', received 'f\\n'",
+        "s",
+        "rules[0].match.matchers[0].function",
+    ):
+        _set({"kind": "data_layout", "name": "mm", "generalize": True},
+             {"kind": "all_of", "matchers": [{"kind": "function", "function": "f\n"}, {"kind": "op_name", "names": ["linalg.matmul"]}]})
+    with raises("s.rules[0].match.matchers[0].function: expected a valid string, received 5"):
+        _set({"kind": "data_layout", "name": "mm", "generalize": True},
+             {"kind": "all_of", "matchers": [{"kind": "function", "function": 5}, {"kind": "op_name", "names": ["linalg.matmul"]}]})
+
+
+def test_unknown_keys_and_huge_values_print_on_one_line() -> None:
+    with raises("s.['bad\\nkey']: expected one of the fields name, rules, targets, received unknown field 'bad\\nkey'"):
+        StrategySet.model_validate({"name": "s", "rules": [], "bad\nkey": 1})
+    with raises("c.distribution[0]: expected a size at most 9223372036854775807 (2**63 - 1, the largest MLIR i64), received an integer of about 301 digits (about 2**999)"):
+        CpuLowering(name="c", distribution=[2**999, 0, 0])
+    with raises("s.rules[0].match: expected a 'kind' among 'op_name', 'contraction', 'convolution', 'function', 'consumer', 'pack_op', 'all_of', received no 'kind' in {names: ['linalg.matmul']}"):
+        _set({"kind": "data_layout", "name": "mm", "generalize": True}, {"names": ["linalg.matmul"]})
+
+
+def test_enum_values_are_the_compilers() -> None:
+    with raises("VectorLowering.contraction: expected 'dot', 'llvmintr', 'outerproduct' or 'parallelarith', received 'matmulintrinsics'"):
+        VectorLowering(contraction="matmulintrinsics")
+    with raises("VectorLowering.transpose: expected 'eltwise', 'llvmintr', 'shuffle_1d' or 'shuffle_16x16', received 'flat_transpose'"):
+        VectorLowering(transpose="flat_transpose")
+
+
+def test_integers_fit_their_attributes() -> None:
+    i64 = "expected a size at most 9223372036854775807 (2**63 - 1, the largest MLIR i64)"
+    largest = "(the largest legal value is 9223372036854775807)"
+    with raises(f"c.distribution[0]: {i64}, received 9223372036854775808 {largest}"):
+        CpuLowering(name="c", distribution=[2**63, 0, 0])
+    with raises(f"ContractionMatch.m: {i64}, received 18446744073709551616 {largest}"):
+        ContractionMatch(**F32, m=2**64)
+    with raises(f"ContractionMatch.k_min: {i64}, received 9223372036854775808"):
+        ContractionMatch(**F32, batch=[], operand_layout="mk_kn", k_min=2**63)
+    with raises(f"PackGreedily.matmul_packed_sizes[0]: {i64}, received 9223372036854775808"):
+        PackGreedily(matmul_packed_sizes=[2**63, 1, 1])
+    with raises(f"Pack.packed_sizes[1]: {i64}, received 9223372036854775808"):
+        Pack(packed_sizes=[8, 2**63])
+    with raises("PackMatch.unpacked_rank: expected a rank of at most 16, received 1000000000 (the largest legal value is 16)"):
+        PackMatch(element_type="f32", inner_dims_pos=[0], inner_tiles=[8], unpacked_rank=10**9)
+    with raises("g.workgroup_size[0]: expected at most 65536 threads along one dimension, received 4294967296 (the largest legal value is 65536)"):
+        GpuLowering.model_validate(gpu(workgroup_size=[2**32, 1, 1]))
+    with raises("g.subgroup_size: expected at most 128 threads per subgroup, received 4096 (the largest legal value is 128)"):
+        GpuLowering.model_validate(gpu(subgroup_size=4096))
+    with raises("VectorLowering.transfer_max_rank: expected a rank of at most 16, received 99 (the largest legal value is 16)"):
+        VectorLowering(transfer_max_rank=99)
+    with raises("c.distribution: expected at most 16 entries (one per loop), received 17 entries"):
+        CpuLowering(name="c", distribution=[1] * 17)
+
+
+def test_zero_or_boolean_subgroup_size_is_refused() -> None:
+    with raises("g.subgroup_size: expected at least 1 thread, received 0 (the nearest legal value is 1)", "g", "subgroup_size"):
+        gpu_set(gpu(subgroup_size=0))
+    with raises("g.subgroup_size: expected a valid integer, received False"):
+        gpu_set(gpu(subgroup_size=False))
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "build"),
+    [
+        ("c.distribution[1]", True, lambda: CpuLowering(name="c", distribution=[64, True, 0])),
+        ("g.workgroup_size[0]", True, lambda: GpuLowering.model_validate(gpu(workgroup_size=[True, 1, 1]))),
+        ("g.prefetch_num_stages", False, lambda: GpuLowering.model_validate(gpu(prefetch_num_stages=False))),
+        ("ContractionMatch.m[0][0]", True, lambda: ContractionMatch(**F32, m=[[True]])),
+        ("PackTranspose.outer_perm[0]", True, lambda: PackTranspose(operand="lhs", outer_perm=[True, 0])),
+        ("cg.promote_after", True, lambda: _codegen(promote_after=True)),
+    ],
+)
+def test_booleans_are_not_integers(field: str, value: bool, build: Any) -> None:
+    with raises(f"{field}: expected a valid integer, received {value}"):
+        build()
+
+
+def test_integers_are_not_booleans() -> None:
+    with raises("mm.specialize: expected a valid boolean, received 1"):
+        DataLayout(name="mm", pack=PackGreedily(matmul_packed_sizes=[8, 16, 1]), specialize=1)
+
+
+def test_empty_permutations_are_refused() -> None:
+    with raises("PackTranspose.inner_perm: expected a non-empty permutation such as [1, 0], received []"):
+        PackTranspose(operand="lhs", inner_perm=[])
+    with raises("mm.interchange: expected a non-empty permutation such as [1, 0], received []"):
+        DataLayout(name="mm", generalize=True, interchange=[])
+
+
+def test_one_of_alternatives_are_capped() -> None:
+    six = {"one_of": [[i] for i in range(1, 7)]}
+    conv = {"kind": "convolution", **F32, **{g: six for g in ConvolutionMatch.GROUPS}}
+    with raises(
+        "s.rules[0].match.batch: expected at most 64 matcher sequences per rule: tdsl renders one per combination of the one_of "
+        "alternatives of its groups, received 6 (batch) x 6 (output_image) x 6 (output_channel) x 6 (filter) x 6 (input_channel) "
+        "x 6 (depth) x 6 (strides) x 6 (dilations) = 1679616 sequences (split the rule into several rules with fewer alternatives each)",
+        "s",
+        "rules[0].match.batch",
+    ):
+        _set({"kind": "data_layout", "name": "mm", "generalize": True}, conv)
+    with raises("ContractionMatch.m: expected at most 64 matcher sequences per rule: tdsl renders one per combination of the one_of "
+                "alternatives of batch, m, n and k, received 9 (m) x 8 (n) = 72 sequences (give m at most 8 alternatives, or split the rule)"):
+        ContractionMatch(**F32, m={"one_of": list(range(1, 10))}, n={"one_of": list(range(1, 9))})
+    packs = [{"kind": "pack_op", "element_type": "f32", "inner_dims_pos": [0], "inner_tiles": [t]} for t in range(1, 8)]
+    with raises("AllOf.matchers[0]: expected at most 64 matcher sequences per rule: tdsl renders one per combination of the "
+                "alternatives of its matchers, received 2 (matchers[0]) x 2 (matchers[1])"):
+        AllOf.model_validate({"matchers": packs})
+
+
+MATMUL = {"kind": "contraction", **F32, "batch": [], "m": 256, "n": 384, "k": 512}
+NO_UKERNELS = [{"kind": "llvm-cpu", "cpu": "znver4", "ukernels": "none"}]
+
+
+def test_promoted_operands_exist() -> None:
+    with raises("g.promote_operands[0]: expected an operand index of the matched op: 0 to 2 (0 lhs, 1 rhs, 2 result), received 3 (the largest legal value is 2)", "g", "promote_operands[0]"):
+        gpu_set(gpu(promote_operands=[3]))
+    with raises("g.promote_operands[1]: expected each operand at most once (0 is already at [0]), received 0"):
+        GpuLowering.model_validate(gpu(promote_operands=[0, 0]))
+    with raises("cg.promote_operands[0]: expected an operand index of linalg.matmul: 0 to 2 (0 lhs, 1 rhs, 2 result), received 5"):
+        Rule(target="gfx942", match=OpNameMatch(names="linalg.generic"), strategy=_codegen(promote_operands=[5], gpu=GpuThreads(workgroup_dims=[16, 16, 1])))
+
+
+def test_pack_transposes_fit_the_packed_operands() -> None:
+    layout = {"kind": "data_layout", "name": "p", "pack": {"kind": "pack_greedily", "matmul_packed_sizes": [8, 16, 1]}}
+    with raises("p.pack_transposes[0].outer_perm: expected a permutation of the 2 outer dims of the packed lhs: [0, 1], received [2, 0, 1]", "p", "pack_transposes[0].outer_perm"):
+        _set({**layout, "pack_transposes": [{"operand": "lhs", "outer_perm": [2, 0, 1]}]})
+    with raises("p.pack_transposes[0].inner_perm: expected a permutation of the 1 inner tiles of the packed lhs (m0): [0], received [1, 0]"):
+        DataLayout.model_validate({**layout, "pack": {"kind": "pack_greedily", "matmul_packed_sizes": [8, 16, 0]}, "pack_transposes": [{"operand": "lhs", "inner_perm": [1, 0]}]})
+    with raises("p.pack_transposes[0].operand: expected an operand that the pack step packs (rhs, result); matmul_packed_sizes [0, 16, 0] packs no dim of the lhs, received 'lhs'"):
+        DataLayout.model_validate({**layout, "pack": {"kind": "pack_greedily", "matmul_packed_sizes": [0, 16, 0]}, "pack_transposes": [{"operand": "lhs", "inner_perm": [0]}]})
+    with raises("p.pack_transposes[0].outer_perm: expected a permutation of the 3 outer dims of the packed rhs: [0, 1, 2], received [1, 0]"):
+        _set({**layout, "pack_transposes": [{"operand": "rhs", "outer_perm": [1, 0]}]}, {"kind": "op_name", "names": ["linalg.batch_matmul"]})
+
+
+def test_specialize_needs_the_mmt4d_layout() -> None:
+    layout = {"kind": "data_layout", "name": "p", "pack": {"kind": "pack_greedily", "matmul_packed_sizes": [8, 16, 1]}, "specialize": True}
+    with raises(
+        "p.pack_transposes: expected the transposes that give linalg.mmt4d's layout for specialize (lhs [M1, K1, M0, K0]; "
+        "rhs [N1, K1, N0, K0]; result [M1, N1, M0, N0]); with operand_layout 'mk_kn' these pack the rhs as [K1, N1, N0, K0], "
+        "received [] (use pack_transposes: [{operand: rhs, outer_perm: [1, 0]}])",
+        "p",
+        "pack_transposes",
+    ):
+        _set(layout, {**MATMUL, "operand_layout": "mk_kn"}, targets=NO_UKERNELS)
+    with raises("these pack the lhs as [M1, K1, K0, M0], the rhs as [N1, K1, K0, N0], the result as [M1, N1, N0, M0], "
+                "received [{operand: rhs, outer_perm: [1, 0]}] (use pack_transposes: [{operand: lhs, inner_perm: [1, 0]}, "
+                "{operand: rhs, outer_perm: [1, 0], inner_perm: [1, 0]}, {operand: result, inner_perm: [1, 0]}])"):
+        _set({**layout, "pack": {"kind": "pack_greedily", "matmul_packed_sizes": [8, 16, 1], "matmul_inner_dims_order": [2, 1, 0]},
+              "pack_transposes": [{"operand": "rhs", "outer_perm": [1, 0]}]}, targets=NO_UKERNELS)
+    # mk_nk is already mmt4d's layout; a k left unpacked keeps a linalg.generic (nothing to check)
+    _set(layout, {**MATMUL, "operand_layout": "mk_nk"}, targets=NO_UKERNELS)
+    _set({**layout, "pack": {"kind": "pack_greedily", "matmul_packed_sizes": [8, 16, 0]}}, {**MATMUL, "operand_layout": "mk_kn"}, targets=NO_UKERNELS)
+
+
+def test_cpu_tile_levels_follow_loop_roles() -> None:
+    with raises(
+        "c.distribution[2]: expected 0: loop 2 is a reduction loop (k of the matched loops mnk) and distribution tiles only "
+        "parallel loops, received 16 (tile reduction loops in cache_reduction or vector_reduction)",
+        "c",
+        "distribution[2]",
+    ):
+        _set({"kind": "cpu_lowering", "name": "c", "distribution": [64, 64, 16]}, MATMUL)
+    with raises("c.vector_reduction[0]: expected 0: loop 0 is a parallel loop (m of the matched loops mnk) and vector_reduction tiles only reduction loops"):
+        _set({"kind": "cpu_lowering", "name": "c", "distribution": [64, 64, 0], "vector_reduction": [8, 0, 4]}, MATMUL)
+    with raises("c.cache_parallel[1]: expected 0: loop 1 is a reduction loop (k of the matched loops bk)"):
+        _set({"kind": "cpu_lowering", "name": "c", "distribution": [1, 0], "cache_parallel": [1, 8]},
+             {"kind": "contraction", **F32, "batch": [4], "m": [], "n": [], "k": [64]})
+
+
+def test_cpu_vector_tiles_stay_below_the_vector_size_limit() -> None:
+    znver4 = [{"kind": "llvm-cpu", "cpu": "znver4"}]
+    with raises(
+        "c.vector_common_parallel[1]: expected vector tiles below IREE's vector size limit on znver4 (32768 bytes): the vector tile "
+        "16x32x16 of f32 (loops mnk) makes a 32768-byte vector.contract, received 32 (the largest legal vector_common_parallel[1] is 31)",
+        "c",
+        "vector_common_parallel[1]",
+    ):
+        _set({"kind": "cpu_lowering", "name": "c", "distribution": [64, 64, 0], "vector_common_parallel": [16, 32, 0], "vector_reduction": [0, 0, 16]}, MATMUL, targets=znver4)
+    with raises("c.vector_reduction[2]: expected vector tiles below IREE's vector size limit on haswell (16384 bytes): the vector tile 8x16x512 "
+                "of f32 (loops mnk) makes a 262144-byte vector.contract, received no tile (the largest legal vector_reduction[2] is 31)"):
+        _set({"kind": "cpu_lowering", "name": "c", "distribution": [64, 64, 0], "vector_common_parallel": [8, 16, 0]}, MATMUL, targets=[{"kind": "llvm-cpu", "cpu": "haswell"}])
+    with raises("c.cache_parallel[0]: expected a result tile below IREE's vector size limit on znver4 (32768 bytes): with cache_reduction set "
+                "the accumulator is a vector of the cache_parallel tile, here 128x128 of f32 (65536 bytes), received 128 (the largest legal cache_parallel[0] is 63)"):
+        _set({"kind": "cpu_lowering", "name": "c", "distribution": [128, 128, 0], "cache_parallel": [128, 128, 0], "cache_reduction": [0, 0, 16],
+              "vector_common_parallel": [8, 16, 0], "vector_reduction": [0, 0, 1]}, MATMUL, targets=znver4)
+    with raises("c.distribution[1]: expected a distribution tile below IREE's vector size limit on znver4 (32768 bytes): pipeline DataTiling "
+                "vectorizes the distribution tile, here a result tile of 64x384 f32 (98304 bytes), received 0 (the whole dimension) (the largest legal distribution[1] is 127)"):
+        _set({"kind": "cpu_lowering", "name": "c", "pipeline": "DataTiling", "distribution": [64, 0, 0]}, MATMUL, targets=[{"kind": "llvm-cpu", "cpu": "znver4"}])
+    # 15 (k) and 127 are legal: both accepted
+    _set({"kind": "cpu_lowering", "name": "c", "distribution": [64, 64, 0], "vector_common_parallel": [16, 32, 0], "vector_reduction": [0, 0, 15]}, MATMUL, targets=znver4)
+    _set({"kind": "cpu_lowering", "name": "c", "distribution": [128, 128, 0], "cache_parallel": [64, 127, 0], "cache_reduction": [0, 0, 16],
+          "vector_common_parallel": [8, 16, 0], "vector_reduction": [0, 0, 1]}, MATMUL, targets=znver4)
+
+
+def test_empty_targets_and_empty_tile_lists() -> None:
+    with raises("s.targets: expected at least one target (leave it out for the default cpu and gfx942), received []"):
+        StrategySet.model_validate({"name": "s", "targets": [], "rules": [{"target": "cpu", "match": {"kind": "op_name", "names": "linalg.matmul"}, "strategy": {"kind": "data_layout", "name": "d", "generalize": True}}]})
+    with raises("g.workgroup: expected at least one entry, one per loop, received []"):
+        GpuLowering.model_validate(gpu(workgroup=[], reduction=None, subgroup=None))
+
+
+def test_cpu_pipeline_and_codegen_checks() -> None:
+    with raises("c.pipeline: expected a pipeline that lowers contractions and convolutions: BufferOpsTileAndVectorize lowers only dispatches of buffer copies"):
+        _set({"kind": "cpu_lowering", "name": "c", "pipeline": "BufferOpsTileAndVectorize", "distribution": [64, 64, 0]}, MATMUL)
+    with raises("cg.vector_lowering.transfer_max_rank: expected 1: the strategy's vector lowering is the last before LLVM (llvm-cpu) "
+                "or the GPU lowering (rocm), and neither takes the n-D vector transfers a higher rank leaves", "cg", "vector_lowering.transfer_max_rank"):
+        _codegen(vector_lowering=VectorLowering(transfer_max_rank=2))
+    conv = {"kind": "convolution", **F32, "batch": [2]}
+    with raises("p.specialize: expected False for a convolution: a packed convolution is no named op", "p", "specialize"):
+        _set({"kind": "data_layout", "name": "p", "pack": {"kind": "pack_greedily", "matmul_packed_sizes": [4, 4, 16]}, "specialize": True}, conv, targets=NO_UKERNELS)
+
+
+def test_gpu_crashers_are_refused() -> None:
+    with raises("g.padding[2]: expected a positive size to pad loop i to a multiple of (IREE 3.13 divides by it: 0 crashes iree-compile with SIGFPE in GPUPadOperandsPass), received 0 (the nearest legal value is 1 (no padding))"):
+        GpuLowering.model_validate(gpu(padding=[64, 64, 0]))
+    simt = gpu(mma_kind=None, subgroup=None, thread=[4, 4, 0], prefetch_num_stages=3)
+    with raises("g.prefetch_num_stages: expected at most 2 for a SIMT TileAndFuse configuration (no mma_kind) that promotes operands: IREE 3.13 crashes with 3 or more stages", "g"):
+        GpuLowering.model_validate(simt)
+    GpuLowering.model_validate({**simt, "promote_operands": []})
+    conv = {"kind": "convolution", **F16, "batch": [2], "output_image": [32, 32], "output_channel": [64], "filter": [3, 3], "input_channel": [32]}
+    with raises("g.workgroup: expected 5 or 6 entries, one per loop of the convolution with use_igemm_convolution = true: its batch, output_image, "
+                "output_channel and depth loops and one reduction loop (the im2col K), received 7 entries [1, 4, 16, 64, 0, 0, 0]"):
+        gpu_set(gpu(workgroup=[1, 4, 16, 64, 0, 0, 0], reduction=[0, 0, 0, 0, 1, 1, 2], subgroup=[1, 1, 1, 2, 0, 0, 0], use_igemm_convolution=True), conv)
+    with raises("g.workgroup: expected 7 or 8 entries, one per loop of the convolution with use_igemm_convolution = false"):
+        gpu_set(gpu(workgroup=[1, 4, 16, 64, 0], reduction=[0, 0, 0, 0, 2], subgroup=[1, 1, 1, 2, 0]), conv)
+
+
+def test_mfma_chain_tiles_fit_the_intrinsic() -> None:
+    from tdsl import MmaChain
+
+    def chain(intrinsic: str, *tiling: Any) -> StrategySet:
+        cg = _codegen(root="linalg.generic", tiling=list(tiling), gpu=GpuThreads(workgroup_dims=[64, 1, 1]), mma=MmaChain(intrinsic=intrinsic))
+        return StrategySet(name="s", targets=[AmdGpuTarget()], rules=[Rule(target="gfx942", match=ContractionMatch(**F16, batch=[], m=256, n=256, k=256), strategy=cg)])
+
+    blocks = TileUsingForall(tile_sizes=[32, 32], mapping=["block_y", "block_x"])
+    with raises("cg.mma.intrinsic: expected a 16x16 intrinsic: the MFMA chain's lane distribution fails on 32x32 ones in IREE 3.13 "
+                "('iree_codegen.inner_tiled op failed to populate offsets'), received 'MFMA_F32_32x32x8_F16' (use MFMA_F32_16x16x16_F16)"):
+        chain("MFMA_F32_32x32x8_F16", blocks, TileUsingFor(tile_sizes=[0, 0, 16]))
+    with raises("cg.tiling[1].tile_sizes[2]: expected a multiple of 16: the innermost tile of loop 2 (k) is packed into MFMA_F32_16x16x16_F16 "
+                "tiles (16x16x16), received 8 (the nearest legal value is 16)", "cg", "tiling[1].tile_sizes[2]"):
+        chain("MFMA_F32_16x16x16_F16", blocks, TileUsingFor(tile_sizes=[0, 0, 8]))
+    with raises("cg.tiling[1].tile_sizes[0]: expected a multiple of 16: the innermost tile of loop 0 (m) is packed into MFMA_F32_16x16x16_F16 tiles (16x16x16), received 24 (the nearest legal value is 16)"):
+        chain("MFMA_F32_16x16x16_F16", blocks, TileUsingFor(tile_sizes=[24, 0, 16]))
+    chain("MFMA_F32_16x16x16_F16", blocks, TileUsingFor(tile_sizes=[0, 0, 16]))
+    cg = _codegen(root="linalg.generic", tiling=[blocks], gpu=GpuThreads(workgroup_dims=[64, 1, 1]), mma=MmaChain(intrinsic="MFMA_F32_16x16x16_F16"))
+    with raises("cg.mma: expected a matmul with three loops (m, n, k): the MFMA chain packs the op with one size per loop (16, 16, 16), received matched ops with 4 loops (bmnk)"):
+        StrategySet(name="s", targets=[AmdGpuTarget()], rules=[Rule(target="gfx942", match=ContractionMatch(**F16, batch=[4], m=64, n=64, k=64), strategy=cg)])
+
+
+def test_bad_json_and_unvalidated_matchers() -> None:
+    from tdsl.spec.all_of import expand
+
+    with raises("StrategySet: expected a JSON document, received Expecting ',' delimiter: line 1 column 26 (char 25)", "StrategySet"):
+        StrategySet.model_validate_json('{"name": "s", "rules": [1')
+    many = ContractionMatch.model_construct(**F32, batch=((1,), (2,)), m=tuple((i,) for i in range(1, 9)), n=tuple((i,) for i in range(1, 9)), k=None)
+    with raises("ContractionMatch: expected at most 64 matcher sequences per rule, received 128 sequences"):
+        expand(many)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -47,3 +48,27 @@ def test_wheel_installs_and_renders_outside_the_repo(tmp_path: Path) -> None:
     subprocess.run([str(env_dir / "bin" / "tdsl"), "render", "s.yaml", "--target", "gfx942", "-o", "out"], check=True, cwd=work, env=env)
     expected = (ROOT / "tests" / "goldens" / "render" / "example_batch_matmul_tuning.gfx942.tuning_spec.mlir").read_text()
     assert (work / "out" / "tuning_spec.mlir").read_text() == expected
+
+    # Issue 15 from the installed wheel, as a user runs it: the version, the schema, and the
+    # golden fixture's FileCheck from a suite of the user's own.
+    metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
+    requires = zipfile.ZipFile(wheel).read(metadata).decode()
+    for needed in ("Requires-Dist: filecheck", "Requires-Dist: rich", "Provides-Extra: plot"):
+        assert needed in requires, needed
+    tdsl_bin = str(env_dir / "bin" / "tdsl")
+    version = subprocess.run([tdsl_bin, "--version"], check=True, cwd=work, env=env, capture_output=True, text=True).stdout
+    assert version.startswith("tdsl ") and "iree-base-compiler 3.13.0" in version
+    schema = subprocess.run([tdsl_bin, "schema"], check=True, cwd=work, env=env, capture_output=True, text=True).stdout
+    assert json.loads(schema)["title"] == "tdsl strategy file"
+    (work / "test_mine.py").write_text(
+        "def test_checks(golden):\n"
+        "    golden.filecheck('a = 1\\nb = 2\\n', 'CHECK: a = 1\\nCHECK-NEXT: b = 2')\n"
+        "\n"
+        "def test_fails_with_the_input(golden):\n"
+        "    golden.filecheck('a = 1\\nb = 2\\n', 'CHECK: a = 1\\nCHECK-NEXT: c = 3')\n"
+    )
+    proc = subprocess.run(
+        [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_mine.py"], cwd=work, env=env, capture_output=True, text=True
+    )
+    assert "1 failed, 1 passed" in proc.stdout, proc.stdout + proc.stderr
+    assert "FileCheck failed at check line 2: CHECK-NEXT: c = 3" in proc.stdout and "> 2 | b = 2" in proc.stdout

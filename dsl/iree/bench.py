@@ -8,8 +8,12 @@ best CPU path; off by default) -- and, where a function is a plain matmul / batc
 OpenBLAS at AVX2). Each sample is one process: ``iree-benchmark-module`` (the real
 binary, ``--benchmark_min_time``, warm-up) or the numpy timer. Repetitions are
 interleaved in a shuffled order per round, so every variant sees the same machine
-noise; the report gives medians, ratios against the strategy and GFLOP/s where the
-flop count is known. Weights are runtime inputs when every operand is a function argument
+noise; the report gives medians, ratios against the strategy and GFLOP/s (the flops of
+every contraction and convolution of a function, counted from its loops with the
+bindings). A numpy row on other than float32/float64 data (numpy has no BLAS path for
+f16 or integers: an f16 matmul runs at about 0.6 GFLOP/s) or on a strided or dilated
+convolution (the timer's im2col is stride-1) is labelled "not comparable" and left out of
+the ratios. Weights are runtime inputs when every operand is a function argument
 (packed on every call), compile-time constants when the payload loads them from a
 ``util.global`` (IREE can then pack them once, at compile time); the report says which.
 """
@@ -18,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import random
 import statistics
 import subprocess
@@ -38,6 +41,8 @@ from .iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
 from ..errors import BenchFailed
 from ..files import staged
 from .execute import make_inputs, numpy_reference
+from .machine import ISA_NAMES, machine
+from .progress import NO_PROGRESS, Progress
 from ..spec.strategy_set import StrategySet
 from ..targets import CpuTarget
 
@@ -84,6 +89,12 @@ class Row:
     variant: str
     samples: tuple[float, ...]
     flops: float | None
+    not_comparable: str = ""
+    """Why this row is no fair baseline (a numpy row on f16 data, ...); empty if it is."""
+
+    @property
+    def comparable(self) -> bool:
+        return not self.not_comparable
 
     @property
     def median(self) -> float:
@@ -110,11 +121,16 @@ class BenchReport:
         return None
 
     def speedup(self, function: str, threads: int, baseline: str) -> float | None:
-        """``median(baseline) / median(strategy)``: above 1 the strategy is faster."""
+        """``median(baseline) / median(strategy)``: above 1 the strategy is faster. None when
+        a row is missing or the baseline is not comparable."""
         base, ours = self.row(function, threads, baseline), self.row(function, threads, STRATEGY)
-        if base is None or ours is None:
+        if base is None or ours is None or not base.comparable:
             return None
         return base.median / ours.median
+
+    @property
+    def threads(self) -> list[int]:
+        return sorted({r.threads for r in self.rows})
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -128,6 +144,9 @@ class BenchReport:
                     "variant": r.variant,
                     "median_ms": r.median * 1e3,
                     "gflops": r.gflops,
+                    "flops": r.flops,
+                    "comparable": r.comparable,
+                    "not_comparable": r.not_comparable or None,
                     "speedup_of_strategy": self.speedup(r.function, r.threads, r.variant),
                     "samples_ms": [s * 1e3 for s in r.samples],
                 }
@@ -136,14 +155,23 @@ class BenchReport:
         }
 
     def table(self) -> str:
-        header = f"{'function':<16} {'thr':>3} {'variant':<17} {'median ms':>10} {'GFLOP/s':>8} {'strategy x':>10}"
+        width = max([16] + [len(r.function) for r in self.rows])
+        header = f"{'function':<{width}} {'thr':>3} {'variant':<17} {'median ms':>10} {'GFLOP/s':>8} {'strategy x':>14}"
         lines = [header, "-" * len(header)]
         for r in self.rows:
             speed = self.speedup(r.function, r.threads, r.variant)
             gflops = f"{r.gflops:8.1f}" if r.gflops is not None else f"{'-':>8}"
-            ratio = f"{speed:10.2f}" if speed is not None and r.variant != STRATEGY else f"{'':>10}"
-            lines.append(f"{r.function:<16} {r.threads:>3} {r.variant:<17} {r.median * 1e3:10.3f} {gflops} {ratio}")
+            if not r.comparable:
+                ratio = f"{'not comparable':>14}"
+            elif speed is not None and r.variant != STRATEGY:
+                ratio = f"{speed:14.2f}"
+            else:
+                ratio = f"{'':>14}"
+            lines.append(f"{r.function:<{width}} {r.threads:>3} {r.variant:<17} {r.median * 1e3:10.3f} {gflops} {ratio}")
         lines.append("strategy x = median(variant) / median(strategy): above 1 the strategy is faster.")
+        for r in self.rows:
+            if not r.comparable:
+                lines.append(f"not comparable: {r.function} {r.variant} ({r.threads}T): {r.not_comparable}")
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -200,54 +228,54 @@ def _numpy_sample(kind: str, layout: str, inputs: Sequence[Path], threads: int, 
     return float(json.loads(proc.stdout)["seconds_per_call"])
 
 
-def _numpy_kind(text: str, function: str, inputs: Sequence[np.ndarray]) -> tuple[str, str, float] | None:
-    """(kind, layout, flops) when numpy can compute ``function``; else None."""
+COMPARABLE_DTYPES = ("float32", "float64")
+"""numpy runs BLAS (OpenBLAS) only on these; on others it falls back to slow loops."""
+
+
+def function_flops(ops: Sequence[mlir.LinalgOp]) -> dict[str, float]:
+    """{function: flops of one call}: two per point of the loop nest of every contraction
+    and convolution (functions without any are left out)."""
+    flops: dict[str, float] = {}
+    for op in ops:
+        if op.kind not in ("contraction", "convolution") or not op.loop_sizes or op.function is None:
+            continue
+        if any(size < 0 for size in op.loop_sizes):
+            continue
+        total = 2.0
+        for size in op.loop_sizes:
+            total *= size
+        flops[op.function] = flops.get(op.function, 0.0) + total
+    return flops
+
+
+def _numpy_kind(text: str, function: str, inputs: Sequence[np.ndarray], ops: Sequence[mlir.LinalgOp]) -> tuple[str, str, str] | None:
+    """(kind, layout, why not comparable: empty if comparable) when numpy can compute
+    ``function``; else None."""
     if numpy_reference(text, function, inputs) is None:
         return None
-    ops = {op.name for op in mlir.walk(text) if op.function == function}
-    a, b = inputs
-    if "linalg.conv_2d_nhwc_hwcf" in ops or "linalg.conv_2d_nchw_fchw" in ops:
-        nchw = "linalg.conv_2d_nchw_fchw" in ops
-        out = numpy_reference(text, function, inputs)
-        assert out is not None
-        f, c, kh, kw = (b.shape if nchw else (b.shape[3], b.shape[2], b.shape[0], b.shape[1]))
-        return "conv", "nchw" if nchw else "nhwc", 2.0 * out[0].size * c * kh * kw
-    batch = a.shape[0] if a.ndim == 3 else 1
-    m, k = a.shape[-2:]
-    return "matmul", "", 2.0 * batch * m * k * b.shape[-1]
+    mine = [op for op in ops if op.function == function]
+    names = {op.name for op in mine}
+    odd = [str(a.dtype) for a in inputs if str(a.dtype) not in COMPARABLE_DTYPES]
+    why = (
+        f"numpy has no BLAS path for {'/'.join(sorted(set(odd)))} data (it runs plain loops); "
+        "only float32/float64 numpy rows are baselines"
+        if odd
+        else ""
+    )
+    if "linalg.conv_2d_nhwc_hwcf" in names or "linalg.conv_2d_nchw_fchw" in names:
+        conv = next((op for op in mine if op.kind == "convolution"), None)
+        if conv is not None and (any(v != 1 for v in conv.strides) or any(v != 1 for v in conv.dilations)) and not why:
+            why = "the numpy timer's im2col assumes stride 1 and dilation 1 (it does other work)"
+        return "conv", "nchw" if "linalg.conv_2d_nchw_fchw" in names else "nhwc", why
+    return "matmul", "", why
 
 
 def _machine() -> dict[str, Any]:
-    model = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     return {
-        "cpu": model or platform.processor(),
-        "cores": os.cpu_count(),
+        **machine(),
         "OPENBLAS_CORETYPE (environment)": os.environ.get("OPENBLAS_CORETYPE"),
         "numpy OPENBLAS_CORETYPE": "unset (autodetected)",
     }
-
-
-class _Progress:
-    def __init__(self, total: int):
-        self.total, self.done = total, 0
-        self.tty = sys.stderr.isatty()
-
-    def step(self, what: str) -> None:
-        self.done += 1
-        if self.tty:
-            width = 30
-            filled = width * self.done // self.total
-            sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {what:<40.40}")
-            if self.done == self.total:
-                sys.stderr.write("\n")
-            sys.stderr.flush()
 
 
 def bench(
@@ -262,8 +290,15 @@ def bench(
     numpy_baseline: bool = True,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     memory_gb: float = DEFAULT_MEMORY_GB,
+    extra_flags: Sequence[str] = (),
+    serial_loading: bool = True,
+    progress: Progress = NO_PROGRESS,
 ) -> BenchReport:
-    """Times every public function of ``payload`` under each variant; see the module docstring."""
+    """Times every public function of ``payload`` under each variant; see the module docstring.
+
+    ``extra_flags`` go to every build (strategy, IREE default, IREE data tiling);
+    ``serial_loading`` as in :func:`tdsl.compile`; ``progress`` receives a ``compile`` step
+    per ``iree-compile`` run and a ``sample`` step per timed sample."""
     payload = Path(payload)
     strategy_set = as_strategy_set(strategies)
     target_model = strategy_set.target(target)
@@ -280,14 +315,23 @@ def bench(
     with tempfile.TemporaryDirectory(prefix="tdsl-bench-") as tmp:
         work = Path(tmp)
         modules = {STRATEGY: work / "strategy.vmfb", DEFAULT: work / "default.vmfb", DATA_TILING: work / "dt.vmfb"}
-        compile(payload, strategy_set, target, modules[STRATEGY], timeout_s=timeout_s, memory_gb=memory_gb)
+        progress.expect("compile", 2)
+        compile(
+            payload, strategy_set, target, modules[STRATEGY], timeout_s=timeout_s, memory_gb=memory_gb,
+            extra_flags=extra_flags, serial_loading=serial_loading, progress=progress,
+        )
         # IREE's own paths keep IREE's default ukernels (data tiling uses the mmt4d ukernel);
         # only the strategy build carries the target's ukernel override.
-        flags = target_model.baseline().compile_flags()
-        compile_default(payload, flags, modules[DEFAULT], timeout_s, memory_gb)
-        compile_default(payload, [*flags, "--iree-opt-data-tiling"], modules[DATA_TILING], timeout_s, memory_gb)
+        flags = [*target_model.baseline().compile_flags(), *extra_flags]
+        with progress.step("compile", "IREE default"):
+            compile_default(payload, flags, modules[DEFAULT], timeout_s, memory_gb)
+        with progress.step("compile", "IREE data tiling"):
+            compile_default(payload, [*flags, "--iree-opt-data-tiling"], modules[DATA_TILING], timeout_s, memory_gb)
+        ops = mlir.linalg_ops(text)
+        counted = function_flops(ops)
         plan: list[tuple[str, int, str, Any]] = []
         flop_of: dict[str, float | None] = {}
+        odd_of: dict[str, str] = {}
         for sig in functions:
             arrays = make_inputs(sig, seed)
             paths = []
@@ -295,8 +339,10 @@ def bench(
                 path = work / f"{sig.name}_{i}.npy"
                 np.save(path, array)
                 paths.append(path)
-            kind = _numpy_kind(text, sig.name, arrays) if numpy_baseline else None
-            flop_of[sig.name] = kind[2] if kind else None
+            kind = _numpy_kind(text, sig.name, arrays, ops) if numpy_baseline else None
+            flop_of[sig.name] = counted.get(sig.name)
+            if kind is not None:
+                odd_of[sig.name] = kind[2]
             for t in threads:
                 for variant, module in modules.items():
                     plan.append((sig.name, t, variant, (module, paths)))
@@ -304,11 +350,12 @@ def bench(
                     plan.append((sig.name, t, NUMPY, (kind, paths)))
         samples: dict[tuple[str, int, str], list[float]] = {(f, t, v): [] for f, t, v, _ in plan}
         rng = random.Random(seed)
-        progress = _Progress(len(plan) * repetitions)
+        progress.expect("sample", len(plan) * repetitions)
         for _ in range(repetitions):
             order = list(plan)
             rng.shuffle(order)
             for function, t, variant, how in order:
+                progress.begin("sample", f"{function} {variant} {t}T")
                 if variant == NUMPY:
                     (kind_name, layout, _), paths = how
                     seconds = _numpy_sample(kind_name, layout, paths, t, min_time_s)
@@ -316,39 +363,96 @@ def bench(
                     module, paths = how
                     seconds = _iree_sample(module, function, paths, t, min_time_s)
                 samples[(function, t, variant)].append(seconds)
-                progress.step(f"{function} {variant} {t}T")
+                progress.advance("sample")
     order_of = {STRATEGY: 0, DEFAULT: 1, DATA_TILING: 2, NUMPY: 3}
     for (function, t, variant), values in sorted(samples.items(), key=lambda kv: (kv[0][0], kv[0][1], order_of[kv[0][2]])):
-        report.rows.append(Row(function, t, variant, tuple(values), flop_of.get(function)))
+        odd = odd_of.get(function, "") if variant == NUMPY else ""
+        report.rows.append(Row(function, t, variant, tuple(values), flop_of.get(function), odd))
     if any(f is None for f in flop_of.values()):
-        report.notes.append("no numpy baseline or GFLOP/s for functions that are not a plain matmul, batch matmul or convolution")
+        report.notes.append("no GFLOP/s for functions without a contraction or convolution")
+    if numpy_baseline and len(odd_of) < len(functions):
+        report.notes.append("no numpy baseline for functions that are not a plain matmul, batch matmul or convolution")
     report.notes.append("numpy runs in a fresh process per sample with OPENBLAS_CORETYPE unset (AVX-512 kernels where available)")
     return report
 
 
+def plot_available() -> bool:
+    """matplotlib is installed (``pip install 'tdsl[plot]'``)."""
+    import importlib.util
+
+    return importlib.util.find_spec("matplotlib") is not None
+
+
+def plot_title(report: BenchReport) -> str:
+    """The payload, the machine (CPU model), its ISA and the thread counts."""
+    isa = ISA_NAMES.get(str(report.machine.get("isa", "")), str(report.machine.get("isa", "?")))
+    threads = ",".join(str(t) for t in report.threads)
+    payload = Path(report.payload)
+    name = f"{payload.parent.name}/{payload.name}" if payload.parent.name else payload.name
+    return (
+        f"{name}: speed-up over IREE default (log scale, higher is faster)\n"
+        f"{report.machine.get('cpu', '?')}, {isa}, threads {threads}"
+    )
+
+
 def plot(report: BenchReport, path: Path | str) -> Path:
-    """A bar chart of medians per function and variant, written atomically as PNG."""
+    """Speed-up of every variant over IREE's default build, per function and thread count,
+    on a log scale (bars grow up from 1 for faster, down for slower, so no bar dwarfs the
+    rest), with the spread of the samples (the fastest and slowest sample) as error bars;
+    numpy rows that are not comparable are left out. Written atomically as PNG."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise BenchFailed("--plot needs matplotlib: pip install matplotlib") from None
+        raise BenchFailed("--plot needs matplotlib: pip install 'tdsl[plot]'") from None
     groups = sorted({(r.function, r.threads) for r in report.rows})
-    variants = [v for v in (STRATEGY, DEFAULT, DATA_TILING, NUMPY) if any(r.variant == v for r in report.rows)]
-    fig, ax = plt.subplots(figsize=(max(6, 2 * len(groups)), 4))
-    width = 0.8 / len(variants)
+    variants = [v for v in (STRATEGY, DATA_TILING, NUMPY) if any(r.variant == v and r.comparable for r in report.rows)]
+    colors = {STRATEGY: "#1f77b4", DATA_TILING: "#ff7f0e", NUMPY: "#2ca02c"}
+    fig, ax = plt.subplots(figsize=(min(16.0, max(6.4, 1.1 * len(groups) * max(1, len(variants)))), 4.8))
+    width = 0.8 / max(1, len(variants))
+    values: list[float] = []
     for i, variant in enumerate(variants):
-        rows = [report.row(f, t, variant) for f, t in groups]
-        values = [r.median * 1e3 if r is not None else 0.0 for r in rows]
-        ax.bar([g + i * width for g in range(len(groups))], values, width, label=variant)
-    ax.set_xticks([g + 0.4 - width / 2 for g in range(len(groups))], [f"{f} {t}T" for f, t in groups])
-    ax.set_ylabel("median ms per call (lower is better)")
-    ax.legend()
-    fig.tight_layout()
+        xs, heights, lows, highs = [], [], [], []
+        for g, (function, threads) in enumerate(groups):
+            row, base = report.row(function, threads, variant), report.row(function, threads, DEFAULT)
+            if row is None or base is None or not row.comparable:
+                continue
+            speed = base.median / row.median
+            fastest, slowest = base.median / min(row.samples), base.median / max(row.samples)
+            xs.append(g + (i - (len(variants) - 1) / 2) * width)
+            heights.append(speed)
+            lows.append(max(0.0, speed - slowest))
+            highs.append(max(0.0, fastest - speed))
+            values += [speed, fastest, slowest]
+        if not xs:
+            continue
+        ax.bar(xs, [h - 1.0 for h in heights], width * 0.9, bottom=1.0, label=variant, color=colors[variant])
+        ax.errorbar(xs, heights, yerr=[lows, highs], fmt="none", ecolor="black", capsize=3, linewidth=1)
+        for x, h, low, high in zip(xs, heights, lows, highs):
+            anchor = h + high if h >= 1 else h - low  # beyond the error bar
+            ax.annotate(f"{h:.2f}x", (x, anchor), textcoords="offset points", xytext=(0, 3 if h >= 1 else -11), ha="center", fontsize=8)
+    ax.set_yscale("log")
+    low, high = min(values + [1.0]), max(values + [1.0])
+    ax.set_ylim(low / 1.4, high * 1.4)
+    ax.axhline(1.0, color="gray", linewidth=1, linestyle="--", label=f"{DEFAULT} (1x)")
+    ax.set_xticks(range(len(groups)), [f"@{f}\n{t} thread{'s' if t > 1 else ''}" for f, t in groups])
+    ax.set_ylabel(f"median({DEFAULT}) / median(variant)")
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_minor_locator(LogLocator(base=10, subs="auto"))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}x"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_title(plot_title(report), fontsize=10)
+    ax.legend(fontsize=8, loc="best")
+    ax.grid(axis="y", which="major", alpha=0.3)
+    left_out = sorted({f"@{r.function} {r.variant}" for r in report.rows if not r.comparable})
+    if left_out:
+        fig.text(0.01, 0.01, "left out, not comparable: " + ", ".join(left_out), fontsize=7, color="gray")
+    fig.tight_layout(rect=(0, 0.03 if left_out else 0, 1, 1))
     with staged(path) as tmp:
-        fig.savefig(tmp, format="png")
+        fig.savefig(tmp, format="png", dpi=110)
     plt.close(fig)
     return Path(path)
-

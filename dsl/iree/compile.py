@@ -3,15 +3,20 @@
 ``compile(payload, strategies, target)`` renders the set for the target into a private
 directory, runs ``iree-compile`` with the injection flags under a timeout and memory
 cap, and reads the configured dispatches back to prove which rules applied. The module
-(``output``) is written only if everything succeeded.
+(``output``) is written only if everything succeeded. ``strategies=None`` compiles with
+IREE's default pipeline for a target given by name (``cpu`` or ``gfx942``): the report a
+user reads before writing a rule. ``baseline=True`` also compiles with IREE's default
+pipeline and reports both builds side by side, per dispatch.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import tempfile
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -22,17 +27,50 @@ from .iree_compile import (
     CompileResult,
     run_iree_compile,
 )
-from ..errors import OutputError, StrategyNotApplied
+from ..errors import OutputError, StrategyNotApplied, TargetError
 from ..files import atomic_write, staged
 from ..spec.loader import as_strategy_set
 from .. import bindings as mlir
 from ..spec.kinds import Injection, Phase
-from ..render import LAYOUT_RULE_MARKER, PREPROCESSING, injections, render
+from ..render import LAYOUT_RULE_MARKER, PREPROCESSING, SERIAL_LOADING, injections, render
+from .flags import THREADING_ON, rendered_flags, with_threading
 from .phases import compile_to_phase, phase_of
 from .hsaco import KernelResources, resources
-from .dispatches import DispatchSummary, summarize_dump
+from .dispatches import DispatchSummary, short_pipeline, spelled, summarize_dump
+from .progress import NO_PROGRESS, Progress
 from ..spec.strategy_set import StrategySet
-from ..targets import AmdGpuTarget
+from ..targets import AmdGpuTarget, CpuTarget, Target
+
+IREE_DEFAULT = "iree-default"
+"""How reports name a build with IREE's default pipeline (no tdsl scripts)."""
+DUMP_MARKER = "tdsl-dump.txt"
+"""The file that marks a --keep-dump directory as tdsl's (a later run may replace it)."""
+UNMATCHED_SHOWN = 3
+"""Up to this many rules that matched nothing are listed one by one; more are summed up in
+one line (ready-made sets hold rules for shapes and types a payload lacks)."""
+
+
+def default_targets() -> dict[str, Target]:
+    """{name: target} a compile without strategies accepts: ``cpu`` and ``gfx942``."""
+    return {t.name: t for t in (CpuTarget(), AmdGpuTarget())}
+
+
+def default_target(name: str) -> Target:
+    """The target called ``name`` among :func:`default_targets`."""
+    found = default_targets()
+    if name not in found:
+        raise TargetError(
+            f"--target {name!r}: without strategies, expected one of {sorted(found)} (IREE's default "
+            "pipeline for that target)"
+        )
+    return found[name]
+
+
+def baseline_flags(target: Target) -> list[str]:
+    """The flags of IREE's default pipeline for ``target`` (a CPU target with IREE's own
+    ukernel and convolution defaults)."""
+    return (target.baseline() if isinstance(target, CpuTarget) else target).compile_flags()
+
 
 @dataclass(frozen=True)
 class RuleOutcome:
@@ -65,7 +103,8 @@ class RuleOutcome:
 
 @dataclass(frozen=True)
 class CompileReport:
-    """The outcome of :func:`compile`."""
+    """The outcome of :func:`compile`. ``strategy_set`` is None for a build with IREE's
+    default pipeline; ``baseline`` holds IREE's default build when it was asked for."""
 
     payload: Path
     target: str
@@ -77,24 +116,40 @@ class CompileReport:
     dump_dir: Path | None = None
     ir_dump: Path | None = None
     kernels: tuple[KernelResources, ...] = ()
+    strategy_set: str | None = None
+    baseline: "CompileReport | None" = None
+    extra_flags: tuple[str, ...] = field(default=())
 
     @property
     def unmatched(self) -> list[RuleOutcome]:
         return [r for r in self.rules if not r.applied]
 
-    def warnings(self) -> list[str]:
-        return [
-            f"rule {r.index} ({r.strategy}, {r.kind}) matched nothing in {self.payload.name}"
-            for r in self.unmatched
-        ]
+    @property
+    def build(self) -> str:
+        """``strategy`` or ``iree-default``: what this build is called in a report."""
+        return "strategy" if self.strategy_set is not None else IREE_DEFAULT
+
+    def warnings(self, verbose: bool = True) -> list[str]:
+        """One warning per rule that matched nothing; with ``verbose=False`` and more than
+        :data:`UNMATCHED_SHOWN` such rules, one line that sums them up."""
+        missing = self.unmatched
+        if not verbose and len(missing) > UNMATCHED_SHOWN:
+            return [
+                f"{len(missing)} of {len(self.rules)} rules of {self.strategy_set} matched nothing in "
+                f"{self.payload.name} (rules {_ranges([r.index for r in missing])}; -v lists them, "
+                "--strict makes it an error)"
+            ]
+        return [f"rule {r.index} ({r.strategy}, {r.kind}) matched nothing in {self.payload.name}" for r in missing]
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "payload": str(self.payload),
             "target": self.target,
+            "strategy_set": self.strategy_set,
             "output": str(self.output) if self.output else None,
             "compile_seconds": round(self.result.wall_s, 3),
             "flags": list(self.flags),
+            "extra_flags": list(self.extra_flags),
             "dispatches": [
                 {
                     "name": d.name,
@@ -103,7 +158,7 @@ class CompileReport:
                     "codegen_spec": d.codegen_spec,
                     "layout": list(d.layout_strategies),
                     "applied": list(d.applied_strategies),
-                    "lowering_configs": list(d.lowering_configs),
+                    "lowering_configs": [c.to_json() for c in d.lowering_configs],
                 }
                 for d in self.dispatches
             ],
@@ -121,28 +176,177 @@ class CompileReport:
             ],
             "warnings": self.warnings(),
             "ir_dump": str(self.ir_dump) if self.ir_dump else None,
+            "dump_dir": str(self.dump_dir) if self.dump_dir else None,
             "kernels": [k.to_json() for k in self.kernels],
         }
+        if self.baseline is not None:
+            data["baseline"] = self.baseline.to_json()
+            data["side_by_side"] = [
+                {"dispatch": name, "field": key, self.build: ours, IREE_DEFAULT: theirs}
+                for name, rows in side_by_side(self, self.baseline)
+                for key, ours, theirs in rows
+            ]
+        return data
 
-    def text(self) -> str:
-        lines = [f"compiled {self.payload} for {self.target} in {self.result.wall_s:.2f} s"]
+    def text(self, report: bool | None = None, verbose: bool = True) -> str:
+        """The report as text. ``report=True`` adds, per dispatch, its pipeline, lowering
+        configs and (gfx942) kernel resources, next to IREE default's when ``baseline`` is
+        there; ``None`` adds the gfx942 kernel resources only; ``verbose=False`` sums up
+        more than :data:`UNMATCHED_SHOWN` rules that matched nothing in one line."""
+        how = f" with {self.strategy_set}" if self.strategy_set else " with IREE's default pipeline (no strategies)"
+        if self.strategy_set is None and self.extra_flags:
+            how = " with IREE's default pipeline and the extra flags (no tdsl strategies)"
+        lines = [f"compiled {self.payload} for {self.target}{how} in {self.result.wall_s:.2f} s"]
+        if self.baseline is not None:
+            lines[0] += f" (IREE default: {self.baseline.result.wall_s:.2f} s)"
         if self.output:
             lines.append(f"  module: {self.output}")
+        if self.dump_dir:
+            lines.append(f"  executable dump: {self.dump_dir}")
         lines.append(f"  {len(self.dispatches)} dispatches:")
         lines += [f"    {d.line()}" for d in self.dispatches]
-        lines.append("  rules:")
-        for r in self.rules:
-            lines.append(f"    [{r.index}] {r.strategy} ({r.kind} -> {r.injection}): {r.where()}")
-        if self.kernels:
+        if self.rules:
+            lines.append("  rules:")
+            missing = self.unmatched
+            collapse = not verbose and len(missing) > UNMATCHED_SHOWN
+            for r in self.rules:
+                if collapse and not r.applied:
+                    continue
+                lines.append(f"    [{r.index}] {r.strategy} ({r.kind} -> {r.injection}): {r.where()}")
+            if collapse:
+                lines.append(
+                    f"    {len(missing)} more rules matched nothing: {_ranges([r.index for r in missing])} (-v lists them)"
+                )
+        if report:
+            lines += self._detail()
+        elif report is None and self.kernels:
             lines.append("  kernel resources:")
             lines += [f"    {k.line()}" for k in self.kernels]
         return "\n".join(lines)
 
+    def _detail(self) -> list[str]:
+        if self.baseline is None:
+            lines = ["  report per dispatch:"]
+            for name, rows in side_by_side(self, None):
+                lines.append(f"    {name}")
+                width = max((len(k) for k, _, _ in rows), default=0)
+                lines += [f"      {key:<{width}}  {ours}" for key, ours, _ in rows]
+            return lines
+        lines = [f"  report per dispatch, {self.build} | {IREE_DEFAULT} ('*' differs):"]
+        for name, rows in side_by_side(self, self.baseline):
+            lines.append(f"    {name}")
+            width = max((len(k) for k, _, _ in rows), default=0)
+            left = max([len(self.build)] + [len(o) for _, o, _ in rows])
+            lines.append(f"      {'':<{width}}  {self.build:<{left}}  {IREE_DEFAULT}")
+            both = not name.endswith(" only)")
+            for key, ours, theirs in rows:
+                mark = "*" if both and ours != theirs else " "
+                lines.append(f"    {mark} {key:<{width}}  {ours:<{left}}  {theirs}")
+        return lines
+
+
+def _ranges(indices: Sequence[int]) -> str:
+    """``[4, 5, 6, 9]`` -> ``"4-6, 9"``."""
+    parts: list[str] = []
+    start = prev = None
+    for i in sorted(indices):
+        if start is None:
+            start = prev = i
+        elif prev is not None and i == prev + 1:
+            prev = i
+        else:
+            parts.append(f"{start}-{prev}" if start != prev else f"{start}")
+            start = prev = i
+    if start is not None:
+        parts.append(f"{start}-{prev}" if start != prev else f"{start}")
+    return ", ".join(parts)
+
+
+def dispatch_fields(dispatch: DispatchSummary, kernel: KernelResources | None) -> list[tuple[str, str]]:
+    """(field, value) rows of one dispatch: its pipeline, each op's lowering config entries
+    (``linalg.matmul distribution``) and, on gfx942, its kernel resources."""
+    rows = [("pipeline", short_pipeline(dispatch.pipeline))]
+    seen: dict[str, int] = {}
+    for config in dispatch.lowering_configs:
+        seen[config.op] = seen.get(config.op, 0) + 1
+        op = config.op if seen[config.op] == 1 else f"{config.op}#{seen[config.op]}"
+        entries = config.ordered()
+        if not entries:
+            rows.append((f"{op} lowering_config", config.text))
+        rows += [(f"{op} {key}", spelled(value)) for key, value in entries]
+    if kernel is not None:
+        mfma = "?" if kernel.mfma_instructions is None else str(kernel.mfma_instructions)
+        rows += [
+            ("LDS bytes", str(kernel.lds_bytes)),
+            ("VGPR", str(kernel.vgprs)),
+            ("AGPR", str(kernel.agprs)),
+            ("SGPR", str(kernel.sgprs)),
+            ("spills (VGPR+SGPR)", f"{kernel.vgpr_spills}+{kernel.sgpr_spills}"),
+            ("scratch bytes", str(kernel.scratch_bytes)),
+            ("MFMA instructions", mfma),
+            ("waves/SIMD", str(kernel.waves_per_simd)),
+        ]
+    return rows
+
+
+def _natural(name: str) -> list[Any]:
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
+_DISPATCH = re.compile(r"^(?P<function>.*)_dispatch_\d+(?:_(?P<what>.*))?$")
+
+
+def _pairing_key(name: str) -> tuple[str, str]:
+    """(payload function, what the dispatch computes): ``mlp_dispatch_4_matmul_128x128x512_f32``
+    -> (``mlp``, ``matmul_128x128x512_f32``). A strategy that adds dispatches (packs) shifts
+    the numbers of the later ones, not what they compute."""
+    found = _DISPATCH.match(name)
+    return (found.group("function"), found.group("what") or name) if found else (name, name)
+
+
+def side_by_side(
+    ours: CompileReport, theirs: CompileReport | None
+) -> list[tuple[str, list[tuple[str, str, str]]]]:
+    """Per dispatch: (field, ours, theirs) rows, ``-`` where a build lacks the field. Two
+    builds' dispatches pair up when they compute the same thing in the same payload function
+    (IREE names a dispatch after its root op and shapes); one without a partner is shown
+    alone, named ``(strategy only)`` / ``(iree-default only)``. ``theirs=None``: one build."""
+
+    def fields(report: CompileReport) -> list[tuple[str, list[tuple[str, str]]]]:
+        kernels = {k.name: k for k in report.kernels}
+        return [(d.name, dispatch_fields(d, kernels.get(d.name))) for d in report.dispatches]
+
+    mine = fields(ours)
+    if theirs is None:
+        return [(name, [(k, v, "") for k, v in rows]) for name, rows in mine]
+    other = fields(theirs)
+    unpaired = list(other)
+    pairs: list[tuple[tuple[str, list[tuple[str, str]]] | None, tuple[str, list[tuple[str, str]]] | None]] = []
+    for entry in mine:
+        partner = next((o for o in unpaired if _pairing_key(o[0]) == _pairing_key(entry[0])), None)
+        if partner is not None:
+            unpaired.remove(partner)
+        pairs.append((entry, partner))
+    pairs += [(None, o) for o in unpaired]
+    pairs.sort(key=lambda pair: _natural(_pairing_key((pair[0] or pair[1] or ("", []))[0])[0]))
+    table: list[tuple[str, list[tuple[str, str, str]]]] = []
+    for left, right in pairs:
+        a, b = dict(left[1]) if left else {}, dict(right[1]) if right else {}
+        keys = [k for k, _ in (left[1] if left else [])] + [k for k, _ in (right[1] if right else []) if k not in a]
+        if left and right:
+            title = left[0] if left[0] == right[0] else f"{left[0]} ({IREE_DEFAULT}: {right[0]})"
+        elif left:
+            title = f"{left[0]} ({ours.build} only)"
+        else:
+            assert right is not None
+            title = f"{right[0]} ({IREE_DEFAULT} only)"
+        table.append((title, [(k, a.get(k, "-"), b.get(k, "-")) for k in keys]))
+    return table
 
 
 def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
     payload: Path | str,
-    strategies: StrategySet | str | Path,
+    strategies: StrategySet | str | Path | None,
     target: str,
     output: Path | str | None = None,
     *,
@@ -150,16 +354,29 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
     dump_ir_to: Path | str | None = None,
     strict: bool = False,
     extra_flags: Sequence[str] = (),
+    serial_loading: bool = True,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     memory_gb: float = DEFAULT_MEMORY_GB,
     keep_dump: Path | str | None = None,
+    baseline: bool = False,
+    progress: Progress = NO_PROGRESS,
 ) -> CompileReport:
     """Renders ``strategies`` for ``target``, compiles ``payload`` and reports what applied.
 
+    ``strategies=None``: IREE's default pipeline for ``target`` (``cpu`` or ``gfx942``).
     ``dump_ir``: also write the IR at that phase (one of :data:`PHASES`) to
     ``dump_ir_to`` (default ``<output or payload stem>.<phase>.mlir``).
     ``strict``: a rule that matched nothing is an error (no output is written).
-    ``keep_dump``: keep IREE's executable dump (configured IR, ISA, HSACO) in that dir.
+    ``extra_flags``: more ``iree-compile`` flags, after tdsl's (the last occurrence wins).
+    ``serial_loading=False``: leave out :data:`tdsl.render.SERIAL_LOADING` (see there why
+    it is on).
+    ``keep_dump``: keep IREE's executable dump (configured IR, ISA, HSACO) in that
+    directory (a new or empty one, or one an earlier ``keep_dump`` wrote: it is replaced),
+    the rendered scripts in its ``scripts`` subdirectory (the report's ``flags`` point
+    there; without ``keep_dump`` they name the scripts relative to a directory that is
+    gone) and, with ``baseline``, IREE default's dump in its ``iree-default`` subdirectory.
+    ``baseline``: also compile with IREE's default pipeline; the report holds it.
+    ``progress``: receives one ``compile`` step per ``iree-compile`` run.
     """
     payload = Path(payload)
     if not payload.is_file():
@@ -170,26 +387,53 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
         check_output_file(out, "output")
     if phase is not None:
         check_output_file(Path(dump_ir_to) if dump_ir_to else (out or payload).with_suffix(f".{phase}.mlir"), "--dump-ir")
+    kept = Path(keep_dump) if keep_dump is not None else None
+    if kept is not None:
+        check_dump_dir(kept)
+    extra = tuple(extra_flags)
+    if strategies is None:
+        target_model = default_target(target)
+        with tempfile.TemporaryDirectory(prefix="tdsl-") as tmp:
+            progress.expect("compile", 1 + (phase is not None))
+            default = _default_build(payload, target, target_model, out, extra, timeout_s, memory_gb, Path(tmp) / "dump", progress)
+            ir_dump = None
+            if phase is not None:
+                ir_dump = Path(dump_ir_to) if dump_ir_to else (out or payload).with_suffix(f".{phase}.mlir")
+                with progress.step("compile", f"IR after {phase}"):
+                    with tempfile.TemporaryDirectory(prefix="tdsl-ir-") as ir_tmp:
+                        ir_out = Path(ir_tmp) / f"{phase}.mlir"
+                        run_iree_compile(payload, [*default.flags, *extra, f"--compile-to={phase}"], ir_out, timeout_s=timeout_s, memory_gb=memory_gb)
+                        atomic_write(ir_dump, ir_out.read_text())
+            if kept is not None:
+                keep_dump_dir(Path(tmp) / "dump", kept)
+        return _replace(default, output=out, ir_dump=ir_dump, dump_dir=kept)
     strategy_set = as_strategy_set(strategies)
     rendered = render(strategy_set, target)
+    target_model = strategy_set.target(target)
+    has_preprocessing = rendered.script(PREPROCESSING) is not None
+    progress.expect("compile", 1 + has_preprocessing + (phase is not None) + baseline)
+    # compile_to_phase injects the rendered flags as they are: turn threading back on there.
+    phase_extra = (*extra, THREADING_ON) if not serial_loading and SERIAL_LOADING in rendered.flags(".") else extra
     with tempfile.TemporaryDirectory(prefix="tdsl-") as tmp:
         scripts = Path(tmp) / "scripts"
         rendered.write(scripts)
-        dump = Path(keep_dump) if keep_dump is not None else Path(tmp) / "dump"
+        dump = Path(tmp) / "dump"
         flags = [
-            *rendered.flags(scripts),
-            *extra_flags,
+            *with_threading(rendered.flags(scripts), serial_loading),
+            *extra,
             f"--iree-hal-dump-executable-files-to={dump}",
             f"--iree-hal-dump-executable-binaries-to={dump}",
         ]
         with ExitStack() as stack:
             module = stack.enter_context(staged(out)) if out is not None else None
-            result = run_iree_compile(payload, flags, module, timeout_s=timeout_s, memory_gb=memory_gb)
+            with progress.step("compile", "strategy build"):
+                result = run_iree_compile(payload, flags, module, timeout_s=timeout_s, memory_gb=memory_gb)
             dispatches = tuple(summarize_dump(dump))
             kernels = tuple(resources(dump, rendered.target.facts)) if isinstance(rendered.target, AmdGpuTarget) else ()
             layout_hits: dict[int, list[str]] = {}
-            if rendered.script(PREPROCESSING) is not None:
-                ir = compile_to_phase(payload, rendered, scripts, Phase.PREPROCESSING, extra_flags, timeout_s, memory_gb)
+            if has_preprocessing:
+                with progress.step("compile", "IR after preprocessing (where layout rules applied)"):
+                    ir = compile_to_phase(payload, rendered, scripts, Phase.PREPROCESSING, phase_extra, timeout_s, memory_gb)
                 layout_hits = layout_rules_by_function(ir)
             outcomes = tuple(_outcomes(strategy_set, target, dispatches, layout_hits))
             if strict and any(not o.applied for o in outcomes):
@@ -200,9 +444,22 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
             ir_dump = None
             if phase is not None:
                 ir_dump = Path(dump_ir_to) if dump_ir_to else (out or payload).with_suffix(f".{phase}.mlir")
-                ir_text = compile_to_phase(payload, rendered, scripts, phase, extra_flags, timeout_s, memory_gb)
+                with progress.step("compile", f"IR after {phase}"):
+                    ir_text = compile_to_phase(payload, rendered, scripts, phase, phase_extra, timeout_s, memory_gb)
                 atomic_write(ir_dump, ir_text)
-    flags_shown = tuple(rendered.flags(scripts))
+            base = None
+            if baseline:
+                base = _default_build(payload, target, target_model, None, extra, timeout_s, memory_gb, dump / IREE_DEFAULT, progress)
+            if kept is not None:
+                shutil.copytree(scripts, dump / "scripts")
+                keep_dump_dir(dump, kept)
+    # Paths that exist after return: the kept scripts, else names relative to the scripts'
+    # directory (as `tdsl render --relative` writes them; that directory is gone).
+    flags_shown = tuple(
+        rendered_flags(rendered, kept / "scripts", serial_loading=serial_loading)
+        if kept is not None
+        else rendered_flags(rendered, scripts, serial_loading=serial_loading, relative=True)
+    )
     return CompileReport(
         payload=payload,
         target=target,
@@ -211,10 +468,86 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
         result=result,
         dispatches=dispatches,
         rules=outcomes,
-        dump_dir=Path(keep_dump) if keep_dump is not None else None,
+        dump_dir=kept,
         ir_dump=ir_dump,
         kernels=kernels,
+        strategy_set=strategy_set.name,
+        baseline=base if base is None or kept is None else _replace(base, dump_dir=kept / IREE_DEFAULT),
+        extra_flags=extra,
     )
+
+
+def _replace(report: CompileReport, **changes: Any) -> CompileReport:
+    return replace(report, **changes)
+
+
+def _default_build(
+    payload: Path,
+    target: str,
+    target_model: Target,
+    output: Path | None,
+    extra: tuple[str, ...],
+    timeout_s: float,
+    memory_gb: float,
+    dump: Path,
+    progress: Progress,
+) -> CompileReport:
+    """``payload`` compiled with IREE's default pipeline for ``target_model``, its dump in ``dump``."""
+    flags = baseline_flags(target_model)
+    command = [*flags, *extra, f"--iree-hal-dump-executable-files-to={dump}", f"--iree-hal-dump-executable-binaries-to={dump}"]
+    with progress.step("compile", "IREE default"):
+        result = run_iree_compile(payload, command, output, timeout_s=timeout_s, memory_gb=memory_gb)
+    kernels = tuple(resources(dump, target_model.facts)) if isinstance(target_model, AmdGpuTarget) else ()
+    return CompileReport(
+        payload=payload,
+        target=target,
+        output=output,
+        flags=tuple(flags),
+        result=result,
+        dispatches=tuple(summarize_dump(dump)),
+        rules=(),
+        kernels=kernels,
+        extra_flags=extra,
+    )
+
+
+def check_dump_dir(path: Path) -> None:
+    """Refuses, before any work, a ``--keep-dump`` directory tdsl may not fill: a file, a
+    directory with files an earlier ``--keep-dump`` did not write, an unwritable place."""
+    if path.exists() and not path.is_dir():
+        raise OutputError(f"--keep-dump {str(path)!r}: expected a directory, received an existing file")
+    if path.is_dir() and any(path.iterdir()) and not (path / DUMP_MARKER).is_file():
+        raise OutputError(
+            f"--keep-dump {str(path)!r}: expected a new or empty directory (or one an earlier --keep-dump "
+            f"wrote, with {DUMP_MARKER}), received a directory with other files"
+        )
+    parent = path if path.is_dir() else path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise OutputError(f"--keep-dump {str(path)!r}: {str(parent)!r} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputError(f"--keep-dump {str(path)!r}: the directory {str(parent)!r} is not writable")
+
+
+def keep_dump_dir(dump: Path, keep: Path) -> None:
+    """Copies the executable dump ``dump`` to ``keep`` (replacing what an earlier
+    ``--keep-dump`` wrote there), with :data:`DUMP_MARKER`."""
+    keep.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{keep.name}.", dir=keep.parent))
+    try:
+        target = stage / "dump"
+        if dump.is_dir():
+            shutil.copytree(dump, target, symlinks=True)
+        else:
+            target.mkdir()
+        atomic_write(target / DUMP_MARKER, "IREE executable dump kept by tdsl compile --keep-dump; a later --keep-dump replaces this directory\n")
+        if keep.exists():
+            old = stage / "old"
+            keep.rename(old)
+        target.rename(keep)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
 
 
 def check_output_file(path: Path, what: str) -> None:

@@ -12,11 +12,82 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .. import bindings as mlir
 from ..render import LAYOUT_MARKER, LAYOUT_RULE_MARKER, MARKER, RULE_MARKER
 
 _NOT_ROOT = {"linalg.fill", "linalg.yield", "linalg.index"}
+
+# The order in which a report shows a lowering config's entries (the tiling levels from
+# outermost to innermost); other entries follow alphabetically.
+FIELD_ORDER = (
+    "distribution",
+    "cache_parallel",
+    "cache_reduction",
+    "vector_common_parallel",
+    "vector_reduction",
+    "vector_inner_parallel",
+    "workgroup",
+    "reduction",
+    "partial_reduction",
+    "subgroup",
+    "subgroup_basis",
+    "thread",
+    "lane_basis",
+    "mma_kind",
+    "promote_operands",
+    "tile_sizes",
+)
+
+
+@dataclass(frozen=True)
+class OpConfig:
+    """The lowering config of one op of a configured dispatch, as structured fields."""
+
+    op: str
+    dialect: str
+    fields: dict[str, mlir.ConfigValue]
+    text: str
+
+    def ordered(self) -> list[tuple[str, mlir.ConfigValue]]:
+        """The entries in :data:`FIELD_ORDER`, then the others by name."""
+        rank = {name: i for i, name in enumerate(FIELD_ORDER)}
+        return sorted(self.fields.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0]))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"op": self.op, "dialect": self.dialect, "fields": _jsonable(dict(self.ordered())), "text": self.text}
+
+    def __str__(self) -> str:
+        return f"{self.op}: {self.text}"
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    return value
+
+
+def spelled(value: mlir.ConfigValue) -> str:
+    """A config value as MLIR spells it: ``[64, 64, 0]``, ``[[2, 2], [0, 1]]``."""
+    if isinstance(value, tuple):
+        return "[" + ", ".join(spelled(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {spelled(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def short_pipeline(pipeline: str | None) -> str:
+    """``#iree_cpu.pipeline<Mmt4dTilingExpert>`` -> ``Mmt4dTilingExpert``."""
+    if pipeline is None:
+        return "-"
+    if pipeline.startswith("#") and pipeline.endswith(">") and "<" in pipeline:
+        return pipeline[pipeline.index("<") + 1 : -1]
+    return pipeline
 
 
 @dataclass(frozen=True)
@@ -29,7 +100,7 @@ class DispatchSummary:
     compute_ops: tuple[str, ...]
     layout_strategies: tuple[str, ...]
     applied_strategies: tuple[str, ...]
-    lowering_configs: tuple[str, ...] = field(default=())
+    lowering_configs: tuple[OpConfig, ...] = field(default=())
     rules: tuple[int, ...] = field(default=())
 
     def line(self) -> str:
@@ -64,14 +135,18 @@ def summarize_configured(text: str) -> list[DispatchSummary]:
                 layout_strategies=_strings(inside, LAYOUT_MARKER),
                 applied_strategies=_strings(inside, MARKER),
                 rules=tuple(sorted({index for op in inside for index in _ints(op, RULE_MARKER, LAYOUT_RULE_MARKER)})),
-                lowering_configs=tuple(
-                    f"{op.name}: {op.attributes['lowering_config']}"
-                    for op in inside
-                    if "lowering_config" in op.attributes
-                ),
+                lowering_configs=tuple(_config(op) for op in inside if "lowering_config" in op.attributes),
             )
         )
     return summaries
+
+
+def _config(op: mlir.OpSummary) -> OpConfig:
+    value = op.values.get("lowering_config")
+    text = op.attributes["lowering_config"]
+    if isinstance(value, mlir.LoweringConfig):
+        return OpConfig(op.name, value.dialect, value.fields, text)
+    return OpConfig(op.name, text.split(".")[0].lstrip("#"), {}, text)
 
 
 def _strings(ops: list[mlir.OpSummary], key: str) -> tuple[str, ...]:

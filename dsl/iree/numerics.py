@@ -20,6 +20,7 @@ from .. import bindings as mlir
 from ..spec.loader import as_strategy_set
 from .compile import CompileReport, compile
 from .iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, run_iree_compile
+from .progress import NO_PROGRESS, Progress
 from ..errors import ParseFailure, PayloadError, RunFailed
 from .execute import NUMPY_DTYPES, Comparison, compare, invoke, make_inputs, numpy_reference
 from ..spec.strategy_set import StrategySet
@@ -154,6 +155,9 @@ def run(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     memory_gb: float = DEFAULT_MEMORY_GB,
     input_names: Sequence[str] | None = None,
+    extra_flags: Sequence[str] = (),
+    serial_loading: bool = True,
+    progress: Progress = NO_PROGRESS,
 ) -> RunReport:
     """Compiles with and without ``strategies``, runs every function, compares results.
 
@@ -161,6 +165,8 @@ def run(
     count, shapes and dtypes are checked against the function's signature before anything
     compiles (``input_names``, e.g. their files, name them in the error).
     With ``check`` a mismatch raises :class:`NumericsFailed` (the report is attached).
+    ``extra_flags`` go to both builds; ``serial_loading`` and ``progress`` as in
+    :func:`tdsl.compile`.
     """
     payload = Path(payload)
     strategy_set = as_strategy_set(strategies)
@@ -177,12 +183,19 @@ def run(
     with tempfile.TemporaryDirectory(prefix="tdsl-run-") as tmp:
         tuned = Path(tmp) / "strategy.vmfb"
         default = Path(tmp) / "default.vmfb"
-        report = compile(payload, strategy_set, target, tuned, timeout_s=timeout_s, memory_gb=memory_gb)
+        progress.expect("compile", 1)
+        report = compile(
+            payload, strategy_set, target, tuned, timeout_s=timeout_s, memory_gb=memory_gb,
+            extra_flags=extra_flags, serial_loading=serial_loading, progress=progress,
+        )
         if report.result.output is None:
             raise RunFailed("compilation produced no module")
-        compile_default(payload, target_model.baseline().compile_flags(), default, timeout_s, memory_gb)
+        with progress.step("compile", "IREE default"):
+            compile_default(payload, [*target_model.baseline().compile_flags(), *extra_flags], default, timeout_s, memory_gb)
         checks = []
+        progress.expect("run", len(functions))
         for sig in functions:
+            progress.begin("run", f"@{sig.name}")
             args = list(inputs) if inputs is not None else make_inputs(sig, seed)
             if len(args) != len(sig.inputs):
                 raise RunFailed(f"{sig.name}: expected {len(sig.inputs)} inputs, received {len(args)}")
@@ -197,6 +210,7 @@ def run(
                 for i, out in enumerate(outs)
             ]
             checks.append(FunctionCheck(sig.name, tuple(comparisons)))
+            progress.advance("run")
     result = RunReport(report, tuple(checks))
     if check and not result.ok:
         raise NumericsFailed("results differ from the reference beyond tolerance:\n" + result.text(), result)

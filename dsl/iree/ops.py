@@ -203,7 +203,9 @@ def matcher_for(view: OpView, function: str | None = None) -> MatcherKind | None
         found = ConvolutionMatch.model_validate(data | groups)
         return found
     names = OpNameMatch(names=(view.name,))
-    return names if function is None else AllOf(matchers=(FunctionMatch(function=function), names))
+    if function is None:
+        return names
+    return AllOf(matchers=(FunctionMatch(function=function), names))
 
 
 def _phase_ir(payload: Path, flags: Sequence[str], phase: str, timeout_s: float, memory_gb: float) -> str:

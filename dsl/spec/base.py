@@ -11,38 +11,92 @@ from __future__ import annotations
 
 import contextvars
 import difflib
+import json
+import math
 import re
 import types
 import typing
 from typing import Annotated, Any, ClassVar, Iterable, Sequence, Union
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Strict, ValidationError
 from pydantic_core import PydanticCustomError
 
 from ..errors import FieldProblem, StrategyError
 
-SYMBOL_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-OP_NAME_RE = re.compile(r"^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)+$")
+# Whole-string patterns: always used with ``fullmatch`` (``$`` in ``match`` would accept a
+# trailing newline).
+SYMBOL_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+OP_NAME_RE = re.compile(r"[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)+")
+
+I64_MAX = 2**63 - 1
+"""The largest value of an MLIR ``i64`` attribute (tile sizes, dims, packed sizes)."""
+MAX_RANK = 16
+"""The most loops of an op, dims of a tensor or entries of a tile list tdsl accepts."""
+MAX_OPERANDS = 32
+"""Operand indices (``promote_operands``) are below this."""
+MAX_THREADS = 65536
+"""The most threads along one workgroup dimension (the target checks the real limit)."""
+
+_MAX_ITEMS = 16  # list entries shown in a message
+_MAX_TEXT = 120  # characters of a received string shown in a message
 
 
 class Described(str):
     """A received value that is already a description (printed without quotes)."""
 
 
-def fmt(value: Any) -> str:
-    """Formats a received value compactly for an error message."""
+def one_line(text: str) -> str:
+    """``text`` with every line break and control character escaped (``\\n``): one error,
+    one line."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
+
+
+def _int_text(value: int) -> str:
+    bits = abs(value).bit_length()
+    if bits <= 128:
+        return str(value)
+    digits = int((bits - 1) * math.log10(2)) + 1
+    return f"{'-' if value < 0 else ''}an integer of about {digits} digits (about 2**{bits - 1})"
+
+
+def _fmt(value: Any, depth: int = 0) -> str:
     if isinstance(value, Described):
         return str(value)
-    if isinstance(value, str):
+    if isinstance(value, bool) or value is None:
         return repr(value)
+    if isinstance(value, int):
+        return _int_text(value)
+    if isinstance(value, str):
+        text = repr(value[:_MAX_TEXT])
+        return text + ("..." if len(value) > _MAX_TEXT else "")
+    if depth > 3:
+        return "..."
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(fmt(v) for v in value) + "]"
+        items = [_fmt(v, depth + 1) for v in value[:_MAX_ITEMS]]
+        if len(value) > _MAX_ITEMS:
+            items.append(f"... ({len(value)} entries)")
+        return "[" + ", ".join(items) + "]"
     if isinstance(value, BaseModel):
         kind = getattr(value, "kind", type(value).__name__)
         return f"<{kind}>"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {fmt(v)}" for k, v in value.items()) + "}"
-    return repr(value)
+        pairs = [f"{_fmt(k, depth + 1) if not isinstance(k, str) else k}: {_fmt(v, depth + 1)}" for k, v in list(value.items())[:_MAX_ITEMS]]
+        if len(value) > _MAX_ITEMS:
+            pairs.append(f"... ({len(value)} entries)")
+        return "{" + ", ".join(pairs) + "}"
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a received value must never break its own message
+        text = f"<{type(value).__name__}>"
+    return text[: 2 * _MAX_TEXT] + ("..." if len(text) > 2 * _MAX_TEXT else "")
+
+
+def fmt(value: Any) -> str:
+    """Formats a received value compactly for an error message, on one line: strings are
+    quoted with their line breaks escaped, long lists and huge integers are shortened."""
+    return one_line(_fmt(value))
 
 
 def problem(
@@ -63,8 +117,13 @@ def problem(
     return PydanticCustomError("tdsl", "{field}: expected {expected}, received {received}", ctx)
 
 
+def is_symbol(value: Any) -> bool:
+    """``value`` is a string that is an MLIR symbol name (what ``SymbolName`` accepts)."""
+    return isinstance(value, str) and SYMBOL_RE.fullmatch(value) is not None
+
+
 def _symbol(value: str) -> str:
-    if not SYMBOL_RE.match(value):
+    if not SYMBOL_RE.fullmatch(value):
         raise problem(
             "",
             "an MLIR symbol name: a letter or '_' then letters, digits or '_'",
@@ -74,21 +133,73 @@ def _symbol(value: str) -> str:
 
 
 def _op_name(value: str) -> str:
-    if not OP_NAME_RE.match(value):
+    if not OP_NAME_RE.fullmatch(value):
         raise problem("", "an operation name such as 'linalg.matmul'", value)
     return value
 
 
-SymbolName = Annotated[str, AfterValidator(_symbol)]
+SymbolName = Annotated[str, Strict(), AfterValidator(_symbol)]
 """A name that is emitted as (part of) an MLIR symbol or location: ``[A-Za-z_][A-Za-z0-9_]*``."""
 
-OpName = Annotated[str, AfterValidator(_op_name)]
+OpName = Annotated[str, Strict(), AfterValidator(_op_name)]
 """A registered-operation spelling, ``dialect.op``."""
 
 
+def in_range(lo: int, hi: int, below: str, above: str) -> Any:
+    """An AfterValidator: ``lo <= value <= hi``. ``below`` / ``above`` say what was
+    expected when the value is too small / too large; the hint names the nearest legal value."""
+
+    def check(value: int) -> int:
+        if value < lo:
+            raise problem("", below, value, hint=f"the nearest legal value is {lo}" if lo > 0 else "")
+        if value > hi:
+            raise problem("", above, value, hint=f"the largest legal value is {hi}")
+        return value
+
+    return AfterValidator(check)
+
+
+_I64 = f"at most {I64_MAX} (2**63 - 1, the largest MLIR i64)"
+
+Int64 = Annotated[int, Strict(), in_range(-I64_MAX - 1, I64_MAX, "at least -2**63 (an MLIR i64)", _I64)]
+"""A strict integer (no booleans, strings or floats) that fits an MLIR ``i64``."""
+
+Size = Annotated[int, Strict(), in_range(0, I64_MAX, "a non-negative size", f"a size {_I64}")]
+"""A tile size, dimension or packed size: a strict integer in ``[0, 2**63)``."""
+
+Rank = Annotated[int, Strict(), in_range(1, MAX_RANK, "a rank of at least 1", f"a rank of at most {MAX_RANK}")]
+"""The rank of a tensor or vector: 1 to :data:`MAX_RANK`."""
+
+OperandIndex = Annotated[
+    int,
+    Strict(),
+    in_range(0, MAX_OPERANDS - 1, "a non-negative operand index", f"an operand index below {MAX_OPERANDS}"),
+]
+"""The index of an op's operand."""
+
+ThreadCount = Annotated[
+    int, Strict(), in_range(1, MAX_THREADS, "at least 1 thread", f"at most {MAX_THREADS} threads along one dimension")
+]
+"""Threads along one workgroup dimension."""
+
+StrictBool = Annotated[bool, Strict()]
+"""A boolean that must be spelled ``true`` / ``false`` (not 0, 1 or "yes")."""
+
+
+def check_length(field: str, values: Sequence[Any], most: int = MAX_RANK, what: str = "one per loop") -> None:
+    """Raises unless ``values`` has at most ``most`` entries."""
+    if len(values) > most:
+        raise problem(field, f"at most {most} entries ({what})", Described(f"{len(values)} entries"))
+
+
 def check_permutation(field: str, perm: Sequence[int], size: int | None = None) -> None:
-    """Raises unless ``perm`` is a permutation of ``range(size)`` (size defaults to len)."""
+    """Raises unless ``perm`` is a non-empty permutation of ``range(size)`` (size defaults to len)."""
+    check_length(field, perm)
     n = len(perm) if size is None else size
+    if n > MAX_RANK:
+        raise problem(field, f"a permutation of at most {MAX_RANK} dims", list(perm))
+    if not perm and size is None:
+        raise problem(field, "a non-empty permutation such as [1, 0]", [])
     if sorted(perm) != list(range(n)):
         raise problem(field, f"a permutation of {list(range(n))}", list(perm))
 
@@ -97,6 +208,18 @@ def check_non_negative(field: str, values: Sequence[int]) -> None:
     for i, v in enumerate(values):
         if v < 0:
             raise problem(f"{field}[{i}]", "a non-negative size", v)
+
+
+def _sizes_length(value: tuple[int, ...]) -> tuple[int, ...]:
+    check_length("", value)
+    return value
+
+
+Sizes = Annotated[tuple[Size, ...], AfterValidator(_sizes_length)]
+"""A tile list: one :data:`Size` per loop, at most :data:`MAX_RANK` entries."""
+
+Indices = Annotated[tuple[Int64, ...], AfterValidator(_sizes_length)]
+"""A permutation or list of dims: at most :data:`MAX_RANK` strict integers."""
 
 
 _DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("tdsl_validation_depth", default=0)
@@ -142,9 +265,11 @@ class StrategyModel(BaseModel):
 
     @classmethod
     def model_validate_json(cls, json_data: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: D102
-        import json
-
-        return cls.model_validate(json.loads(json_data), *args, **kwargs)
+        try:
+            data = json.loads(json_data)
+        except ValueError as err:  # JSONDecodeError, or an integer too long to convert
+            raise StrategyError(cls.__name__, [FieldProblem("", "a JSON document", one_line(str(err)))]) from None
+        return cls.model_validate(data, *args, **kwargs)
 
 
 # --------------------------------------------------------------------------------------
@@ -163,15 +288,32 @@ def _union_members(annotation: Any) -> list[Any]:
     return [annotation]
 
 
+def _tagged(members: list[Any]) -> dict[Any, type[BaseModel]]:
+    """{kind tag: model} when ``members`` hold several models told apart by ``kind`` (a
+    discriminated union: pydantic puts the tag into the error location)."""
+    tags: dict[Any, type[BaseModel]] = {}
+    for member in members:
+        if isinstance(member, type) and issubclass(member, BaseModel):
+            kind = member.model_fields.get("kind")
+            if kind is not None:
+                tags[kind.default] = member
+    models = [m for m in members if isinstance(m, type) and issubclass(m, BaseModel)]
+    return tags if len(models) > 1 else {}
+
+
 def _descend(annotation: Any, key: Any) -> tuple[Any, bool]:
-    """Type found below ``annotation`` at loc element ``key``; bool: key was a union tag."""
-    for member in _union_members(annotation):
+    """Type found below ``annotation`` at loc element ``key``; bool: key was a union tag.
+
+    In a discriminated union the location names the tag first (``function`` for a
+    ``FunctionMatch``), so a tag is never taken for a field of the same name."""
+    members = _union_members(annotation)
+    tags = _tagged(members)
+    if isinstance(key, str) and key in tags:
+        return tags[key], True
+    for member in members:
         if isinstance(member, type) and issubclass(member, BaseModel):
             if isinstance(key, str) and key in member.model_fields:
                 return member.model_fields[key].annotation, False
-            kind = member.model_fields.get("kind")
-            if kind is not None and kind.default == key:
-                return member, True
         origin = typing.get_origin(member)
         if origin in (list, tuple, Sequence) and isinstance(key, int):
             args = [a for a in typing.get_args(member) if a is not Ellipsis]
@@ -200,31 +342,39 @@ def _child(node: Any, key: Any) -> Any:
 
 
 def _anchor_name(annotation: Any, node: Any) -> str | None:
-    """The strategy/set name if ``node`` (raw dict or model) is a naming model."""
+    """The strategy/set name if ``node`` (raw dict or model) is a naming model with a valid
+    name; None otherwise (then errors below it keep the path from the outer anchor, so the
+    path names the bad or missing ``name`` itself)."""
     model = node if isinstance(node, BaseModel) else None
     cls = type(model) if model is not None else _model_of(annotation)
-    if cls is None and isinstance(node, dict):
-        for member in _union_members(annotation):
-            if isinstance(member, type) and issubclass(member, BaseModel):
-                kind = member.model_fields.get("kind")
-                if kind is not None and kind.default == node.get("kind"):
-                    cls = member
+    if cls is None and isinstance(node, dict) and isinstance(node.get("kind"), str):
+        cls = _tagged(_union_members(annotation)).get(node["kind"])
     if cls is None or not getattr(cls, "_names_errors", False):
         return None
     name = getattr(model, "name", None) if model is not None else node.get("name") if isinstance(node, dict) else None
-    return name if isinstance(name, str) and name else f"<unnamed {cls.__name__}>"
+    return name if is_symbol(name) else None
+
+
+_PATH_PART = re.compile(r"[A-Za-z0-9_.\[\]]+")
+_INDEX_PARTS = re.compile(r"(\[\d+\])+")
 
 
 def path_text(parts: Iterable[Any]) -> str:
-    """``("rules", 0, "match", "m")`` -> ``rules[0].match.m`` (the form of field paths and locations)."""
+    """``("rules", 0, "match", "m")`` -> ``rules[0].match.m`` (the form of field paths and
+    locations). A part that is not a field name (an unknown key with spaces, quotes or line
+    breaks) is shown quoted in brackets: ``rules[0]['bad key']``."""
     text = ""
     for part in parts:
         if isinstance(part, int):
             text += f"[{part}]"
-        elif part and str(part).startswith("["):
-            text += str(part)
-        elif part:
-            text += ("." if text else "") + str(part)
+        elif not part and part != 0:
+            continue
+        elif isinstance(part, str) and _INDEX_PARTS.fullmatch(part):
+            text += part
+        elif isinstance(part, str) and _PATH_PART.fullmatch(part):
+            text += ("." if text else "") + part
+        else:
+            text += f"[{fmt(part)}]"
     return text
 
 
@@ -236,13 +386,15 @@ def _builtin_problem(err: Any, site: Any) -> tuple[str, str, str]:
     if etype == "extra_forbidden":
         model = _model_of(site)
         allowed = sorted(model.model_fields) if model is not None else []
-        name = str(err["loc"][-1])
-        close = difflib.get_close_matches(name, allowed, n=1)
+        name = err["loc"][-1]
+        close = difflib.get_close_matches(name, allowed, n=1) if isinstance(name, str) else []
         hint = f"did you mean {close[0]!r}?" if close else ""
         expected = "one of the fields " + ", ".join(allowed) if allowed else "no such field"
-        return expected, f"unknown field {name!r}", hint
+        return expected, f"unknown field {fmt(name)}", hint
     if etype in ("union_tag_invalid", "union_tag_not_found"):
-        tags = err.get("ctx", {}).get("expected_tags", "")
+        tags = ", ".join(repr(t) for t in _tagged(_union_members(site))) or err.get("ctx", {}).get("expected_tags", "")
+        if etype == "union_tag_not_found":
+            return f"a 'kind' among {tags}", f"no 'kind' in {fmt(value)}", ""
         return f"a 'kind' among {tags}", fmt(err.get("ctx", {}).get("tag", value)), ""
     expected = msg
     for prefix in ("Input should be ", "Value error, "):
@@ -252,9 +404,10 @@ def _builtin_problem(err: Any, site: Any) -> tuple[str, str, str]:
 
 
 def strategy_error(cls: type[BaseModel], data: Any, err: ValidationError) -> StrategyError:
-    """Converts pydantic's error into a StrategyError anchored at the innermost named model."""
-    anchor = cls.__name__ if not getattr(cls, "_names_errors", False) else None
-    anchor = _anchor_name(cls, data) or anchor
+    """Converts pydantic's error into a StrategyError anchored at the innermost named model.
+
+    Every part of every problem is one line (received values are escaped by :func:`fmt`)."""
+    anchor = _anchor_name(cls, data) or cls.__name__
     problems: list[FieldProblem] = []
     first_anchor = anchor
     for e in err.errors(include_url=False):
@@ -262,13 +415,26 @@ def strategy_error(cls: type[BaseModel], data: Any, err: ValidationError) -> Str
         node: Any = data
         rel: list[Any] = []
         this_anchor = anchor
+        in_input = True  # the path so far exists in the input (below a canonicalised
+        # spelling, e.g. ``k: 7`` read as ``((7,),)``, the input has no deeper path)
         for key in e["loc"]:
             below, was_tag = _descend(annotation, key)
             if was_tag:
                 annotation = below
                 continue
-            node = _child(node, key)
             annotation = below
+            if not in_input:
+                continue
+            if isinstance(key, int) and isinstance(node, dict) and isinstance(node.get("one_of"), (list, tuple)):
+                rel.append("one_of")
+                node = node["one_of"]
+            if isinstance(key, int) and not (isinstance(node, (list, tuple)) and 0 <= key < len(node)):
+                in_input = False
+                continue
+            if isinstance(key, str) and not isinstance(node, (dict, BaseModel)):
+                in_input = False
+                continue
+            node = _child(node, key)
             rel.append(key)
             named = _anchor_name(annotation, node)
             if named is not None:
@@ -283,12 +449,13 @@ def strategy_error(cls: type[BaseModel], data: Any, err: ValidationError) -> Str
             site = annotation if e["type"] != "extra_forbidden" else _site_of(cls, e["loc"][:-1])
             expected, received, hint = _builtin_problem(e, site)
             prob = FieldProblem(path_text(rel), expected, received, hint)
+        prob = FieldProblem(one_line(prob.path), one_line(prob.expected), one_line(prob.received), one_line(prob.hint))
         if problems and this_anchor != first_anchor:
             prob = FieldProblem(f"({this_anchor}) {prob.path}", prob.expected, prob.received, prob.hint)
         elif not problems:
             first_anchor = this_anchor
         problems.append(prob)
-    return StrategyError(first_anchor, problems)
+    return StrategyError(one_line(first_anchor), problems)
 
 
 def _site_of(cls: type[BaseModel], loc: Sequence[Any]) -> Any:

@@ -46,8 +46,25 @@ from typing import Annotated, ClassVar, Literal, Optional, Union
 
 from pydantic import Field, model_validator
 
-from .base import OpName, StrategyModel, SymbolName, check_non_negative, check_permutation, problem
-from .kinds import Backend, Injection, StrategyKind
+from .base import (
+    MAX_RANK,
+    Described,
+    Indices,
+    Int64,
+    OperandIndex,
+    OpName,
+    Rank,
+    Sizes,
+    StrategyModel,
+    StrictBool,
+    SymbolName,
+    ThreadCount,
+    check_non_negative,
+    check_permutation,
+    problem,
+)
+from .kinds import Backend, Injection, MatcherKind, StrategyKind
+from .lowering import check_distinct, check_promoted
 
 Mapping = Literal[
     "block_x", "block_y", "block_z", "thread_x", "thread_y", "thread_z", "warp_x", "warp_y", "warp_z"
@@ -67,8 +84,8 @@ class TileUsingForall(StrategyModel):
     ``mapping`` entry per tiled (non-zero) dimension."""
 
     kind: Literal["forall"] = "forall"
-    tile_sizes: Optional[tuple[int, ...]] = None
-    num_threads: Optional[tuple[int, ...]] = None
+    tile_sizes: Optional[Sizes] = None
+    num_threads: Optional[Sizes] = None
     mapping: tuple[Mapping, ...]
 
     @model_validator(mode="after")
@@ -113,8 +130,8 @@ class TileUsingFor(StrategyModel):
     """``transform.structured.tile_using_for``: one ``scf.for`` per non-zero tile size."""
 
     kind: Literal["for"] = "for"
-    tile_sizes: tuple[int, ...]
-    interchange: Optional[tuple[int, ...]] = None
+    tile_sizes: Sizes
+    interchange: Optional[Indices] = None
 
     @model_validator(mode="after")
     def _check(self) -> "TileUsingFor":
@@ -147,11 +164,18 @@ class Fuse(StrategyModel):
     """
 
     producers: tuple[OpName, ...]
-    into: tuple[int, ...]
+    into: Indices
     distribute: Optional[TileUsingForall] = None
 
 
 CleanupPatterns = Literal["canonicalization", "tiling_canonicalization", "for_loop_canonicalization"]
+
+
+ContractionLowering = Literal["dot", "llvmintr", "outerproduct", "parallelarith"]
+"""``vector.lower_contraction lowering_strategy``: exactly what IREE 3.13 parses."""
+
+TransposeLowering = Literal["eltwise", "llvmintr", "shuffle_1d", "shuffle_16x16"]
+"""``vector.lower_transpose lowering_strategy``: exactly what IREE 3.13 parses."""
 
 
 class VectorLowering(StrategyModel):
@@ -160,15 +184,9 @@ class VectorLowering(StrategyModel):
     ``lower_transpose lowering_strategy = <transpose>``; then ``lower_transfer
     max_transfer_rank = <transfer_max_rank>`` and ``lower_shape_cast``."""
 
-    contraction: Literal["outerproduct", "dot", "matmulintrinsics", "parallelarith"] = "outerproduct"
-    transpose: Literal["eltwise", "flat_transpose", "shuffle_1d", "shuffle_16x16"] = "shuffle_1d"
-    transfer_max_rank: int = 1
-
-    @model_validator(mode="after")
-    def _check(self) -> "VectorLowering":
-        if self.transfer_max_rank < 1:
-            raise problem("transfer_max_rank", "at least 1", self.transfer_max_rank)
-        return self
+    contraction: ContractionLowering = "outerproduct"
+    transpose: TransposeLowering = "shuffle_1d"
+    transfer_max_rank: Rank = 1
 
 
 class MmaChain(StrategyModel):
@@ -192,7 +210,7 @@ class GpuThreads(StrategyModel):
     """rocm thread mapping: ``transform.iree.map_nested_forall_to_gpu_threads
     workgroup_dims = [x, y, z]``; the subgroup size comes from the target."""
 
-    workgroup_dims: tuple[int, int, int]
+    workgroup_dims: tuple[ThreadCount, ThreadCount, ThreadCount]
 
 
 class Codegen(StrategyKind):
@@ -207,9 +225,9 @@ class Codegen(StrategyKind):
     root: OpName
     tiling: tuple[TileStep, ...]
     fusion: tuple[Fuse, ...] = (Fuse(producers=("linalg.fill",), into=(0,)),)
-    promote_operands: tuple[int, ...] = ()
-    promote_after: int = 0
-    vectorize: bool = True
+    promote_operands: tuple[OperandIndex, ...] = ()
+    promote_after: Int64 = 0
+    vectorize: StrictBool = True
     cleanup: tuple[CleanupPatterns, ...] = (
         "tiling_canonicalization",
         "for_loop_canonicalization",
@@ -223,6 +241,9 @@ class Codegen(StrategyKind):
     def _check(self) -> "Codegen":
         if not self.tiling:
             raise problem("tiling", "at least one level (a forall mapped to blocks)", [])
+        if len(self.tiling) > MAX_RANK:
+            raise problem("tiling", f"at most {MAX_RANK} levels", Described(f"{len(self.tiling)} levels"))
+        check_distinct("promote_operands", self.promote_operands)
         first = self.tiling[0]
         if not isinstance(first, TileUsingForall) or first.mapping_kind != "block":
             raise problem(
@@ -266,6 +287,16 @@ class Codegen(StrategyKind):
                         + str([i for i, t in enumerate(self.tiling) if t.kind == "forall"]),
                         into,
                     )
+        if self.mma is None and self.vector_lowering.transfer_max_rank != 1:
+            raise problem(
+                "vector_lowering.transfer_max_rank",
+                "1: the strategy's vector lowering is the last before LLVM (llvm-cpu) or the GPU "
+                "lowering (rocm), and neither takes the n-D vector transfers a higher rank leaves "
+                "(IREE 3.13: 'LLVM Translation failed for operation: builtin.unrealized_conversion_cast', "
+                "'failed to legalize operation vector.store')",
+                self.vector_lowering.transfer_max_rank,
+                hint="the nearest legal value is 1",
+            )
         if self.promote_operands and not 0 <= self.promote_after < len(self.tiling):
             raise problem(
                 "promote_after", f"a tiling level index below {len(self.tiling)}", self.promote_after
@@ -275,6 +306,19 @@ class Codegen(StrategyKind):
     def loops(self) -> Optional[tuple[str, int]]:
         """Tile-size lists may be shorter than the loop nest, so no exact count is implied."""
         return None
+
+    def check_match(self, match: MatcherKind) -> None:
+        check_promoted(self, match, self.promote_operands)
+        if self.root in _ITERATORS:
+            for i, operand in enumerate(self.promote_operands):
+                if operand > 2:
+                    raise problem(
+                        f"promote_operands[{i}]",
+                        f"an operand index of {self.root}: 0 to 2 (0 lhs, 1 rhs, 2 result)",
+                        operand,
+                        hint="the largest legal value is 2",
+                        strategy=self.name,
+                    )
 
     def fused_at(self, level: int) -> list[tuple[int, "Fuse"]]:
         """(fusion index, rule) for the producers fused after tiling level ``level``."""

@@ -9,6 +9,7 @@ so no code switches on a ``kind`` string. Emits nothing.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar, Optional
 
@@ -49,6 +50,45 @@ class Phase(_Named):
     EXECUTABLE_TARGETS = "executable-targets"
 
 
+@dataclass(frozen=True)
+class LoopShape:
+    """What a matcher fixes about the contraction it selects: the role of each loop
+    (``b``, ``m``, ``n``, ``k``, in loop order) and, for the lhs, rhs and result, either
+    the loop each dimension indexes (``operands``, tensor order) or only their ranks.
+
+    ``linalg.matmul`` is ``roles = ("m", "n", "k")``, ``operands = ((0, 2), (2, 1), (0, 1))``.
+    """
+
+    roles: tuple[str, ...]
+    ranks: tuple[int, int, int]
+    operands: Optional[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = None
+    source: str = ""
+    """Where ``operands`` come from, for messages (``operand_layout 'mk_kn'``)."""
+
+    @staticmethod
+    def of(
+        roles: tuple[str, ...],
+        operands: Optional[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = None,
+        source: str = "",
+    ) -> "LoopShape":
+        """The shape with these roles; operand ranks from ``operands`` or, without them, from
+        the roles (lhs: b, m, k; rhs: b, k, n; result: b, m, n)."""
+        if operands is not None:
+            ranks = (len(operands[0]), len(operands[1]), len(operands[2]))
+        else:
+            count = {r: roles.count(r) for r in "bmnk"}
+            ranks = (
+                count["b"] + count["m"] + count["k"],
+                count["b"] + count["k"] + count["n"],
+                count["b"] + count["m"] + count["n"],
+            )
+        return LoopShape(roles, ranks, operands, source)
+
+    def parallel(self, loop: int) -> bool:
+        """Loop ``loop`` is parallel (b, m, n); ``k`` loops are reductions."""
+        return self.roles[loop] != "k"
+
+
 class StrategyKind(StrategyModel):
     """Base of every strategy kind.
 
@@ -75,6 +115,10 @@ class StrategyKind(StrategyModel):
         """(field, loop count) when this strategy fixes the matched op's loop count."""
         return None
 
+    def check_match(self, match: "MatcherKind") -> None:
+        """Raises ``problem(..., strategy=self.name)`` when this strategy cannot work on the
+        ops ``match`` selects (target-independent; run by :class:`tdsl.Rule`)."""
+
 
 class MatcherKind(StrategyModel):
     """Base of every matcher kind.
@@ -93,6 +137,29 @@ class MatcherKind(StrategyModel):
         """The concrete alternatives this matcher expands to (one matcher sequence each)."""
         return [{}]
 
+    def sequence_count(self) -> int:
+        """``len(self.alternatives())``, without building them (kinds whose alternatives
+        multiply override it)."""
+        return len(self.alternatives())
+
     def loop_count(self) -> Optional[int]:
         """The number of loops of every op this matcher accepts, when it fixes it."""
+        return None
+
+    def loop_shape(self) -> Optional[LoopShape]:
+        """The loop roles (and operand layouts) of the contraction this matcher selects,
+        when it fixes them."""
+        return None
+
+    def operand_count(self) -> Optional[int]:
+        """The number of operands of every op this matcher accepts, when it fixes it."""
+        return None
+
+    def selects_convolutions(self) -> bool:
+        """Every op this matcher accepts is a convolution."""
+        return False
+
+    def convolution_loops(self, igemm: bool) -> Optional[tuple[int, int]]:
+        """(fewest, most) loops of the convolutions this matcher selects as codegen sees them
+        (``igemm``: after IREE's im2col rewrite), when it bounds them."""
         return None

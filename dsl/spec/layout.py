@@ -41,8 +41,32 @@ from typing import Annotated, ClassVar, Literal, Optional, Union
 
 from pydantic import Field, model_validator
 
-from .base import StrategyModel, SymbolName, check_non_negative, check_permutation, problem
-from .kinds import Backend, Injection, StrategyKind
+from .base import (
+    Described,
+    Indices,
+    Int64,
+    Size,
+    Sizes,
+    StrategyModel,
+    StrictBool,
+    SymbolName,
+    check_non_negative,
+    check_permutation,
+    problem,
+)
+from .kinds import Backend, Injection, LoopShape, MatcherKind, StrategyKind
+
+OPERANDS = ("lhs", "rhs", "result")
+# The loop roles each operand of a contraction is indexed by.
+_OPERAND_ROLES = ("bmk", "bkn", "bmn")
+# linalg.mmt4d / batch_mmt4d: the roles of each operand's outer and inner dims.
+_MMT4D = (("mk", "mk"), ("nk", "nk"), ("mn", "mn"))
+
+
+def _dims_text(outer: list[str], inner: list[str]) -> str:
+    """``[N1, K1, N0, K0]``: a packed operand's outer then inner dims by role."""
+    names = ["B" if r == "b" else f"{r.upper()}1" for r in outer] + [f"{r.upper()}0" for r in inner]
+    return "[" + ", ".join(names) + "]"
 
 
 class PackGreedily(StrategyModel):
@@ -54,9 +78,9 @@ class PackGreedily(StrategyModel):
     """
 
     kind: Literal["pack_greedily"] = "pack_greedily"
-    matmul_packed_sizes: tuple[int, int, int]
-    matmul_padded_sizes_next_multiple_of: Optional[tuple[int, int, int]] = None
-    matmul_inner_dims_order: tuple[int, int, int] = (0, 1, 2)
+    matmul_packed_sizes: tuple[Size, Size, Size]
+    matmul_padded_sizes_next_multiple_of: Optional[tuple[Size, Size, Size]] = None
+    matmul_inner_dims_order: tuple[Int64, Int64, Int64] = (0, 1, 2)
 
     @model_validator(mode="after")
     def _check(self) -> "PackGreedily":
@@ -81,12 +105,19 @@ class PackGreedily(StrategyModel):
             )
         return self
 
+    def packed_roles(self) -> str:
+        """The packed dims of (m, n, k), in the order of their inner tiles: ``"mnk"`` for
+        the default ``matmul_inner_dims_order``, ``"nm"`` when only m and n are packed
+        with order [1, 0, 2]."""
+        padded = self.matmul_padded_sizes_next_multiple_of or (0, 0, 0)
+        return "".join("mnk"[i] for i in self.matmul_inner_dims_order if self.matmul_packed_sizes[i] or padded[i])
+
 
 class Pack(StrategyModel):
     """``transform.structured.pack packed_sizes = [..]``: one size per loop of the op, 0 = not packed."""
 
     kind: Literal["pack"] = "pack"
-    packed_sizes: tuple[int, ...]
+    packed_sizes: Sizes
 
     @model_validator(mode="after")
     def _check(self) -> "Pack":
@@ -104,8 +135,8 @@ class PackTranspose(StrategyModel):
     pack feeding ``operand`` (``lhs``/``rhs``) or of the unpack of the ``result``."""
 
     operand: Literal["lhs", "rhs", "result"]
-    outer_perm: Optional[tuple[int, ...]] = None
-    inner_perm: Optional[tuple[int, ...]] = None
+    outer_perm: Optional[Indices] = None
+    inner_perm: Optional[Indices] = None
 
     @model_validator(mode="after")
     def _check(self) -> "PackTranspose":
@@ -127,6 +158,15 @@ class PackTranspose(StrategyModel):
     def operand_index(self) -> int:
         return {"lhs": 0, "rhs": 1, "result": 2}[self.operand]
 
+    def spelled(self) -> str:
+        """``{operand: rhs, outer_perm: [1, 0]}``: how a message shows it."""
+        parts = [f"operand: {self.operand}"]
+        if self.outer_perm is not None:
+            parts.append(f"outer_perm: {list(self.outer_perm)}")
+        if self.inner_perm is not None:
+            parts.append(f"inner_perm: {list(self.inner_perm)}")
+        return "{" + ", ".join(parts) + "}"
+
 
 class DataLayout(StrategyKind):
     """A graph-level layout strategy; see the module docstring for the emitted ops."""
@@ -137,14 +177,14 @@ class DataLayout(StrategyKind):
 
     kind: Literal["data_layout"] = "data_layout"
     name: SymbolName
-    generalize: bool = False
-    interchange: Optional[tuple[int, ...]] = None
-    propagate_reshapes: bool = False
-    consumer_interchange: Optional[tuple[int, ...]] = None
+    generalize: StrictBool = False
+    interchange: Optional[Indices] = None
+    propagate_reshapes: StrictBool = False
+    consumer_interchange: Optional[Indices] = None
     pack: Optional[PackKind] = None
     pack_transposes: tuple[PackTranspose, ...] = ()
-    specialize: bool = False
-    lower_packs: bool = False
+    specialize: StrictBool = False
+    lower_packs: StrictBool = False
 
     @model_validator(mode="after")
     def _check(self) -> "DataLayout":
@@ -193,7 +233,146 @@ class DataLayout(StrategyKind):
             )
         if not (self.generalize or self.interchange or self.pack or self.consumer_interchange):
             raise problem("pack", "at least one of generalize, interchange, consumer_interchange or pack", None)
+        if isinstance(self.pack, PackGreedily):
+            packed = self.pack.packed_roles()
+            for i, t in enumerate(self.pack_transposes):
+                tiles = [r for r in packed if r in _OPERAND_ROLES[t.operand_index]]
+                self._check_transpose(i, t, None, tiles)
         return self
+
+    def _check_transpose(self, i: int, t: PackTranspose, rank: Optional[int], tiles: list[str], strategy: str = "") -> None:
+        """``pack_transposes[i]`` fits a packed operand of ``rank`` outer dims (None: not
+        known) whose inner tiles are the packed dims ``tiles``."""
+        if not tiles:
+            raise problem(
+                f"pack_transposes[{i}].operand",
+                "an operand that the pack step packs ("
+                + (", ".join(OPERANDS[j] for j in self.packed_operands()) or "none")
+                + f"); {self._pack_text()} packs no dim of the {t.operand}",
+                t.operand,
+                strategy=strategy,
+            )
+        if rank is not None and t.outer_perm is not None and len(t.outer_perm) != rank:
+            raise problem(
+                f"pack_transposes[{i}].outer_perm",
+                f"a permutation of the {rank} outer dims of the packed {t.operand}: {list(range(rank))}",
+                list(t.outer_perm),
+                strategy=strategy,
+            )
+        if t.inner_perm is not None and len(t.inner_perm) != len(tiles):
+            names = ", ".join(f"{r}0" for r in tiles)
+            raise problem(
+                f"pack_transposes[{i}].inner_perm",
+                f"a permutation of the {len(tiles)} inner tiles of the packed {t.operand} ({names}): {list(range(len(tiles)))}",
+                list(t.inner_perm),
+                strategy=strategy,
+            )
+
+    def _pack_text(self) -> str:
+        if isinstance(self.pack, PackGreedily):
+            return f"matmul_packed_sizes {list(self.pack.matmul_packed_sizes)}"
+        if isinstance(self.pack, Pack):
+            return f"packed_sizes {list(self.pack.packed_sizes)}"
+        return "no pack"
+
+    def check_match(self, match: MatcherKind) -> None:
+        """Where ``match`` fixes the contraction's loops: each pack transpose fits the rank
+        and inner tiles of its packed operand, and ``specialize`` gets linalg.mmt4d's layout
+        (the packed generic is specialized to linalg.mmt4d whatever its operand layout, and
+        a wrong layout makes an invalid op)."""
+        if self.specialize and match.selects_convolutions():
+            raise problem(
+                "specialize",
+                "False for a convolution: a packed convolution is no named op, and IREE 3.13 fails "
+                "('transform.structured.specialize failed to apply', then crashes reporting it)",
+                True,
+                strategy=self.name,
+            )
+        shape = match.loop_shape()
+        if self.pack is None or shape is None:
+            return
+        loops = list(range(len(shape.roles)))
+        if self.interchange is not None:
+            if len(self.interchange) != len(loops):
+                return  # the loop-count check reports it
+            loops = [loops[p] for p in self.interchange]
+        packed = self._packed_loops(shape, loops)
+        if packed is None:
+            return
+        uses = [
+            set(shape.operands[j]) if shape.operands is not None else {l for l in loops if shape.roles[l] in _OPERAND_ROLES[j]}
+            for j in range(3)
+        ]
+        tiles = [[l for l in packed if l in uses[j]] for j in range(3)]
+        for i, t in enumerate(self.pack_transposes):
+            j = t.operand_index
+            self._check_transpose(i, t, shape.ranks[j], [shape.roles[l] for l in tiles[j]], self.name)
+        if self.specialize and shape.operands is not None:
+            self._check_mmt4d(shape, shape.operands, tiles)
+
+    def _packed_loops(self, shape: LoopShape, loops: list[int]) -> Optional[list[int]]:
+        """The loops the pack step packs, in the order of their inner tiles (None: unknown)."""
+        if isinstance(self.pack, PackGreedily):
+            innermost = {}
+            for loop in loops:  # in loop order: the last loop of each role wins
+                innermost[shape.roles[loop]] = loop
+            if any(role not in innermost for role in "mnk"):
+                missing = [role for role in "mnk" if role not in innermost]
+                raise problem(
+                    "pack",
+                    "a contraction with m, n and k loops: pack_greedily packs the innermost of each",
+                    Described(f"matched ops without {' or '.join(missing)} loops (roles {''.join(shape.roles)})"),
+                    strategy=self.name,
+                )
+            return [innermost[role] for role in self.pack.packed_roles()]
+        if isinstance(self.pack, Pack):
+            if len(self.pack.packed_sizes) != len(loops):
+                return None  # the loop-count check reports it
+            return [loops[pos] for pos, size in enumerate(self.pack.packed_sizes) if size]
+        return None
+
+    def _check_mmt4d(
+        self, shape: LoopShape, operands: tuple[tuple[int, ...], ...], tiles: list[list[int]]
+    ) -> None:
+        roles = shape.roles
+        if sorted(r for r in roles if r != "b") != ["k", "m", "n"] or roles.count("b") > 1:
+            return
+        if sorted(roles[l] for l in tiles[0] + tiles[1] + tiles[2]) != sorted("mkmnkn"):
+            return  # not every one of m, n, k packed: the packed op stays a linalg.generic
+        given = {t.operand_index: t for t in self.pack_transposes}
+        wrong: list[str] = []
+        needed: list[PackTranspose] = []
+        for j in range(3):
+            outer = [roles[l] for l in operands[j]]
+            inner = [roles[l] for l in tiles[j]]
+            want_outer = ["b"] * roles.count("b") + list(_MMT4D[j][0])
+            want_inner = list(_MMT4D[j][1])
+            if outer != want_outer or inner != want_inner:
+                needed.append(
+                    PackTranspose(
+                        operand=OPERANDS[j],  # type: ignore[arg-type]
+                        outer_perm=None if outer == want_outer else tuple(outer.index(r) for r in want_outer),
+                        inner_perm=None if inner == want_inner else tuple(inner.index(r) for r in want_inner),
+                    )
+                )
+            t = given.get(j)
+            final_outer = [outer[p] for p in t.outer_perm] if t is not None and t.outer_perm is not None else outer
+            final_inner = [inner[p] for p in t.inner_perm] if t is not None and t.inner_perm is not None else inner
+            if final_outer != want_outer or final_inner != want_inner:
+                wrong.append(f"{OPERANDS[j]} as {_dims_text(final_outer, final_inner)}")
+        if not wrong:
+            return
+        want = "; ".join(
+            f"{OPERANDS[j]} {_dims_text(['b'] * roles.count('b') + list(_MMT4D[j][0]), list(_MMT4D[j][1]))}" for j in range(3)
+        )
+        raise problem(
+            "pack_transposes",
+            f"the transposes that give linalg.{'batch_' if 'b' in roles else ''}mmt4d's layout for specialize "
+            f"({want}); with {shape.source or 'the matched layout'} these pack the {', the '.join(wrong)}",
+            Described("[" + ", ".join(t.spelled() for t in self.pack_transposes) + "]"),
+            hint="use pack_transposes: [" + ", ".join(t.spelled() for t in needed) + "]",
+            strategy=self.name,
+        )
 
     def packed_operands(self) -> list[int]:
         """Operand indices (0 lhs, 1 rhs, 2 result) that the pack step packs."""

@@ -22,12 +22,59 @@ renders::
 from __future__ import annotations
 
 import re
-from typing import ClassVar, Literal, Optional
+from typing import Annotated, ClassVar, Literal, Optional
 
-from pydantic import model_validator
+from pydantic import Strict, model_validator
 
-from .base import Described, StrategyModel, SymbolName, check_non_negative, check_permutation, problem
-from .kinds import Backend, Injection, StrategyKind
+from .base import (
+    Described,
+    Indices,
+    OperandIndex,
+    Sizes,
+    StrategyModel,
+    StrictBool,
+    SymbolName,
+    ThreadCount,
+    check_non_negative,
+    check_permutation,
+    in_range,
+    problem,
+)
+from .kinds import Backend, Injection, MatcherKind, StrategyKind
+
+MAX_SUBGROUP_SIZE = 128
+MAX_SUBGROUPS = 1024
+
+SubgroupSize = Annotated[
+    int, Strict(), in_range(1, MAX_SUBGROUP_SIZE, "at least 1 thread", f"at most {MAX_SUBGROUP_SIZE} threads per subgroup")
+]
+SubgroupCount = Annotated[
+    int, Strict(), in_range(1, MAX_SUBGROUPS, "at least 1 subgroup", f"at most {MAX_SUBGROUPS} subgroups")
+]
+PrefetchStages = Annotated[int, Strict(), in_range(0, 4, "0 to 4", "0 to 4")]
+
+
+def check_promoted(strategy: StrategyKind, match: MatcherKind, promote_operands: tuple[int, ...]) -> None:
+    """Each promoted operand index names an operand of the matched op (where the matcher
+    fixes its operand count: a contraction or convolution has lhs 0, rhs 1, result 2)."""
+    count = match.operand_count()
+    if count is None:
+        return
+    for i, operand in enumerate(promote_operands):
+        if operand >= count:
+            raise problem(
+                f"promote_operands[{i}]",
+                f"an operand index of the matched op: 0 to {count - 1} (0 lhs, 1 rhs, 2 result)",
+                operand,
+                hint=f"the largest legal value is {count - 1}",
+                strategy=strategy.name,
+            )
+
+
+def check_distinct(field: str, values: tuple[int, ...]) -> None:
+    for i, value in enumerate(values):
+        if values.index(value) != i:
+            raise problem(f"{field}[{i}]", f"each operand at most once ({value} is already at [{values.index(value)}])", value)
 
 CpuPipeline = Literal[
     "DoubleTilingExpert",
@@ -49,6 +96,8 @@ def _check_levels(model: StrategyModel, levels: tuple[str, ...]) -> Optional[int
         if sizes is None:
             continue
         check_non_negative(level, sizes)
+        if not sizes:
+            raise problem(level, "at least one entry, one per loop", [])
         if length is None:
             length, first = len(sizes), level
         elif len(sizes) != length:
@@ -78,12 +127,12 @@ class CpuLowering(StrategyKind):
     kind: Literal["cpu_lowering"] = "cpu_lowering"
     name: SymbolName
     pipeline: CpuPipeline = "DoubleTilingExpert"
-    distribution: tuple[int, ...]
-    cache_parallel: Optional[tuple[int, ...]] = None
-    cache_reduction: Optional[tuple[int, ...]] = None
-    vector_common_parallel: Optional[tuple[int, ...]] = None
-    vector_reduction: Optional[tuple[int, ...]] = None
-    vector_inner_parallel: Optional[tuple[int, ...]] = None
+    distribution: Sizes
+    cache_parallel: Optional[Sizes] = None
+    cache_reduction: Optional[Sizes] = None
+    vector_common_parallel: Optional[Sizes] = None
+    vector_reduction: Optional[Sizes] = None
+    vector_inner_parallel: Optional[Sizes] = None
 
     # Levels a pipeline never tiles in IREE 3.13 (its pass list has no tiling for them), so
     # a value there would be silently ignored.
@@ -146,18 +195,18 @@ class GpuLowering(StrategyKind):
     kind: Literal["gpu_lowering"] = "gpu_lowering"
     name: SymbolName
     pipeline: GpuPipeline = "TileAndFuse"
-    workgroup: tuple[int, ...]
-    reduction: Optional[tuple[int, ...]] = None
-    subgroup: Optional[tuple[int, ...]] = None
-    subgroup_basis: Optional[tuple[tuple[int, ...], tuple[int, ...]]] = None
-    thread: Optional[tuple[int, ...]] = None
+    workgroup: Sizes
+    reduction: Optional[Sizes] = None
+    subgroup: Optional[Sizes] = None
+    subgroup_basis: Optional[tuple[tuple[SubgroupCount, ...], Indices]] = None
+    thread: Optional[Sizes] = None
     mma_kind: Optional[str] = None
-    promote_operands: tuple[int, ...] = ()
-    padding: Optional[tuple[int, ...]] = None
-    workgroup_size: tuple[int, int, int]
-    subgroup_size: int = 64
-    prefetch_num_stages: Optional[int] = None
-    use_igemm_convolution: Optional[bool] = None
+    promote_operands: tuple[OperandIndex, ...] = ()
+    padding: Optional[Sizes] = None
+    workgroup_size: tuple[ThreadCount, ThreadCount, ThreadCount]
+    subgroup_size: SubgroupSize = 64
+    prefetch_num_stages: Optional[PrefetchStages] = None
+    use_igemm_convolution: Optional[StrictBool] = None
 
     @model_validator(mode="after")
     def _check(self) -> "GpuLowering":
@@ -207,15 +256,55 @@ class GpuLowering(StrategyKind):
             check_non_negative("padding", self.padding)
             if length is not None and len(self.padding) != length:
                 raise problem("padding", f"{length} entries, one per loop", list(self.padding))
-        for i, operand in enumerate(self.promote_operands):
-            if operand < 0:
-                raise problem(f"promote_operands[{i}]", "a non-negative operand index", operand)
-        if self.prefetch_num_stages is not None and not 0 <= self.prefetch_num_stages <= 4:
-            raise problem("prefetch_num_stages", "0 to 4", self.prefetch_num_stages)
+            for i, size in enumerate(self.padding):
+                if size == 0:
+                    raise problem(
+                        f"padding[{i}]",
+                        "a positive size to pad loop i to a multiple of (IREE 3.13 divides by it: "
+                        "0 crashes iree-compile with SIGFPE in GPUPadOperandsPass)",
+                        size,
+                        hint="the nearest legal value is 1 (no padding)",
+                    )
+        if (
+            self.pipeline == "TileAndFuse"
+            and self.mma_kind is None
+            and self.promote_operands
+            and self.prefetch_num_stages is not None
+            and self.prefetch_num_stages > 2
+        ):
+            raise problem(
+                "prefetch_num_stages",
+                "at most 2 for a SIMT TileAndFuse configuration (no mma_kind) that promotes operands: "
+                "IREE 3.13 crashes with 3 or more stages (SIGSEGV verifying the prefetched loop)",
+                self.prefetch_num_stages,
+                hint="the largest legal value is 2",
+            )
+        check_distinct("promote_operands", self.promote_operands)
         return self
 
+    def check_match(self, match: MatcherKind) -> None:
+        check_promoted(self, match, self.promote_operands)
+        igemm = bool(self.use_igemm_convolution)
+        bounds = match.convolution_loops(igemm)
+        if bounds is not None and not bounds[0] <= len(self.workgroup) <= bounds[1]:
+            count = str(bounds[0]) if bounds[0] == bounds[1] else f"{bounds[0]} or {bounds[1]}"
+            loops = (
+                "batch, output_image, output_channel and depth loops and one reduction loop (the im2col K)"
+                if igemm
+                else "batch, output_image, output_channel, filter, input_channel and depth loops"
+            )
+            raise problem(
+                "workgroup",
+                f"{count} entries, one per loop of the convolution with use_igemm_convolution = "
+                f"{'true' if igemm else 'false'}: its {loops}",
+                Described(f"{len(self.workgroup)} entries {list(self.workgroup)}"),
+                strategy=self.name,
+            )
+
     def loops(self) -> Optional[tuple[str, int]]:
-        return "workgroup", len(self.workgroup)
+        """With ``use_igemm_convolution`` the op has another loop count than the matched one."""
+        return None if self.use_igemm_convolution else ("workgroup", len(self.workgroup))
+
 
     def levels(self) -> list[tuple[str, tuple[int, ...]]]:
         return [(lv, getattr(self, lv)) for lv in self.LEVELS if getattr(self, lv) is not None]

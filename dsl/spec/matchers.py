@@ -27,14 +27,29 @@ renders (inside the matcher sequence)::
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Annotated, Any, ClassVar, Literal, Optional
 
 from pydantic import AfterValidator, BeforeValidator, Field, field_validator, model_validator
 
-from .base import OpName, SymbolName, check_permutation, problem
+from .base import (
+    MAX_RANK,
+    Described,
+    Indices,
+    OpName,
+    Rank,
+    Size,
+    Sizes,
+    SymbolName,
+    check_length,
+    check_permutation,
+    problem,
+)
 from .element_types import ElementType
-from .kinds import MatcherKind
+from .kinds import LoopShape, MatcherKind
 
+MAX_SEQUENCES = 64
+"""The most matcher sequences one rule may expand to (the product of its ``one_of`` sets)."""
 
 
 def _canonical_dims(value: Any) -> Any:
@@ -65,15 +80,19 @@ def _check_dims(value: Optional[tuple[tuple[int, ...], ...]]) -> Any:
         return None
     if not value:
         raise problem("", "at least one alternative in one_of", [])
+    if len(value) > MAX_SEQUENCES:
+        raise problem(
+            "",
+            f"at most {MAX_SEQUENCES} alternatives in one_of (each renders a matcher sequence)",
+            Described(f"{len(value)} alternatives"),
+        )
     for i, alternative in enumerate(value):
-        for j, size in enumerate(alternative):
-            if size < 0:
-                raise problem(f"[{i}][{j}]", "a non-negative size", size)
+        check_length(f"[{i}]", alternative, what="one per dimension of the group")
     return value
 
 
 Dims = Annotated[
-    Optional[tuple[tuple[int, ...], ...]],
+    Optional[tuple[tuple[Size, ...], ...]],
     BeforeValidator(_canonical_dims),
     AfterValidator(_check_dims),
     Field(default=None),
@@ -82,6 +101,29 @@ Dims = Annotated[
 
 def _alternatives(dims: Optional[tuple[tuple[int, ...], ...]]) -> list[Optional[tuple[int, ...]]]:
     return [None] if dims is None else list(dims)
+
+
+def check_sequence_count(counts: list[tuple[str, int]], what: str) -> None:
+    """Raises unless the product of ``counts`` ((field, alternatives) pairs) is at most
+    :data:`MAX_SEQUENCES`; the error names the field with the most alternatives."""
+    total = 1
+    for _, count in counts:
+        total *= count
+    if total <= MAX_SEQUENCES:
+        return
+    field, widest = max(counts, key=lambda fc: fc[1])
+    factors = " x ".join(f"{count} ({name})" for name, count in counts if count > 1)
+    raise problem(
+        field,
+        f"at most {MAX_SEQUENCES} matcher sequences per rule: tdsl renders one per combination "
+        f"of the {what}",
+        Described(f"{factors} = {total} sequences"),
+        hint=(
+            f"give {field} at most {MAX_SEQUENCES * widest // total} alternatives, or split the rule"
+            if MAX_SEQUENCES * widest // total >= 1
+            else "split the rule into several rules with fewer alternatives each"
+        ),
+    )
 
 
 def _rank(dims: Optional[tuple[tuple[int, ...], ...]]) -> Optional[int]:
@@ -116,6 +158,30 @@ class OpNameMatch(MatcherKind):
             self.names[0]
         ) if len(self.names) == 1 else None
 
+    # Named ops with their default indexing maps (a linalg.matmul written with transposed
+    # indexing_maps: match it with a contraction matcher and its operand_layout instead).
+    _SHAPES: ClassVar[dict[str, LoopShape]] = {
+        "linalg.matmul": LoopShape.of(
+            ("m", "n", "k"), ((0, 2), (2, 1), (0, 1)), "linalg.matmul's default indexing maps (lhs MxK, rhs KxN)"
+        ),
+        "linalg.batch_matmul": LoopShape.of(
+            ("b", "m", "n", "k"),
+            ((0, 1, 3), (0, 3, 2), (0, 1, 2)),
+            "linalg.batch_matmul's default indexing maps (lhs BxMxK, rhs BxKxN)",
+        ),
+    }
+
+    def loop_shape(self) -> Optional[LoopShape]:
+        shapes = {self._SHAPES.get(n) for n in self.names}
+        return shapes.pop() if len(shapes) == 1 else None
+
+    def selects_convolutions(self) -> bool:
+        return all(n.startswith(("linalg.conv_", "linalg.depthwise_conv_")) for n in self.names)
+
+    def operand_count(self) -> Optional[int]:
+        named = ("linalg.matmul", "linalg.batch_matmul", "linalg.mmt4d", "linalg.batch_mmt4d", "linalg.matvec", "linalg.conv_")
+        return 3 if all(n.startswith(named) for n in self.names) else None
+
 
 OperandLayout = Literal["mk_kn", "mk_nk", "km_kn", "km_nk", "k_kn", "k_nk"]
 
@@ -142,12 +208,22 @@ class ContractionMatch(MatcherKind):
     output_type: ElementType
     operand_layout: Optional[OperandLayout] = None
     loop_order: Optional[str] = None
-    k_min: Optional[int] = None
-    size_max: Optional[int] = None
+    k_min: Optional[Size] = None
+    size_max: Optional[Size] = None
     batch: Dims
     m: Dims
     n: Dims
     k: Dims
+
+    GROUPS: ClassVar[tuple[str, ...]] = ("batch", "m", "n", "k")
+
+    @model_validator(mode="after")
+    def _sequences(self) -> "ContractionMatch":
+        check_sequence_count([(g, len(_alternatives(getattr(self, g)))) for g in self.GROUPS], "one_of alternatives of batch, m, n and k")
+        return self
+
+    def sequence_count(self) -> int:
+        return math.prod(len(_alternatives(getattr(self, g))) for g in self.GROUPS)
 
     @model_validator(mode="after")
     def _k_min(self) -> "ContractionMatch":
@@ -189,7 +265,7 @@ class ContractionMatch(MatcherKind):
     @model_validator(mode="after")
     def _loop_order(self) -> "ContractionMatch":
         if self.loop_order is not None:
-            if sorted(self.loop_order.replace("b", "")) != ["k", "m", "n"] or set(self.loop_order) - set("bmnk"):
+            if len(self.loop_order) > MAX_RANK or sorted(self.loop_order.replace("b", "")) != ["k", "m", "n"] or set(self.loop_order) - set("bmnk"):
                 raise problem(
                     "loop_order",
                     "the roles of the op's loops in order, each of m, n, k once after any 'b's, e.g. 'mnk' or 'nmk'",
@@ -238,7 +314,7 @@ class ContractionMatch(MatcherKind):
         return [b + lhs, b + rhs, b + [m, n]]
 
     def alternatives(self) -> list[dict[str, Any]]:
-        groups = ("batch", "m", "n", "k")
+        groups = self.GROUPS
         combos = itertools.product(*(_alternatives(getattr(self, g)) for g in groups))
         return [dict(zip(groups, combo)) for combo in combos]
 
@@ -258,6 +334,31 @@ class ContractionMatch(MatcherKind):
                 return None
             return tuple(self.loop_order)
         return tuple(role for role, r in zip("bmnk", ranks) for _ in range(r or 0))
+
+    def loop_shape(self) -> Optional[LoopShape]:
+        maps = self.indexing_maps()
+        if maps is not None:
+            nb = _rank(self.batch) or 0
+            roles = ("b",) * nb + (("n", "k") if self.operand_layout and self.operand_layout.startswith("k_") else ("m", "n", "k"))
+            return LoopShape.of(roles, (tuple(maps[0]), tuple(maps[1]), tuple(maps[2])), f"operand_layout {self.operand_layout!r}")
+        loop_roles = self.loop_roles()
+        return None if loop_roles is None else LoopShape.of(loop_roles)
+
+    def operand_count(self) -> Optional[int]:
+        return 3
+
+    def problem_dims(self, roles: tuple[str, ...]) -> list[Optional[int]]:
+        """The size of each loop with these roles (as :meth:`loop_shape` gives them), where
+        its group is one exact alternative; None where the matcher leaves it open."""
+        groups = {"b": self.batch, "m": self.m, "n": self.n, "k": self.k}
+        taken = {role: 0 for role in groups}
+        sizes: list[Optional[int]] = []
+        for role in roles:
+            dims = groups[role]
+            j = taken[role]
+            taken[role] += 1
+            sizes.append(dims[0][j] if dims is not None and len(dims) == 1 and j < len(dims[0]) else None)
+        return sizes
 
     def problem_sizes(self) -> Optional[tuple[int, int, int]]:
         """(M, N, K) products when m, n and k are each one exact alternative."""
@@ -306,6 +407,35 @@ class ConvolutionMatch(MatcherKind):
         "strides",
         "dilations",
     )
+
+    @model_validator(mode="after")
+    def _sequences(self) -> "ConvolutionMatch":
+        check_sequence_count([(g, len(_alternatives(getattr(self, g)))) for g in self.GROUPS], "one_of alternatives of its groups")
+        return self
+
+    def sequence_count(self) -> int:
+        return math.prod(len(_alternatives(getattr(self, g))) for g in self.GROUPS)
+
+    def operand_count(self) -> Optional[int]:
+        return 3
+
+    def selects_convolutions(self) -> bool:
+        return True
+
+    def convolution_loops(self, igemm: bool) -> Optional[tuple[int, int]]:
+        """Without im2col: one loop per dim of batch, output_image, output_channel, filter,
+        input_channel and depth; with it (``use_igemm_convolution``), the filter and input
+        channel loops become one reduction loop. An open ``depth`` is 0 or 1 dims (the
+        depthwise channel of linalg's convolutions)."""
+        groups = ["batch", "output_image", "output_channel"] + ([] if igemm else ["filter", "input_channel"])
+        ranks = [_rank(getattr(self, g)) for g in groups]
+        if any(r is None for r in ranks):
+            return None
+        count = sum(r or 0 for r in ranks) + (1 if igemm else 0)
+        depth = _rank(self.depth)
+        if depth is None:
+            return (count, count + 1) if self.depth is None else None
+        return count + depth, count + depth
 
     def alternatives(self) -> list[dict[str, Any]]:
         combos = itertools.product(*(_alternatives(getattr(self, g)) for g in self.GROUPS))
@@ -376,15 +506,13 @@ class PackMatch(MatcherKind):
     kind: Literal["pack_op"] = "pack_op"
     op: Literal["pack", "unpack"] = "pack"
     element_type: ElementType
-    inner_dims_pos: tuple[int, ...]
-    inner_tiles: tuple[int, ...]
-    outer_dims_perm: Optional[tuple[int, ...]] = None
-    unpacked_rank: int = 2
+    inner_dims_pos: Indices
+    inner_tiles: Sizes
+    outer_dims_perm: Optional[Indices] = None
+    unpacked_rank: Rank = 2
 
     @model_validator(mode="after")
     def _check(self) -> "PackMatch":
-        if self.unpacked_rank < 1:
-            raise problem("unpacked_rank", "a rank of at least 1", self.unpacked_rank)
         if not self.inner_tiles or len(self.inner_tiles) != len(self.inner_dims_pos):
             raise problem(
                 "inner_tiles",

@@ -47,6 +47,7 @@ class Rule(StrategyModel):
                 "(combine it in all_of with an op_name, contraction or convolution matcher)",
                 "function",
             )
+        self.strategy.check_match(self.match)
         return self
 
 
@@ -65,6 +66,8 @@ class StrategySet(StrategyModel):
 
     @model_validator(mode="after")
     def _check(self) -> "StrategySet":
+        if not self.targets:
+            raise problem("targets", "at least one target (leave it out for the default cpu and gfx942)", [])
         names = [t.name for t in self.targets]
         for i, name in enumerate(names):
             if names.index(name) != i:
@@ -92,6 +95,8 @@ class StrategySet(StrategyModel):
         for target in self.targets:
             if target.name == name:
                 return target
+        if not self.targets:
+            raise problem("targets", "at least one target (leave it out for the default cpu and gfx942)", [])
         names = [t.name for t in self.targets]
         raise TargetError(f"strategy set {self.name!r} has no target {name!r}; expected one of {names}")
 

@@ -47,4 +47,4 @@ class AmdGpuTarget(StrategyModel):
         if isinstance(strategy, GpuLowering):
             check_gpu_lowering(match, strategy, self.facts)
         elif isinstance(strategy, Codegen):
-            check_codegen(strategy, self.facts)
+            check_codegen(match, strategy, self.facts)

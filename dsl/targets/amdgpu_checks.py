@@ -124,9 +124,10 @@ def _check_subgroups(strategy: GpuLowering, roles: tuple[str, ...], intrinsic: M
         )
 
 
-def check_codegen(strategy: Codegen, facts: AmdGpuArch) -> None:
+def check_codegen(match: MatcherKind, strategy: Codegen, facts: AmdGpuArch) -> None:
     """A Codegen strategy on this GPU: a thread mapping within the workgroup limit, and for
-    an MFMA chain an intrinsic of the GPU on one subgroup per workgroup."""
+    an MFMA chain an intrinsic of the GPU on one subgroup per workgroup whose shape divides
+    the innermost tiles."""
     if strategy.gpu is None:
         raise problem("gpu", "a GpuThreads mapping for a rocm target", None, strategy=strategy.name)
     x, y, z = strategy.gpu.workgroup_dims
@@ -138,6 +139,7 @@ def check_codegen(strategy: Codegen, facts: AmdGpuArch) -> None:
                 strategy.mma.intrinsic,
                 strategy=strategy.name,
             )
+        _check_mma_tiles(match, strategy, facts)
         if (x, y, z) != (facts.subgroup_size, 1, 1):
             raise problem(
                 "gpu.workgroup_dims",
@@ -152,3 +154,61 @@ def check_codegen(strategy: Codegen, facts: AmdGpuArch) -> None:
             list(strategy.gpu.workgroup_dims),
             strategy=strategy.name,
         )
+
+
+def _check_mma_tiles(match: MatcherKind, strategy: Codegen, facts: AmdGpuArch) -> None:
+    """The MFMA chain packs the innermost tile of each of m, n and k into intrinsic tiles:
+    each must be a multiple of the intrinsic's M, N or K (else iree-compile fails:
+    'iree_codegen.inner_tiled op failed to populate offsets'). Checked where the matcher
+    fixes the loops and every level gives its tile sizes (not num_threads)."""
+    assert strategy.mma is not None
+    intrinsic = facts.intrinsic(strategy.mma.intrinsic)
+    if intrinsic is None:
+        return
+    if (intrinsic.m, intrinsic.n) != (16, 16):
+        same = [
+            x.name
+            for x in facts.mma_intrinsics
+            if (x.m, x.n) == (16, 16) and (x.a_type, x.b_type, x.c_type) == (intrinsic.a_type, intrinsic.b_type, intrinsic.c_type)
+        ]
+        raise problem(
+            "mma.intrinsic",
+            "a 16x16 intrinsic: the MFMA chain's lane distribution fails on 32x32 ones in IREE 3.13 "
+            "('iree_codegen.inner_tiled op failed to populate offsets')",
+            strategy.mma.intrinsic,
+            hint=f"use {same[0]}" if same else "",
+            strategy=strategy.name,
+        )
+    shape = match.loop_shape()
+    if shape is None:
+        return
+    if sorted(shape.roles) != ["k", "m", "n"]:
+        raise problem(
+            "mma",
+            "a matmul with three loops (m, n, k): the MFMA chain packs the op with one size per loop "
+            f"({intrinsic.m}, {intrinsic.n}, {intrinsic.k})",
+            Described(f"matched ops with {len(shape.roles)} loops ({''.join(shape.roles)})"),
+            strategy=strategy.name,
+        )
+    contraction = next((m for m in leaves(match) if isinstance(m, ContractionMatch)), None)
+    dims = contraction.problem_dims(shape.roles) if contraction is not None else [None] * len(shape.roles)
+    for loop, role in enumerate(shape.roles):
+        tile: int | None = dims[loop]
+        field = ""
+        for i, level in enumerate(strategy.tiling):
+            sizes = level.sizes
+            if loop < len(sizes) and sizes[loop]:
+                if getattr(level, "num_threads", None) is not None:
+                    tile, field = None, ""
+                else:
+                    tile, field = sizes[loop], f"tiling[{i}].tile_sizes[{loop}]"
+        need = {"m": intrinsic.m, "n": intrinsic.n, "k": intrinsic.k}[role]
+        if tile is not None and tile % need:
+            raise problem(
+                field or "mma.intrinsic",
+                f"a multiple of {need}: the innermost tile of loop {loop} ({role}) is packed into "
+                f"{intrinsic.name} tiles ({intrinsic.m}x{intrinsic.n}x{intrinsic.k})",
+                tile,
+                hint=f"the nearest legal value is {max(need, tile // need * need)}",
+                strategy=strategy.name,
+            )

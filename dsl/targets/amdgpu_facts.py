@@ -11,7 +11,7 @@ from ..errors import TdslError
 from ..spec.base import StrategyModel
 from ..spec.element_types import element_bytes
 
-_MMA_RE = re.compile(r"^MFMA_(F32|I32|F64)_(\d+)x(\d+)x(\d+)_([A-Z0-9]+)(?:_([A-Z0-9]+))?$")
+_MMA_RE = re.compile(r"MFMA_(F32|I32|F64)_(\d+)x(\d+)x(\d+)_([A-Z0-9]+)(?:_([A-Z0-9]+))?")
 _MLIR_TYPE = {
     "F64": "f64",
     "F32": "f32",
@@ -37,7 +37,7 @@ class MmaIntrinsic(StrategyModel):
 
     @classmethod
     def from_name(cls, name: str) -> "MmaIntrinsic":
-        match = _MMA_RE.match(name)
+        match = _MMA_RE.fullmatch(name)
         if match is None:
             raise TdslError(f"MMA intrinsic: expected a name such as MFMA_F32_16x16x16_F16, received {name!r}")
         acc, m, n, k, a, b = match.groups()

@@ -8,6 +8,9 @@ each tile by 8 bytes to avoid bank conflicts:
     lhs tile: B x M x Kt elements, B*M rows;   rhs tile: B x Kt x N elements, B*Kt rows
     LDS = (lhs + rhs) * element_bytes + 8 * (rows of each promoted tile)
 
+and promoting the result (operand 2) adds two B x M x N tiles of the result type, each
+padded by 8 bytes per row (64x64 f32: 33792 bytes, 32x128 f32: 33280 bytes, measured).
+
 where B, M, N are the products of the workgroup tile over batch / m / n loops and Kt is
 the reduction tile in elements (TileAndFuse with an ``mma_kind`` counts intrinsics:
 Kt = reduction * intrinsic K). When the padded size would exceed the budget IREE drops
@@ -61,6 +64,7 @@ class LdsProblem:
     rhs_bytes: int
     k_per_reduction_step: int
     limit: int
+    result_bytes: int = 4
 
     def estimate(self, reduction: Sequence[int] | None = None) -> LdsEstimate:
         """The estimate for this problem (or for another ``reduction`` tile)."""
@@ -82,6 +86,9 @@ class LdsProblem:
         if 1 in self.promote_operands:
             unpadded += b * kt * n * self.rhs_bytes
             padding += ROW_PAD_BYTES * b * kt
+        if 2 in self.promote_operands:
+            unpadded += 2 * b * m * n * self.result_bytes
+            padding += 2 * ROW_PAD_BYTES * b * m
         return LdsEstimate(unpadded, unpadded + padding, self.limit)
 
     def largest_legal_reduction(self) -> Optional[tuple[int, int]]:
@@ -124,6 +131,7 @@ def lds_problem(strategy: GpuLowering, match: ContractionMatch, facts: AmdGpuArc
         element_bytes(match.rhs_type),
         k_step,
         facts.lds_bytes_per_workgroup,
+        element_bytes(match.output_type),
     )
 
 

@@ -8,15 +8,28 @@ from typing import ClassVar, Literal
 from pydantic import field_validator, model_validator
 
 from ..spec.all_of import leaves
-from ..spec.base import StrategyModel, SymbolName, problem
+from ..spec.base import Described, StrategyModel, StrictBool, SymbolName, problem
 from ..spec.codegen import Codegen, TileUsingForall
-from ..spec.kinds import Backend, MatcherKind, StrategyKind
+from ..spec.element_types import ELEMENT_BITS
+from ..spec.kinds import Backend, LoopShape, MatcherKind, StrategyKind
 from ..spec.layout import DataLayout
 from ..spec.lowering import CpuLowering
-from ..spec.matchers import ConvolutionMatch
+from ..spec.matchers import ContractionMatch, ConvolutionMatch
+from .host import native_vector_bytes
 
-_CPU_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
-_FEATURE_RE = re.compile(r"^[+-][A-Za-z0-9_.-]+$")
+# IREE 3.13 refuses vectors of ``native vector bytes x this`` bytes or more
+# (LLVMCPUVerifyVectorSizeLegality, --iree-llvmcpu-max-allowed-number-of-native-vectors).
+MAX_NATIVE_VECTORS = 512
+PARALLEL_LEVELS = ("distribution", "cache_parallel", "vector_common_parallel", "vector_inner_parallel")
+REDUCTION_LEVELS = ("cache_reduction", "vector_reduction")
+VECTOR_LEVELS = ("vector_common_parallel", "vector_reduction", "vector_inner_parallel")
+# Pipelines whose vector.contract is the vector tile of the levels (measured with IREE 3.13
+# on a 256x384x512 f32 matmul); DataTiling and Default vectorize otherwise or not at all.
+VECTOR_TILED_PIPELINES = ("DoubleTilingExpert", "LinalgExtTileAndVectorize", "ConvTileAndDecomposeExpert", "Mmt4dTilingExpert")
+
+# Whole-string patterns (fullmatch: ``$`` would accept a trailing newline).
+_CPU_RE = re.compile(r"[A-Za-z0-9_.-]+")
+_FEATURE_RE = re.compile(r"[+-][A-Za-z0-9_.-]+")
 
 
 class CpuTarget(StrategyModel):
@@ -44,12 +57,12 @@ class CpuTarget(StrategyModel):
     cpu: str = "host"
     features: tuple[str, ...] = ()
     ukernels: Literal["default", "none", "mmt4d", "all"] = "default"
-    im2col_convs: bool = False
+    im2col_convs: StrictBool = False
 
     @field_validator("cpu")
     @classmethod
     def _cpu_name(cls, value: str) -> str:
-        if not _CPU_RE.match(value):
+        if not _CPU_RE.fullmatch(value):
             raise problem("", "an LLVM CPU name such as 'host' or 'znver4'", value)
         return value
 
@@ -57,7 +70,7 @@ class CpuTarget(StrategyModel):
     @classmethod
     def _feature_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         for i, feature in enumerate(value):
-            if not _FEATURE_RE.match(feature):
+            if not _FEATURE_RE.fullmatch(feature):
                 raise problem(f"[{i}]", "an LLVM feature toggle such as '+avx512f'", feature)
         return value
 
@@ -87,6 +100,12 @@ class CpuTarget(StrategyModel):
             flags.append("--iree-global-opt-use-im2col-for-convs")
         return flags
 
+    def vector_limit(self) -> int | None:
+        """The vector size (bytes) from which IREE refuses a vector on this CPU (None:
+        unknown CPU)."""
+        native = native_vector_bytes(self.cpu, self.features)
+        return None if native is None else native * MAX_NATIVE_VECTORS
+
     def baseline(self) -> "CpuTarget":
         """This CPU with IREE's own defaults (ukernels, no im2col): the reference that
         ``tdsl bench`` and ``tdsl run`` compare strategies against."""
@@ -95,6 +114,25 @@ class CpuTarget(StrategyModel):
     def check_strategy(self, index: int, match: MatcherKind, strategy: StrategyKind, target_index: int) -> None:
         """Raises ``problem`` when ``strategy`` cannot work with this CPU target."""
         if isinstance(strategy, CpuLowering):
+            if strategy.pipeline == "BufferOpsTileAndVectorize" and match.operand_count() is not None:
+                raise problem(
+                    "pipeline",
+                    "a pipeline that lowers contractions and convolutions: BufferOpsTileAndVectorize lowers "
+                    "only dispatches of buffer copies (on a compute op IREE 3.13 fails: 'write affecting "
+                    "operations on global resources are restricted to workgroup distributed contexts')",
+                    strategy.pipeline,
+                    hint="use DoubleTilingExpert",
+                    strategy=strategy.name,
+                )
+            shape = match.loop_shape()
+            if shape is not None and len(shape.roles) == len(strategy.distribution):
+                _check_loop_roles(strategy, shape)
+                contraction = next((m for m in leaves(match) if isinstance(m, ContractionMatch)), None)
+                limit = self.vector_limit()
+                if contraction is not None and limit is not None and strategy.pipeline in VECTOR_TILED_PIPELINES:
+                    _check_vector_size(strategy, shape, contraction, limit, self.cpu)
+                elif contraction is not None and limit is not None and strategy.pipeline == "DataTiling":
+                    _check_data_tiling(strategy, shape, contraction, limit, self.cpu)
             for leaf in leaves(match):
                 if isinstance(leaf, ConvolutionMatch) and leaf.batch == ((1,),):
                     raise problem(
@@ -126,3 +164,139 @@ class CpuTarget(StrategyModel):
                         list(level.mapping),
                         strategy=strategy.name,
                     )
+
+
+def _check_loop_roles(strategy: CpuLowering, shape: LoopShape) -> None:
+    """IREE refuses a tile on a reduction loop in a parallel level and vice versa."""
+    roles = "".join(shape.roles)
+    for level in PARALLEL_LEVELS + REDUCTION_LEVELS:
+        sizes = getattr(strategy, level)
+        if sizes is None:
+            continue
+        parallel = level in PARALLEL_LEVELS
+        for i, size in enumerate(sizes):
+            if size and shape.parallel(i) != parallel:
+                kind, other = ("parallel", "reduction") if parallel else ("reduction", "parallel")
+                raise problem(
+                    f"{level}[{i}]",
+                    f"0: loop {i} is a {other} loop ({shape.roles[i]} of the matched loops {roles}) and "
+                    f"{level} tiles only {kind} loops",
+                    size,
+                    hint="tile reduction loops in cache_reduction or vector_reduction"
+                    if parallel
+                    else "tile parallel loops in distribution, cache_parallel or vector_common_parallel",
+                    strategy=strategy.name,
+                )
+
+
+def _check_vector_size(
+    strategy: CpuLowering, shape: LoopShape, contraction: ContractionMatch, limit: int, cpu: str
+) -> None:
+    """The vector.contract of one vector tile (every loop's innermost tile: its vector
+    level, else the enclosing level, else the whole dimension where the matcher fixes it)
+    stays below IREE's vector size limit."""
+    dims = contraction.problem_dims(shape.roles)
+    extents: list[int] = []
+    setters: list[str | None] = []
+    for i in range(len(shape.roles)):
+        sizes = [getattr(strategy, level)[i] for level in CpuLowering.LEVELS if getattr(strategy, level) is not None]
+        tiles = [t for t in sizes if t]
+        if dims[i] is not None:
+            tiles.append(dims[i])
+        extents.append(min(tiles) if tiles else 1)
+        setters.append(next((lv for lv in VECTOR_LEVELS if getattr(strategy, lv) is not None and getattr(strategy, lv)[i]), None))
+    bits = ELEMENT_BITS[contraction.output_type]
+    if strategy.pipeline == "DoubleTilingExpert":
+        _check_accumulator(strategy, shape, dims, bits, contraction.output_type, limit, cpu)
+    total = bits
+    for e in extents:
+        total *= e
+    size = -(-total // 8)
+    if size < limit:
+        return
+    loop = max(range(len(extents)), key=lambda i: extents[i])
+    others = bits
+    for i, e in enumerate(extents):
+        if i != loop:
+            others *= e
+    largest = 8 * (limit - 1) // others
+    level = setters[loop] or ("vector_common_parallel" if shape.parallel(loop) else "vector_reduction")
+    field = f"{level}[{loop}]"
+    shown = "x".join(str(e) for e in extents)
+    raise problem(
+        field,
+        f"vector tiles below IREE's vector size limit on {cpu} ({limit} bytes): the vector tile "
+        f"{shown} of {contraction.output_type} (loops {''.join(shape.roles)}) makes a {size}-byte vector.contract",
+        Described(str(getattr(strategy, level)[loop]) if getattr(strategy, level) is not None else "no tile"),
+        hint=f"the largest legal {field} is {largest}" if largest >= 1 else "shrink the vector tiles of the other loops",
+        strategy=strategy.name,
+    )
+
+
+def _check_accumulator(
+    strategy: CpuLowering, shape: LoopShape, dims: list[int | None], bits: int, out_type: str, limit: int, cpu: str
+) -> None:
+    """With a cache_reduction level the accumulator is initialised (a vector of the result
+    tile) outside the reduction loop, at the cache_parallel tile (or the distribution tile):
+    that vector too stays below IREE's limit."""
+    if not any(strategy.cache_reduction or ()):
+        return
+    levels = [lv for lv in ("distribution", "cache_parallel") if getattr(strategy, lv) is not None]
+    extents: dict[int, int] = {}
+    for i in range(len(shape.roles)):
+        if not shape.parallel(i):
+            continue
+        tiles = [getattr(strategy, lv)[i] for lv in levels if getattr(strategy, lv)[i]]
+        size = dims[i]
+        if size is not None:
+            tiles.append(size)
+        extents[i] = min(tiles) if tiles else 1
+    total = bits
+    for e in extents.values():
+        total *= e
+    size = -(-total // 8)
+    if size < limit or not extents:
+        return
+    loop = max(extents, key=lambda i: extents[i])
+    others = total // extents[loop]
+    largest = 8 * (limit - 1) // others
+    field = f"cache_parallel[{loop}]"
+    shown = "x".join(str(extents[i]) for i in sorted(extents))
+    raise problem(
+        field,
+        f"a result tile below IREE's vector size limit on {cpu} ({limit} bytes): with cache_reduction set "
+        f"the accumulator is a vector of the cache_parallel tile, here {shown} of {out_type} ({size} bytes)",
+        Described(str(strategy.cache_parallel[loop]) if strategy.cache_parallel is not None else "no tile"),
+        hint=f"the largest legal {field} is {largest}" if largest >= 1 else "shrink the cache_parallel tiles",
+        strategy=strategy.name,
+    )
+
+
+def _check_data_tiling(strategy: CpuLowering, shape: LoopShape, contraction: ContractionMatch, limit: int, cpu: str) -> None:
+    """DataTiling vectorizes the distribution tile (its vector levels are not used on a
+    plain contraction): at least the result tile of the distribution level is one vector,
+    which stays below IREE's limit."""
+    dims = contraction.problem_dims(shape.roles)
+    extents: dict[int, int] = {}
+    for i in range(len(shape.roles)):
+        if shape.parallel(i):
+            tiles = [t for t in (strategy.distribution[i], dims[i]) if t]
+            extents[i] = min(tiles) if tiles else 1
+    bits = ELEMENT_BITS[contraction.output_type]
+    total = bits
+    for e in extents.values():
+        total *= e
+    size = -(-total // 8)
+    if size < limit or not extents:
+        return
+    loop = max(extents, key=lambda i: extents[i])
+    largest = 8 * (limit - 1) // (total // extents[loop])
+    raise problem(
+        f"distribution[{loop}]",
+        f"a distribution tile below IREE's vector size limit on {cpu} ({limit} bytes): pipeline DataTiling "
+        f"vectorizes the distribution tile, here a result tile of {'x'.join(str(extents[i]) for i in sorted(extents))} "
+        f"{contraction.output_type} ({size} bytes)",
+        Described(str(strategy.distribution[loop]) if strategy.distribution[loop] else "0 (the whole dimension)"),
+        hint=f"the largest legal distribution[{loop}] is {largest}" if largest >= 1 else "shrink the distribution tiles",
+        strategy=strategy.name,
+    )

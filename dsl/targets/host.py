@@ -56,3 +56,37 @@ def detect_caches(root: str = "/sys/devices/system/cpu/cpu0/cache") -> Caches:
         sizes[level] = int(text.rstrip("KM")) * scale
     default = Caches()
     return Caches(l1=sizes.get(1, default.l1), l2=sizes.get(2, default.l2))
+
+
+# Native vector width in bytes that IREE's llvm-cpu backend assumes per CPU (its
+# ``native_vector_size``): 64 with AVX-512, 32 with AVX/AVX2, 16 with SSE or NEON.
+_AVX512_CPUS = (
+    "skylake-avx512", "cascadelake", "cooperlake", "cannonlake", "icelake-client", "icelake-server",
+    "tigerlake", "rocketlake", "sapphirerapids", "emeraldrapids", "graniterapids", "graniterapids-d",
+    "diamondrapids", "znver4", "znver5", "x86-64-v4", "knl", "knm",
+)
+_AVX_CPUS = (
+    "sandybridge", "ivybridge", "haswell", "broadwell", "skylake", "alderlake", "raptorlake",
+    "meteorlake", "arrowlake", "arrowlake-s", "lunarlake", "gracemont", "znver1", "znver2", "znver3",
+    "bdver1", "bdver2", "bdver3", "bdver4", "btver2", "x86-64-v3", "corei7-avx", "core-avx-i", "core-avx2",
+)
+_SSE_CPUS = ("x86-64", "x86-64-v2", "nehalem", "westmere", "core2", "penryn", "silvermont", "goldmont", "tremont")
+_ISA_VECTOR_BYTES = {"avx512": 64, "avx2": 32, "neon": 16}
+
+
+def native_vector_bytes(cpu: str, features: tuple[str, ...] = ()) -> int | None:
+    """The native vector width (bytes) IREE assumes for ``cpu`` with ``features``, or None
+    when tdsl does not know the CPU. ``host`` reads this machine's ISA."""
+    if cpu == "host":
+        return _ISA_VECTOR_BYTES.get(detect_isa())
+    if "+avx512f" in features:
+        return 64
+    if any(f.startswith("-avx") for f in features):
+        return None
+    if cpu in _AVX512_CPUS:
+        return 64
+    if cpu in _AVX_CPUS or "+avx2" in features or "+avx" in features:
+        return 32
+    if cpu in _SSE_CPUS:
+        return 16
+    return None

@@ -8,6 +8,8 @@ goldens; paths are relative to the test file's directory.
 from __future__ import annotations
 
 import difflib
+import importlib.util
+import re
 import subprocess
 import sys
 import tempfile
@@ -89,21 +91,68 @@ class Golden:
         self.check(f"{len(lines)} dispatches\n" + "\n".join(lines) + "\n", relative)
         return lines
 
-    def filecheck(self, text: str, checks: str) -> None:
-        """Runs the ``filecheck`` package's FileCheck with ``checks`` over ``text``."""
+    def filecheck(self, text: str, checks: str, *flags: str) -> None:
+        """Runs FileCheck (the ``filecheck`` package, a dependency of tdsl) with ``checks``
+        over ``text``; ``flags`` go to it (``--check-prefix=MINE``, ...). A failure names
+        the check line that failed and shows the input around the position FileCheck
+        searched from, with line numbers."""
+        if importlib.util.find_spec("filecheck") is None:
+            pytest.fail("golden.filecheck needs the filecheck package: pip install filecheck", pytrace=False)
         with tempfile.TemporaryDirectory(prefix="tdsl-filecheck-") as tmp:
-            check_file = Path(tmp) / "checks.txt"
+            check_file = Path(tmp) / "checks"
             check_file.write_text(checks if checks.endswith("\n") else checks + "\n")
-            tool = Path(sys.executable).parent / "filecheck"
             proc = subprocess.run(
-                [str(tool) if tool.exists() else "filecheck", str(check_file)],
+                [sys.executable, "-m", "filecheck", *flags, str(check_file)],
                 input=text,
                 capture_output=True,
                 text=True,
             )
         if proc.returncode != 0:
-            pytest.fail(f"FileCheck failed:\n{proc.stdout}{proc.stderr}", pytrace=False)
+            pytest.fail(filecheck_failure(proc.stdout + proc.stderr, text, checks), pytrace=False)
 
     def _here(self, path: str | Path) -> Path:
         candidate = Path(path)
         return candidate if candidate.is_absolute() or candidate.exists() else self.base / candidate
+
+
+_CHECK_ERROR = re.compile(r"^\S*?:(?P<line>\d+): (?P<kind>error|note|warning): (?P<message>.*)$", re.M)
+_POSITION = re.compile(r"<stdin>:(?P<line>\d+):(?P<column>\d+)")
+CONTEXT_LINES = 3
+
+
+def filecheck_failure(output: str, text: str, checks: str) -> str:
+    """A FileCheck failure a person can act on: the check line that failed (its number and
+    text), FileCheck's message, and the input around the position it searched from, with
+    line numbers and a marker (FileCheck's own output names temporary files and prints
+    one input line)."""
+    check_lines = checks.splitlines()
+    input_lines = text.splitlines()
+    parts = ["FileCheck failed"]
+    error = _CHECK_ERROR.search(output)
+    if error is not None:
+        number = int(error.group("line"))
+        check = check_lines[number - 1].strip() if 0 < number <= len(check_lines) else "?"
+        parts[0] += f" at check line {number}: {check}"
+        parts.append(f"  {error.group('kind')}: {error.group('message')}")
+    else:
+        parts.append("  " + "\n  ".join(output.strip().splitlines()))
+    position = _POSITION.search(output)
+    if position is not None and input_lines:
+        row = _input_row(int(position.group("line")), output[position.end():], input_lines)
+        lo, hi = max(0, row - CONTEXT_LINES), min(len(input_lines), row + CONTEXT_LINES + 1)
+        parts.append(f"  input around line {row + 1} (where FileCheck searched from; {len(input_lines)} lines in all):")
+        width = len(str(hi))
+        for i in range(lo, hi):
+            marker = ">" if i == row else " "
+            parts.append(f"  {marker} {i + 1:>{width}} | {input_lines[i]}")
+    return "\n".join(parts)
+
+
+def _input_row(reported: int, after: str, lines: list[str]) -> int:
+    """The 0-based input line FileCheck's position names (the filecheck package counts
+    lines from 0; the line it prints next tells when that is off by one)."""
+    shown = after.lstrip("\n").splitlines()[0] if after.strip() else None
+    for candidate in (reported, reported - 1, reported + 1):
+        if 0 <= candidate < len(lines) and shown is not None and lines[candidate] == shown:
+            return candidate
+    return min(max(reported, 0), len(lines) - 1)

@@ -1,0 +1,673 @@
+"""Hypothesis generators of strategy sets as plain data (dicts and lists, what YAML or JSON
+gives), valid ones and mutated ones, and the one check every generated set must pass.
+
+Used by ``tests/test_fuzz_strategies.py`` (a bounded run in the default suite) and by
+``benchmarks/fuzz_strategies.py`` / ``benchmarks/compile_fuzz.py`` (long runs).
+
+* :func:`valid_sets` draws sets that are meant to validate: every model and field, with
+  tile lists that follow the matched loops' roles (mostly; some draws ignore them).
+* :func:`mutated_sets` takes such a set and breaks one place: a wrong type, a boolean
+  for an integer, a huge or negative integer, an empty list, a newline in a name, an
+  unknown enum value, a list one entry too long or short, an extra or a missing field.
+* :func:`targeted_sets` draws sets whose rules select one op of a known payload (its
+  loops, sizes and element types), for compiling.
+* :func:`check` builds a set with ``tdsl.StrategySet.model_validate`` and renders every
+  target that has rules; it classifies the outcome (:class:`Outcome`).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from hypothesis import strategies as st
+
+import tdsl
+from tdsl import GFX942, RenderError, StrategyError
+from tdsl.spec.base import StrategyModel
+
+Data = dict[str, Any]
+Draw = Callable[..., Any]
+
+TYPES = [("f32", "f32", "f32"), ("f16", "f16", "f32"), ("bf16", "bf16", "f32"), ("i8", "i8", "i32"), ("f64", "f64", "f64")]
+DIM_SIZES = [1, 3, 16, 32, 64, 100, 128, 256, 384, 512]
+TILES = [0, 1, 2, 4, 8, 16, 32, 64]
+CPU_PIPELINES = ["DoubleTilingExpert", "ConvTileAndDecomposeExpert", "Mmt4dTilingExpert", "BufferOpsTileAndVectorize",
+                 "DataTiling", "LinalgExtTileAndVectorize", "Default"]
+CONV_GROUPS = ["batch", "output_image", "output_channel", "filter", "input_channel", "depth", "strides", "dilations"]
+# Loop roles of a 2-D NHWC/HWCF convolution as a generic: n, oh, ow, oc, fh, fw, ic.
+CONV_ROLES = ("b", "m", "m", "n", "k", "k", "k")
+
+
+# --------------------------------------------------------------------------------------
+# The op a rule is meant for: its loops, sizes and element types.
+
+
+@dataclass(frozen=True)
+class Op:
+    """A payload op a rule targets: loop roles (b/m/n/k, None when unknown), sizes per loop
+    (None: unknown), element types (lhs, rhs, out), its named op and family."""
+
+    family: str  # "matmul", "batch_matmul", "matvec", "conv", "generic", "pack"
+    roles: Optional[tuple[str, ...]]
+    sizes: tuple[Optional[int], ...]
+    types: tuple[str, str, str]
+    named: Optional[str] = None
+    layout: Optional[str] = None  # operand_layout of a contraction
+    epilogue: bool = False  # its dispatch also holds a consumer (a Codegen strategy tiles only the root)
+
+    @property
+    def loops(self) -> int:
+        return len(self.sizes)
+
+
+def _pick(draw: Draw, values: list[Any]) -> Any:
+    return draw(st.sampled_from(values))
+
+
+@st.composite
+def ops(draw: Draw) -> Op:
+    """A random op family with random sizes."""
+    family = _pick(draw, ["matmul", "matmul", "batch_matmul", "matvec", "conv", "generic", "pack"])
+    types = _pick(draw, TYPES)
+    if family == "matmul":
+        return Op("matmul", ("m", "n", "k"), tuple(_pick(draw, DIM_SIZES) for _ in range(3)), types, "linalg.matmul",
+                  _pick(draw, ["mk_kn", "mk_kn", "mk_nk", "km_kn", None]))
+    if family == "batch_matmul":
+        return Op("batch_matmul", ("b", "m", "n", "k"), tuple(_pick(draw, DIM_SIZES) for _ in range(4)), types,
+                  "linalg.batch_matmul", _pick(draw, ["mk_kn", None]))
+    if family == "matvec":
+        return Op("matvec", ("n", "k"), tuple(_pick(draw, DIM_SIZES) for _ in range(2)), types, None,
+                  _pick(draw, ["k_kn", "k_nk"]))
+    if family == "conv":
+        return Op("conv", CONV_ROLES, (2, 32, 32, 64, 3, 3, 32), types, "linalg.conv_2d_nhwc_hwcf")
+    if family == "pack":
+        rank = draw(st.integers(1, 3))
+        return Op("pack", None, (None,) * rank, types)
+    return Op("generic", None, (None,) * draw(st.integers(1, 4)), types, "linalg.generic")
+
+
+# --------------------------------------------------------------------------------------
+# Matchers.
+
+
+def _dims(draw: Draw, sizes: list[Optional[int]], exact: bool) -> Any:
+    """A dims group for these sizes: exact, any (None), an int, or a one_of set."""
+    if any(s is None for s in sizes):
+        return None
+    choice = "exact" if exact else _pick(draw, ["exact", "exact", "any", "one_of"])
+    if choice == "any":
+        return _pick(draw, [None, "any"])
+    if choice == "one_of" and len(sizes) == 1:
+        other = _pick(draw, DIM_SIZES)
+        return {"one_of": [sizes[0], other]} if draw(st.booleans()) else [[sizes[0]], [other]]
+    if len(sizes) == 1 and draw(st.booleans()):
+        return sizes[0]
+    return list(sizes)
+
+
+@st.composite
+def matchers(draw: Draw, op: Op, codegen_phase: bool, backend: str, exact: bool = False) -> Data:
+    """A matcher that selects ``op`` (``exact``: with every size it has)."""
+    lhs, rhs, out = op.types
+    typed = {"lhs_type": lhs, "rhs_type": rhs, "output_type": out}
+    leaf: Data
+    if op.family in ("matmul", "batch_matmul", "matvec"):
+        named_ok = op.named is not None and op.layout in (None, "mk_kn") and (backend == "llvm-cpu" or not codegen_phase)
+        if named_ok and not exact and draw(st.integers(0, 3)) == 0:
+            leaf = {"kind": "op_name", "names": op.named if draw(st.booleans()) else [op.named]}
+        else:
+            roles = op.roles or ()
+            groups: dict[str, list[Optional[int]]] = {"b": [], "m": [], "n": [], "k": []}
+            for role, size in zip(roles, op.sizes):
+                groups[role].append(size)
+            leaf = {"kind": "contraction", **typed}
+            use_layout = op.layout is not None and (exact or draw(st.booleans()) or op.family == "matvec")
+            leaf["batch"] = groups["b"] if (use_layout or draw(st.booleans())) else _dims(draw, groups["b"], exact)
+            for g in ("m", "n", "k"):
+                if op.family == "matvec" and g == "m":
+                    leaf["m"] = []
+                    continue
+                value = _dims(draw, groups[g], exact) if not use_layout else (
+                    groups[g][0] if exact or draw(st.booleans()) else None
+                )
+                if value is not None or draw(st.booleans()):
+                    leaf[g] = value
+            if use_layout:
+                leaf["operand_layout"] = op.layout
+                if op.layout and not op.layout.startswith("k_") and draw(st.integers(0, 4)) == 0:
+                    leaf["k_min"] = _pick(draw, [1, 16, 128])
+    elif op.family == "conv":
+        leaf = {"kind": "convolution", **typed}
+        for g, value in (("batch", [2]), ("output_image", [32, 32]), ("output_channel", [64]), ("filter", [3, 3]),
+                         ("input_channel", [32]), ("strides", [1, 1]), ("dilations", [1, 1])):
+            if exact or draw(st.booleans()):
+                leaf[g] = value
+    elif op.family == "pack":
+        rank = op.loops
+        count = draw(st.integers(1, rank))
+        leaf = {
+            "kind": "pack_op",
+            "element_type": lhs,
+            "inner_dims_pos": draw(st.permutations(list(range(rank))))[:count],
+            "inner_tiles": [_pick(draw, [1, 4, 8, 16]) for _ in range(count)],
+            "unpacked_rank": rank,
+        }
+        if draw(st.booleans()):
+            leaf["op"] = _pick(draw, ["pack", "unpack"])
+        if draw(st.integers(0, 3)) == 0:
+            leaf["outer_dims_perm"] = draw(st.permutations(list(range(rank))))
+    else:
+        leaf = {"kind": "op_name", "names": [_pick(draw, ["linalg.generic", "linalg.fill", "linalg.transpose"])]}
+    if draw(st.integers(0, 4)) == 0:
+        extra: list[Data] = [{"kind": "function", "function": _pick(draw, ["main", "matmul", "f_dispatch_0"])}]
+        if draw(st.booleans()):
+            extra.append({"kind": "consumer", "names": ["tensor.expand_shape"]})
+        return {"kind": "all_of", "matchers": [leaf, *extra]}
+    return leaf
+
+
+# --------------------------------------------------------------------------------------
+# Strategies.
+
+
+def _roles(op: Op) -> tuple[str, ...]:
+    """Loop roles to draw tiles by (unknown ops: the last loop is taken as the reduction)."""
+    if op.roles is not None:
+        return op.roles
+    return ("m",) if op.loops == 1 else ("m",) * (op.loops - 1) + ("k",)
+
+
+def _level(draw: Draw, roles: tuple[str, ...], parallel: bool, choices: list[int] = TILES, sloppy: bool = False) -> list[int]:
+    """A tile list: non-zero only on parallel (or reduction) loops unless ``sloppy``."""
+    return [
+        _pick(draw, choices) if sloppy or (role != "k") == parallel else 0
+        for role in roles
+    ]
+
+
+@st.composite
+def data_layouts(draw: Draw, name: str, op: Op, specialize_ok: bool) -> Data:
+    s: Data = {"kind": "data_layout", "name": name}
+    n = op.loops
+    contraction = op.family in ("matmul", "batch_matmul", "conv")
+    if draw(st.booleans()):
+        s["generalize"] = True
+    if s.get("generalize") and draw(st.integers(0, 2)) == 0:
+        s["interchange"] = draw(st.permutations(list(range(n))))
+    if not contraction or draw(st.integers(0, 3)) == 0:
+        if not s.get("generalize") and "interchange" not in s:
+            s["generalize"] = True
+        # consumer options act on the op's consumers: only for ops that have some (an op of a
+        # known payload without one would make the transform fail at compile time)
+        consumers = op.epilogue or op.family == "generic" or op.sizes[0] is None or not op.named
+        if consumers and s.get("generalize") and draw(st.integers(0, 3)) == 0:
+            s["propagate_reshapes"] = True
+        elif consumers and draw(st.integers(0, 4)) == 0:
+            s["consumer_interchange"] = draw(st.permutations(list(range(n))))
+        return s
+    if draw(st.integers(0, 3)) == 0:
+        s["pack"] = {"kind": "pack", "packed_sizes": [_pick(draw, [0, 4, 8, 16]) for _ in range(n)]}
+        if not any(s["pack"]["packed_sizes"]):
+            s["pack"]["packed_sizes"][-1] = 4
+        packed_roles = "".join(r for r, size in zip(_roles(op), s["pack"]["packed_sizes"]) if size)
+    else:
+        sizes = [_pick(draw, [0, 1, 4, 8, 16, 32]) for _ in range(3)]
+        pack: Data = {"kind": "pack_greedily", "matmul_packed_sizes": sizes}
+        if draw(st.integers(0, 3)) == 0:
+            pack["matmul_padded_sizes_next_multiple_of"] = [0 if size else _pick(draw, [0, 16]) for size in sizes]
+        if draw(st.integers(0, 2)) == 0:
+            pack["matmul_inner_dims_order"] = draw(st.permutations([0, 1, 2]))
+        if not any(sizes) and not any(pack.get("matmul_padded_sizes_next_multiple_of", [0])):
+            sizes[0] = 8
+        s["pack"] = pack
+        padded = pack.get("matmul_padded_sizes_next_multiple_of", [0, 0, 0])
+        order = pack.get("matmul_inner_dims_order", [0, 1, 2])
+        packed_roles = "".join("mnk"[i] for i in order if sizes[i] or padded[i])
+    transposes = []
+    ranks = {"lhs": sum(r in "bmk" for r in _roles(op)), "rhs": sum(r in "bkn" for r in _roles(op)),
+             "result": sum(r in "bmn" for r in _roles(op))}
+    uses = {"lhs": "bmk", "rhs": "bkn", "result": "bmn"}
+    for operand in draw(st.lists(st.sampled_from(["lhs", "rhs", "result"]), max_size=2, unique=True)):
+        tiles = sum(r in uses[operand] for r in packed_roles)
+        t: Data = {"operand": operand}
+        if operand != "result" and draw(st.booleans()):
+            t["outer_perm"] = draw(st.permutations(list(range(ranks[operand]))))
+        if tiles and (draw(st.booleans()) or "outer_perm" not in t):
+            t["inner_perm"] = draw(st.permutations(list(range(tiles))))
+        if "outer_perm" in t or "inner_perm" in t:
+            transposes.append(t)
+    if transposes:
+        s["pack_transposes"] = transposes
+    if specialize_ok and draw(st.integers(0, 2)) == 0:
+        s["specialize"] = True
+    elif draw(st.integers(0, 3)) == 0:
+        s["lower_packs"] = True
+    return s
+
+
+@st.composite
+def cpu_lowerings(draw: Draw, name: str, op: Op) -> Data:
+    roles = _roles(op)
+    sloppy = draw(st.integers(0, 9)) == 0
+    s: Data = {"kind": "cpu_lowering", "name": name}
+    if draw(st.booleans()):
+        s["pipeline"] = _pick(draw, CPU_PIPELINES)
+    s["distribution"] = _level(draw, roles, True, [0, 8, 16, 32, 64], sloppy)
+    if draw(st.integers(0, 3)) == 0 and s.get("pipeline") != "Mmt4dTilingExpert":
+        s["cache_parallel"] = _level(draw, roles, True, [0, 8, 16, 32], sloppy)
+        s["cache_reduction"] = _level(draw, roles, False, [0, 16, 32], sloppy)
+    if draw(st.integers(0, 4)):
+        s["vector_common_parallel"] = _level(draw, roles, True, [0, 1, 2, 4, 8, 16], sloppy)
+        s["vector_reduction"] = _level(draw, roles, False, [0, 1, 2, 4, 8], sloppy)
+        if s["vector_reduction"] and s["vector_common_parallel"]:
+            s["vector_reduction"] = [0 if p else r for p, r in zip(s["vector_common_parallel"], s["vector_reduction"])]
+    return s
+
+
+@st.composite
+def gpu_lowerings(draw: Draw, name: str, op: Op) -> Data:
+    roles = _roles(op)
+    lhs, rhs, out = op.types
+    intrinsics = [x for x in GFX942.mma_intrinsics if (x.a_type, x.b_type, x.c_type) == (lhs, rhs, out)]
+    s: Data = {"kind": "gpu_lowering", "name": name}
+    workgroup = [0] * len(roles)
+    m_loops = [i for i, r in enumerate(roles) if r == "m"]
+    n_loops = [i for i, r in enumerate(roles) if r == "n"]
+    k_loops = [i for i, r in enumerate(roles) if r == "k"]
+    for i, r in enumerate(roles):
+        if r == "b":
+            workgroup[i] = 1
+        elif r in "mn" and i not in (m_loops[-1:] + n_loops[-1:]):
+            workgroup[i] = 1
+    reduction = [0] * len(roles)
+    use_mma = bool(intrinsics) and draw(st.integers(0, 3)) > 0
+    subgroups = 1
+    if use_mma:
+        intrinsic = _pick(draw, intrinsics)
+        s["mma_kind"] = intrinsic.name
+        vector_distribute = draw(st.integers(0, 3)) == 0 and len(roles) == 3 and roles == ("m", "n", "k")
+        counts = []
+        tiles = []
+        for loops_of, size in ((m_loops, intrinsic.m), (n_loops, intrinsic.n)):
+            count, tile = _pick(draw, [1, 2]), _pick(draw, [1, 2])
+            if loops_of:
+                workgroup[loops_of[-1]] = count * tile * size
+            counts.append(count)
+            tiles.append(tile)
+            subgroups *= count if loops_of else 1
+        if vector_distribute:
+            s["pipeline"] = "VectorDistribute"
+            s["subgroup_basis"] = [[counts[0], counts[1], 1], [0, 1, 2]]
+            for i in k_loops[-1:]:
+                reduction[i] = intrinsic.k * _pick(draw, [1, 2, 4])
+        else:
+            subgroup = [0] * len(roles)
+            for loops_of, tile in ((m_loops, tiles[0]), (n_loops, tiles[1])):
+                for i in loops_of[-1:]:
+                    subgroup[i] = tile
+            s["subgroup"] = subgroup
+            for i in k_loops[-1:]:
+                reduction[i] = _pick(draw, [1, 2, 4])
+    else:
+        thread = [0] * len(roles)
+        for loops_of in (m_loops, n_loops):
+            for i in loops_of[-1:]:
+                workgroup[i] = _pick(draw, [16, 32, 64])
+                thread[i] = _pick(draw, [1, 2, 4])
+        s["thread"] = thread
+        for i in k_loops[-1:]:
+            reduction[i] = _pick(draw, [4, 8, 16])
+        threads = 1
+        for i in m_loops[-1:] + n_loops[-1:]:
+            threads *= workgroup[i] // thread[i]
+        subgroups = max(1, threads // GFX942.subgroup_size)
+    s["workgroup"] = workgroup
+    s["reduction"] = reduction
+    s["workgroup_size"] = [subgroups * GFX942.subgroup_size, 1, 1]
+    if draw(st.booleans()):
+        s["promote_operands"] = draw(st.lists(st.sampled_from([0, 1, 2]), unique=True, max_size=3))
+    if draw(st.integers(0, 3)) == 0:
+        s["prefetch_num_stages"] = draw(st.integers(0, 4))
+    if draw(st.integers(0, 5)) == 0:
+        s["padding"] = [w or 0 for w in workgroup]
+        for i in k_loops[-1:]:
+            s["padding"][i] = reduction[i] * (1 if s.get("pipeline") == "VectorDistribute" else 16)
+    if op.family == "conv" and draw(st.booleans()):
+        s["use_igemm_convolution"] = draw(st.booleans())
+    return s
+
+
+@st.composite
+def codegens(draw: Draw, name: str, op: Op, backend: str) -> Data:
+    roles = _roles(op)
+    gpu = backend == "rocm"
+    root = op.named if (op.named and not gpu and op.family in ("matmul", "batch_matmul")) else "linalg.generic"
+    parallel = [i for i, r in enumerate(roles) if r != "k"]
+    block_tiles = [0] * len(roles)
+    for i in parallel[-2:]:
+        block_tiles[i] = _pick(draw, [16, 32, 64])
+    while block_tiles and block_tiles[-1] == 0:
+        block_tiles.pop()
+    mapping = ["block_z", "block_y", "block_x"][-sum(1 for t in block_tiles if t):]
+    tiling: list[Data] = [{"kind": "forall", "tile_sizes": block_tiles, "mapping": mapping}]
+    s: Data = {"kind": "codegen", "name": name, "root": root}
+    if gpu and draw(st.booleans()):
+        threads = [0] * len(block_tiles)
+        for i, t in enumerate(block_tiles):
+            if t:
+                threads[i] = _pick(draw, [4, 8])
+        tiling.append({"kind": "for", "tile_sizes": [0] * (len(roles) - 1) + [_pick(draw, [4, 8, 16])]})
+        tiling.append({"kind": "forall", "num_threads": threads,
+                       "mapping": ["thread_z", "thread_y", "thread_x"][-sum(1 for t in threads if t):]})
+        s["gpu"] = {"workgroup_dims": [threads[-1] or 1, (threads[-2] if len(threads) > 1 else 1) or 1, 1]}
+        if draw(st.booleans()):
+            s["promote_operands"] = draw(st.lists(st.sampled_from([0, 1]), unique=True, min_size=1))
+            s["promote_after"] = 1
+    else:
+        inner = [_pick(draw, [0, 4, 8, 16]) if r != "k" else 0 for r in roles]
+        if any(inner):
+            tiling.append({"kind": "for", "tile_sizes": inner})
+        tiling.append({"kind": "for", "tile_sizes": [0] * (len(roles) - 1) + [_pick(draw, [1, 2, 4])]})
+        if gpu:
+            s["gpu"] = {"workgroup_dims": [64, 1, 1]}
+            intrinsics = [x for x in GFX942.mma_intrinsics if (x.a_type, x.b_type, x.c_type) == op.types]
+            if intrinsics and draw(st.booleans()):
+                s["mma"] = {"intrinsic": _pick(draw, intrinsics).name}
+    s["tiling"] = tiling
+    if draw(st.booleans()):
+        s["vector_lowering"] = {
+            "contraction": _pick(draw, ["dot", "llvmintr", "outerproduct", "parallelarith"]),
+            "transpose": _pick(draw, ["eltwise", "llvmintr", "shuffle_1d", "shuffle_16x16"]),
+            "transfer_max_rank": _pick(draw, [1, 1, 1, 2]),
+        }
+    if draw(st.integers(0, 3)) == 0:
+        s["cleanup"] = draw(st.lists(st.sampled_from(["canonicalization", "tiling_canonicalization", "for_loop_canonicalization"]), unique=True))
+    if draw(st.integers(0, 4)) == 0:
+        s["vectorize"] = False
+    return s
+
+
+# --------------------------------------------------------------------------------------
+# Rules and sets.
+
+
+@st.composite
+def targets(draw: Draw) -> Optional[list[Data]]:
+    """None (the default cpu + gfx942 targets) or an explicit list."""
+    if draw(st.booleans()):
+        return None
+    cpu: Data = {"kind": "llvm-cpu", "name": "cpu"}
+    choice = _pick(draw, ["host", "host", "znver4", "haswell", "generic"])
+    if choice != "host" or draw(st.booleans()):
+        cpu["cpu"] = choice
+    if choice != "host" and draw(st.integers(0, 3)) == 0:
+        cpu["features"] = ["+avx2"]
+    if draw(st.booleans()):
+        cpu["ukernels"] = _pick(draw, ["none", "none", "default", "mmt4d", "all"])
+    if draw(st.integers(0, 4)) == 0:
+        cpu["im2col_convs"] = True
+    found = [cpu]
+    if draw(st.booleans()):
+        found.append({"kind": "rocm", "name": "gfx942", "arch": "gfx942"} if draw(st.booleans()) else {"kind": "rocm"})
+    return found
+
+
+@st.composite
+def rules(draw: Draw, index: int, target: str, backend: str, specialize_ok: bool, op: Optional[Op] = None, exact: bool = False) -> Data:
+    op = op if op is not None else draw(ops())
+    kinds = ["data_layout", "cpu_lowering" if backend == "llvm-cpu" else "gpu_lowering"] + ([] if op.epilogue else ["codegen"])
+    kind = _pick(draw, kinds + kinds[1:2])  # lowering configs twice as often
+    if op.family == "pack" and kind != "data_layout":
+        kind = "cpu_lowering" if backend == "llvm-cpu" else "data_layout"
+    name = f"{kind.split('_')[0]}{index}"
+    codegen_phase = kind != "data_layout"
+    match = draw(matchers(op, codegen_phase, backend, exact))
+    if kind == "data_layout":
+        strategy = draw(data_layouts(name, op, specialize_ok))
+    elif kind == "cpu_lowering":
+        strategy = draw(cpu_lowerings(name, op))
+    elif kind == "gpu_lowering":
+        strategy = draw(gpu_lowerings(name, op))
+    else:
+        strategy = draw(codegens(name, op, backend))
+    return {"target": target, "match": match, "strategy": strategy}
+
+
+@st.composite
+def valid_sets(draw: Draw) -> Data:
+    """A strategy set meant to validate (most do; the sloppy draws may not)."""
+    found = draw(targets())
+    listed = found if found is not None else [{"kind": "llvm-cpu", "name": "cpu"}, {"kind": "rocm", "name": "gfx942"}]
+    data: Data = {"name": _pick(draw, ["s", "fuzz", "set_1"])}
+    if found is not None:
+        data["targets"] = found
+    count = draw(st.integers(1, 3))
+    picked = []
+    for i in range(count):
+        target = _pick(draw, listed)
+        backend = target["kind"]
+        specialize_ok = backend == "llvm-cpu" and target.get("ukernels") == "none"
+        picked.append(draw(rules(i, target.get("name", "cpu" if backend == "llvm-cpu" else "gfx942"), backend, specialize_ok)))
+    data["rules"] = picked
+    return data
+
+
+# --------------------------------------------------------------------------------------
+# Mutations.
+
+
+def _places(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], Any]]:
+    """Every (path, value) below ``node`` (dict values and list entries), itself first."""
+    found = [(path, node)]
+    if isinstance(node, dict):
+        for key, value in node.items():
+            found += _places(value, path + (key,))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            found += _places(value, path + (i,))
+    return found
+
+
+HUGE = [2**63, 2**63 - 1, 2**64, -(2**63) - 1, 10**30, 10**400, -1]
+WRONG_TYPES: list[Any] = ["x", 1.5, None, {}, [], True, False, "8", {"one_of": []}]
+
+
+@st.composite
+def mutated_sets(draw: Draw) -> Data:
+    """A valid-looking set with one place broken."""
+    data = copy.deepcopy(draw(valid_sets()))
+    places = _places(data)
+    path, value = _pick(draw, places)
+    parent: Any = data
+    for key in path[:-1]:
+        parent = parent[key]
+    kinds = ["wrong_type", "extra_field", "missing_field"]
+    if isinstance(value, bool):
+        kinds += ["int_for_bool"]
+    elif isinstance(value, int):
+        kinds += ["bool_for_int", "huge", "huge", "negative"]
+    elif isinstance(value, str):
+        kinds += ["newline", "newline", "unknown_enum", "empty_string"]
+    elif isinstance(value, list):
+        kinds += ["empty_list", "longer", "shorter", "longer"]
+    mutation = _pick(draw, kinds)
+    replacement: Any = value
+    if mutation == "wrong_type":
+        replacement = _pick(draw, WRONG_TYPES)
+    elif mutation == "int_for_bool":
+        replacement = _pick(draw, [0, 1, "yes"])
+    elif mutation == "bool_for_int":
+        replacement = _pick(draw, [True, False])
+    elif mutation == "huge":
+        replacement = _pick(draw, HUGE)
+    elif mutation == "negative":
+        replacement = -abs(value) - 1
+    elif mutation == "newline":
+        replacement = _pick(draw, [value + "\n", "\n" + value, value + "\r\nx", value[:1] + "\u2028" + value[1:]])
+    elif mutation == "unknown_enum":
+        replacement = _pick(draw, ["bogus", "matmulintrinsics", "flat_transpose", value.upper(), value + "x"])
+    elif mutation == "empty_string":
+        replacement = ""
+    elif mutation == "empty_list":
+        replacement = []
+    elif mutation == "longer":
+        extra = copy.deepcopy(value[-1]) if value else 0
+        replacement = value + [extra] * _pick(draw, [1, 1, 20])
+    elif mutation == "shorter":
+        replacement = value[:-1]
+    if mutation == "extra_field":
+        target = value if isinstance(value, dict) else parent if isinstance(parent, dict) else data
+        target[_pick(draw, ["extra", "tile_size", "names ", "kind\n"])] = 1
+        return data
+    if mutation == "missing_field":
+        if isinstance(value, dict) and value:
+            value.pop(_pick(draw, sorted(value)))
+            return data
+        if isinstance(parent, dict) and path:
+            parent.pop(path[-1])
+            return data
+        replacement = None
+    if not path:
+        return data
+    parent[path[-1]] = replacement
+    return data
+
+
+@st.composite
+def any_sets(draw: Draw) -> Data:
+    """Valid and mutated sets, about one valid in three."""
+    return draw(valid_sets()) if draw(st.integers(0, 2)) == 0 else draw(mutated_sets())
+
+
+@st.composite
+def targeted_sets(draw: Draw, op: Op, target: str) -> Data:
+    """A set with one rule (two sometimes) that selects ``op`` of a payload exactly, for
+    ``target`` ("cpu" or "gfx942"); the cpu target has ukernels off (mmt4d layouts)."""
+    backend = "llvm-cpu" if target == "cpu" else "rocm"
+    rule_list = [draw(rules(0, target, backend, backend == "llvm-cpu", op=op, exact=True))]
+    if draw(st.integers(0, 3)) == 0:
+        rule_list.append(draw(rules(1, target, backend, backend == "llvm-cpu", op=op, exact=True)))
+    cpu: Data = {"kind": "llvm-cpu", "name": "cpu", "ukernels": "none"}
+    return {"name": "fuzz", "targets": [cpu if target == "cpu" else {"kind": "rocm"}], "rules": rule_list}
+
+
+# --------------------------------------------------------------------------------------
+# The check.
+
+
+@dataclass
+class Outcome:
+    """What one generated set did: ``verified`` (accepted, every script verifies),
+    ``verify_failure`` (accepted, a script does not verify), ``rejected`` (a
+    StrategyError), ``bad_message`` (a StrategyError that is not one line per problem or
+    names a path the input lacks) or ``other`` (any other exception)."""
+
+    kind: str
+    detail: str = ""
+    seconds: float = 0.0
+    error: Optional[BaseException] = field(default=None, repr=False)
+
+
+def _all_fields() -> set[str]:
+    names: set[str] = set()
+    stack: list[type[Any]] = [StrategyModel]
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        names.update(getattr(cls, "model_fields", {}))
+    return names
+
+
+_FIELDS: set[str] = set()
+_PART = re.compile(r"\.?([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\]")
+
+
+def _parts(path: str) -> Optional[list[Any]]:
+    parts: list[Any] = []
+    pos = 0
+    while pos < len(path):
+        m = _PART.match(path, pos)
+        if m is None or m.end() == pos:
+            return None
+        if m.group(1) is not None:
+            parts.append(m.group(1))
+        elif m.group(2) is not None:
+            parts.append(int(m.group(2)))
+        else:
+            parts.append(eval(m.group(3)))  # noqa: S307 - a quoted key printed by repr()
+        pos = m.end()
+    return parts
+
+
+def _resolves(node: Any, parts: list[Any]) -> bool:
+    """``parts`` lead from ``node`` through the input; a missing dict key is fine if it is a
+    field name (a default or a missing required field), and then the rest is not checked."""
+    if not _FIELDS:
+        _FIELDS.update(_all_fields())
+    for i, part in enumerate(parts):
+        if isinstance(node, dict):
+            if part in node:
+                node = node[part]
+                continue
+            return isinstance(part, str) and part in _FIELDS
+        if isinstance(node, list) and isinstance(part, int):
+            if 0 <= part < len(node):
+                node = node[part]
+                continue
+            return False
+        return False
+    return True
+
+
+def path_in_input(data: Any, err: StrategyError) -> Optional[str]:
+    """None when every problem of ``err`` names a path that exists in ``data`` (from the
+    set, or from a strategy of that name); else the offending path."""
+    for i, prob in enumerate(err.problems):
+        anchor, path = err.strategy, prob.path
+        if i and path.startswith("("):
+            anchor, _, path = path[1:].partition(") ")
+        parts = _parts(path)
+        if parts is None:
+            return f"{anchor}.{path}"
+        roots: list[Any] = []
+        if isinstance(data, dict) and anchor in (data.get("name"), "StrategySet"):
+            roots.append(data)
+        if isinstance(data, dict) and isinstance(data.get("rules"), list):
+            for rule in data["rules"]:
+                if isinstance(rule, dict) and isinstance(rule.get("strategy"), dict) and rule["strategy"].get("name") == anchor:
+                    roots.append(rule["strategy"])
+        if not any(_resolves(root, parts) for root in roots):
+            return f"{anchor}.{path}"
+    return None
+
+
+def check(data: Data, render: bool = True) -> Outcome:
+    """Validates ``data`` as a StrategySet and renders every target with rules."""
+    start = time.perf_counter()
+    try:
+        sset = tdsl.StrategySet.model_validate(data)
+    except StrategyError as err:
+        seconds = time.perf_counter() - start
+        lines = str(err).splitlines()
+        expected_lines = 1 if len(err.problems) == 1 else len(err.problems) + 1
+        if len(lines) != expected_lines or any(len(p.describe(err.strategy).splitlines()) != 1 for p in err.problems):
+            return Outcome("bad_message", f"not one line per problem: {str(err)!r}", seconds, err)
+        bad = path_in_input(data, err)
+        if bad is not None:
+            return Outcome("bad_message", f"path {bad!r} is not in the input: {lines[0]}", seconds, err)
+        return Outcome("rejected", lines[0], seconds, err)
+    except Exception as err:  # noqa: BLE001 - the fuzz counts every other exception
+        return Outcome("other", f"{type(err).__name__}: {str(err)[:300]}", time.perf_counter() - start, err)
+    if render:
+        for target in [t.name for t in sset.targets if sset.rules_for(t.name)]:
+            try:
+                tdsl.render(sset, target)
+            except RenderError as err:
+                return Outcome("verify_failure", f"{target}: {str(err).splitlines()[0][:300]}", time.perf_counter() - start, err)
+            except Exception as err:  # noqa: BLE001
+                return Outcome("other", f"render {target}: {type(err).__name__}: {str(err)[:300]}", time.perf_counter() - start, err)
+    return Outcome("verified", "", time.perf_counter() - start)
