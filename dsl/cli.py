@@ -234,10 +234,11 @@ def _cmd_compile(args: argparse.Namespace) -> int:
         default_target(args.target)  # a bad name fails before any work
     if args.baseline and not args.report and not args.json:
         raise ArgumentError("--baseline: the side-by-side report needs --report (or --json)")
+    program = _program(args)
     progress = _progress(args)
     try:
         report = compile(
-            args.payload,
+            program.mlir_path,
             args.strategies,
             args.target,
             args.output,
@@ -295,17 +296,24 @@ def load_inputs(paths: Sequence[Path]) -> list[Any]:
 def _cmd_run(args: argparse.Namespace) -> int:
     from .iree.numerics import NumericsFailed, run
 
-    inputs = load_inputs(args.inputs) if args.inputs else None
+    from .iree.frontend import parse_input_ranges
+
+    npz = bool(args.inputs) and any(p.suffix == ".npz" for p in args.inputs)
+    inputs = load_inputs(args.inputs) if args.inputs and not npz else None
+    ranges = parse_input_ranges(args.input_range)
+    program = _program(args)
     extra = extra_flags(args)
     progress = _progress(args)
     try:
         report = run(
-            args.payload,
+            program,
             args.strategies,
             args.target,
             inputs=inputs,
+            input_files=args.inputs if npz else (),
             input_names=[str(p) for p in args.inputs] if args.inputs else None,
             seed=args.seed,
+            input_ranges=ranges,
             timeout_s=args.timeout,
             memory_gb=args.memory_gb,
             extra_flags=extra,
@@ -337,14 +345,19 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         check_output_file(args.plot, "--plot")
         if not plot_available():
             raise ArgumentError("--plot needs matplotlib: pip install 'tdsl[plot]' (or pip install matplotlib)")
+    from .iree.frontend import parse_input_ranges
+
+    ranges = parse_input_ranges(args.input_range)
+    program = _program(args)
     extra = extra_flags(args)
     progress = _progress(args)
     try:
         report = bench(
-            args.payload,
+            program,
             args.strategies,
             args.target,
             threads=args.threads,
+            input_ranges=ranges,
             repetitions=args.repetitions,
             min_time_s=args.min_time,
             numpy_baseline=not args.no_numpy,
@@ -364,6 +377,52 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         print(report.table())
         if args.plot:
             print(f"plot: {args.plot}")
+    return EXIT_OK
+
+
+def _cmd_ops(args: argparse.Namespace) -> int:
+    from .iree.compile import check_output_file, default_target
+    from .iree.ops import list_dispatches
+    from .spec.strategy_set import StrategySet
+    from .targets import CpuTarget
+
+    target = default_target(args.target)
+    if args.emit is not None:
+        check_output_file(args.emit, "--emit")
+        if args.emit.suffix not in (".py", ".yaml", ".yml"):
+            raise ArgumentError(f"--emit {str(args.emit)!r}: expected a .py or .yaml file")
+    ready: StrategySet | None = None
+    if args.strategies is not None:
+        ready = load(args.strategies)
+        target = ready.target(args.target)
+    elif isinstance(target, CpuTarget) and not args.no_ready:
+        from .strategies.cpu import auto
+
+        ready = auto()
+        target = ready.target("cpu")
+    program = _program(args)
+    progress = _progress(args)
+    try:
+        with progress.step("compile", "op listing"):
+            listing = list_dispatches(program.mlir_path, target, extra_flags=extra_flags(args),
+                                      timeout_s=args.timeout, memory_gb=args.memory_gb, ready=ready)
+    finally:
+        progress.close()
+    if args.emit is not None:
+        from .strategies.emit import emit
+
+        emitted = emit(listing, target, f"{Path(args.payload).stem}_{target.name}", ready)
+        text = emitted.python() if args.emit.suffix == ".py" else dump(emitted.strategies, "yaml")
+        atomic_write(args.emit, text)
+    if args.json:
+        _print_json(listing.to_json())
+    else:
+        print(listing.text().replace(str(program.mlir_path), str(args.payload)))
+        for note in program.notes:
+            print(f"  note: {note}")
+        if args.emit is not None:
+            print(f"emitted {len(emitted.strategies.rules)} rules to {args.emit}"
+                  + (f" ({len(emitted.left_out)} notes on what they leave out)" if emitted.left_out else ""))
     return EXIT_OK
 
 
@@ -391,8 +450,25 @@ def _add_limits(p: argparse.ArgumentParser) -> None:
     p.add_argument("--memory-gb", type=memory_gb, default=DEFAULT_MEMORY_GB, metavar="GIB", help=f"address-space cap of iree-compile in GiB, at least {MIN_MEMORY_GB:g} (default {DEFAULT_MEMORY_GB:g})")
 
 
+def _add_program_args(p: argparse.ArgumentParser) -> None:
+    """--dim and --weights-seed: how a model becomes a static program."""
+    p.add_argument("--dim", action="append", default=[], metavar="NAME=SIZE",
+                   help="fix a dynamic dimension: an ONNX dim_param (batch=1), argN.D or INPUT.D (repeatable)")
+    p.add_argument("--weights-seed", type=nonnegative_int, default=0, metavar="N",
+                   help="seed of the weights drawn for an .onnx model committed without them (default 0)")
+
+
+def _program(args: argparse.Namespace) -> Any:
+    """The payload of a compile/run/bench/ops command as a loaded program."""
+    from .iree.frontend import parse_dims
+    from .iree.numerics import program_of
+
+    return program_of(args.payload, parse_dims(args.dim), args.weights_seed)
+
+
 def _add_payload_args(p: argparse.ArgumentParser, cpu_only: bool, strategies_required: bool = True) -> None:
-    p.add_argument("payload", type=Path, help="payload program (.mlir)")
+    p.add_argument("payload", type=Path, help="payload program: .onnx model, or .mlir (torch/ONNX dialect or linalg)")
+    _add_program_args(p)
     if strategies_required:
         p.add_argument("--strategies", required=True, metavar="FILE[:NAME]", help="strategy file")
     else:
@@ -504,8 +580,11 @@ def parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="compile, run on CPU and check numbers against references", description="Compile with the strategies and with IREE's default pipeline, run every function on CPU on the same deterministic inputs, and compare with the default build and numpy (plain matmul / batch matmul / convolution). Exits 1 past tolerance.", **common)
     _add_payload_args(p, cpu_only=True)
-    p.add_argument("--inputs", nargs="+", type=Path, metavar="X.npy", help="input arrays instead of seeded random ones")
+    p.add_argument("--inputs", nargs="+", type=Path, metavar="X.npy|X.npz",
+                   help="input arrays instead of seeded random ones: one .npy per argument, or one .npz (arrays named by argument)")
     p.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the random inputs (default 0)")
+    p.add_argument("--input-range", action="append", default=[], metavar="ARG=LO:HI",
+                   help="range of one argument's seeded values (name, argN or N; integers include HI) (repeatable)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     _add_flag_args(p, writes_flags=False)
     _add_limits(p)
@@ -513,6 +592,8 @@ def parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="time the strategy against IREE default, IREE data tiling and numpy", description="Compile the payload with the strategies, with IREE's default pipeline and with --iree-opt-data-tiling, and time every function side by side with numpy (plain matmul / batch matmul / convolution): interleaved repetitions, medians, ratios, GFLOP/s (counted from the contractions and convolutions). numpy rows on other than float32/float64 data are marked 'not comparable' and left out of the ratios.", **common)
     _add_payload_args(p, cpu_only=True)
+    p.add_argument("--input-range", action="append", default=[], metavar="ARG=LO:HI",
+                   help="range of one argument's seeded values (name, argN or N; integers include HI) (repeatable)")
     p.add_argument("--threads", type=thread_counts, default=(1,), metavar="N[,N...]", help="comma-separated thread counts, e.g. 1,2 (default 1)")
     p.add_argument("--repetitions", type=positive_int, default=5, help="interleaved rounds, at least 1 (default 5)")
     p.add_argument("--min-time", type=positive_float, default=0.1, metavar="SECONDS", help="seconds of back-to-back calls per sample, above 0 (default 0.1)")
@@ -522,6 +603,17 @@ def parser() -> argparse.ArgumentParser:
     _add_flag_args(p, writes_flags=False)
     _add_limits(p)
     p.set_defaults(run=_cmd_bench)
+
+    p = sub.add_parser("ops", help="list every dispatch of a program, with launches, root ops and matchers", description="Compile the program with IREE's default pipeline for --target and list every dispatch: launches per call, its root op as codegen sees it and as the graph level (data-layout rules) sees it, shapes, element types and loop roles, the ready rules that cover it, and the tdsl matchers that select exactly it (copy-pasteable Python). --emit writes a StrategySet that covers the program: the CPU ready library, or one gfx942 chooser rule per contraction and convolution.", **common)
+    p.add_argument("payload", type=Path, help="program: .onnx model, or .mlir (torch/ONNX dialect or linalg)")
+    _add_program_args(p)
+    p.add_argument("--target", required=True, help="cpu or gfx942 (or a target of --strategies)")
+    p.add_argument("--strategies", metavar="FILE[:NAME]", help="a ready set whose coverage to report (default on cpu: tdsl.strategies.cpu.auto())")
+    p.add_argument("--no-ready", action="store_true", help="cpu: do not report the coverage of tdsl.strategies.cpu.auto()")
+    p.add_argument("--emit", type=Path, metavar="FILE.py|FILE.yaml", help="write a StrategySet that covers the program")
+    p.add_argument("--json", action="store_true", help="print the listing as JSON")
+    _add_limits(p)
+    p.set_defaults(run=_cmd_ops)
 
     p = sub.add_parser("show", help="print a strategy set as YAML or JSON", description="Load a strategy file and print its canonical YAML or JSON form (loads back to an equal set).", **common)
     p.add_argument("strategies", metavar="FILE[:NAME]", help="strategy file")

@@ -29,18 +29,19 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from .. import bindings as mlir
 from ..spec.loader import as_strategy_set
 from .compile import compile
-from .numerics import compile_default, payload_signatures
+from .frontend import Program, make_inputs, signatures
+from .numerics import compile_default, program_of
 from .iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
 from ..errors import BenchFailed
 from ..files import staged
-from .execute import make_inputs, numpy_reference
+from .execute import numpy_reference
 from .machine import ISA_NAMES, machine
 from .progress import NO_PROGRESS, Progress
 from ..spec.strategy_set import StrategySet
@@ -50,6 +51,7 @@ STRATEGY = "strategy"
 DEFAULT = "iree-default"
 DATA_TILING = "iree-data-tiling"
 NUMPY = "numpy"
+ONNXRUNTIME = "onnxruntime"
 
 _NUMPY_TIMER = r"""
 import json, sys, time
@@ -215,17 +217,50 @@ def _iree_sample(vmfb: Path, function: str, inputs: Sequence[Path], threads: int
     return float(runs[0]["real_time"]) * unit
 
 
+_ONNXRUNTIME_TIMER = r"""
+import json, sys, time
+import numpy as np, onnxruntime as ort
+args = json.loads(sys.argv[1])
+options = ort.SessionOptions()
+options.intra_op_num_threads = args["threads"]
+options.inter_op_num_threads = 1
+options.log_severity_level = 3
+session = ort.InferenceSession(args["model"], options, providers=["CPUExecutionProvider"])
+feed = {i.name: np.load(p) for i, p in zip(session.get_inputs(), args["inputs"])}
+end = time.perf_counter() + args["warmup"]
+while time.perf_counter() < end:
+    session.run(None, feed)
+calls, start = 0, time.perf_counter()
+while True:
+    session.run(None, feed); calls += 1
+    elapsed = time.perf_counter() - start
+    if elapsed >= args["min_time"]:
+        break
+print(json.dumps({"seconds_per_call": elapsed / calls}))
+"""
+
+
+def _timer_sample(what: str, script: str, args: dict[str, Any], env: dict[str, str] | None = None) -> float:
+    """Seconds per call measured by ``script`` in a fresh Python process."""
+    try:
+        proc = subprocess.run([sys.executable, "-c", script, json.dumps(args)], capture_output=True, text=True, env=env, timeout=600)
+    except subprocess.TimeoutExpired:
+        raise BenchFailed(f"the {what} timer ran past 600 s and was killed") from None
+    if proc.returncode != 0:
+        raise BenchFailed(f"{what} timer failed: {proc.stderr.strip()[-400:]}")
+    return float(json.loads(proc.stdout)["seconds_per_call"])
+
+
+def _onnxruntime_sample(model: Path, inputs: Sequence[Path], threads: int, min_time_s: float) -> float:
+    args = {"model": str(model), "inputs": [str(p) for p in inputs], "threads": threads, "min_time": min_time_s, "warmup": 0.05}
+    return _timer_sample("onnxruntime", _ONNXRUNTIME_TIMER, args)
+
+
 def _numpy_sample(kind: str, layout: str, inputs: Sequence[Path], threads: int, min_time_s: float) -> float:
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
     env["OPENBLAS_NUM_THREADS"] = str(threads)
     args = {"inputs": [str(p) for p in inputs], "kind": kind, "layout": layout, "min_time": min_time_s, "warmup": 0.05}
-    try:
-        proc = subprocess.run([sys.executable, "-c", _NUMPY_TIMER, json.dumps(args)], capture_output=True, text=True, env=env, timeout=600)
-    except subprocess.TimeoutExpired:
-        raise BenchFailed(f"the numpy timer ran past 600 s ({kind}) and was killed") from None
-    if proc.returncode != 0:
-        raise BenchFailed(f"numpy timer failed: {proc.stderr.strip()[-400:]}")
-    return float(json.loads(proc.stdout)["seconds_per_call"])
+    return _timer_sample(f"numpy ({kind})", _NUMPY_TIMER, args, env)
 
 
 COMPARABLE_DTYPES = ("float32", "float64")
@@ -279,7 +314,7 @@ def _machine() -> dict[str, Any]:
 
 
 def bench(
-    payload: Path | str,
+    payload: Path | str | Program,
     strategies: StrategySet | str | Path,
     target: str = "cpu",
     *,
@@ -287,6 +322,9 @@ def bench(
     repetitions: int = 5,
     min_time_s: float = 0.1,
     seed: int = 0,
+    input_ranges: Mapping[str, tuple[float, float]] = {},
+    dims: Mapping[str, int] = {},
+    weights_seed: int = 0,
     numpy_baseline: bool = True,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     memory_gb: float = DEFAULT_MEMORY_GB,
@@ -298,17 +336,22 @@ def bench(
 
     ``extra_flags`` go to every build (strategy, IREE default, IREE data tiling);
     ``serial_loading`` as in :func:`tdsl.compile`; ``progress`` receives a ``compile`` step
-    per ``iree-compile`` run and a ``sample`` step per timed sample."""
-    payload = Path(payload)
+    per ``iree-compile`` run and a ``sample`` step per timed sample. ``payload`` is an
+    ``.onnx`` model (then onnxruntime is timed too), a torch/ONNX-dialect or linalg
+    ``.mlir`` file, or a loaded program; seeded inputs as in :func:`tdsl.run`."""
     strategy_set = as_strategy_set(strategies)
     target_model = strategy_set.target(target)
     if not isinstance(target_model, CpuTarget):
         raise BenchFailed(f"tdsl bench measures on this CPU; target {target!r} is {target_model.backend}")
     if repetitions < 1 or any(t < 1 for t in threads):
         raise BenchFailed("repetitions and thread counts must be at least 1")
-    text, functions = payload_signatures(payload)
-    report = BenchReport(str(payload), [], machine=_machine())
-    if "util.global.load" in text:
+    program = program_of(payload, dims, weights_seed)
+    payload = program.mlir_path
+    functions = signatures(program)
+    text = program.text()
+    report = BenchReport(str(program.source), [], machine=_machine())
+    report.notes.extend(program.notes)
+    if "util.global.load" in text or "onnx.Constant" in text or "dense_resource" in text:
         report.notes.append("weights are compile-time constants (util.global): packs of them can run at compile time")
     else:
         report.notes.append("weights are runtime inputs: every operand is a function argument, packed per call")
@@ -333,21 +376,23 @@ def bench(
         flop_of: dict[str, float | None] = {}
         odd_of: dict[str, str] = {}
         for sig in functions:
-            arrays = make_inputs(sig, seed)
+            arrays = make_inputs(sig, seed, input_ranges)
             paths = []
             for i, array in enumerate(arrays):
-                path = work / f"{sig.name}_{i}.npy"
+                path = work / f"{sig.function}_{i}.npy"
                 np.save(path, array)
                 paths.append(path)
-            kind = _numpy_kind(text, sig.name, arrays, ops) if numpy_baseline else None
-            flop_of[sig.name] = counted.get(sig.name)
+            kind = _numpy_kind(text, sig.function, arrays, ops) if numpy_baseline else None
+            flop_of[sig.function] = counted.get(sig.function)
             if kind is not None:
-                odd_of[sig.name] = kind[2]
+                odd_of[sig.function] = kind[2]
             for t in threads:
                 for variant, module in modules.items():
-                    plan.append((sig.name, t, variant, (module, paths)))
+                    plan.append((sig.function, t, variant, (module, paths)))
                 if kind is not None:
-                    plan.append((sig.name, t, NUMPY, (kind, paths)))
+                    plan.append((sig.function, t, NUMPY, (kind, paths)))
+                if program.onnx_path is not None and len(functions) == 1:
+                    plan.append((sig.function, t, ONNXRUNTIME, (program.onnx_path, paths)))
         samples: dict[tuple[str, int, str], list[float]] = {(f, t, v): [] for f, t, v, _ in plan}
         rng = random.Random(seed)
         progress.expect("sample", len(plan) * repetitions)
@@ -359,12 +404,15 @@ def bench(
                 if variant == NUMPY:
                     (kind_name, layout, _), paths = how
                     seconds = _numpy_sample(kind_name, layout, paths, t, min_time_s)
+                elif variant == ONNXRUNTIME:
+                    model, paths = how
+                    seconds = _onnxruntime_sample(model, paths, t, min_time_s)
                 else:
                     module, paths = how
                     seconds = _iree_sample(module, function, paths, t, min_time_s)
                 samples[(function, t, variant)].append(seconds)
                 progress.advance("sample")
-    order_of = {STRATEGY: 0, DEFAULT: 1, DATA_TILING: 2, NUMPY: 3}
+    order_of = {STRATEGY: 0, DEFAULT: 1, DATA_TILING: 2, NUMPY: 3, ONNXRUNTIME: 4}
     for (function, t, variant), values in sorted(samples.items(), key=lambda kv: (kv[0][0], kv[0][1], order_of[kv[0][2]])):
         odd = odd_of.get(function, "") if variant == NUMPY else ""
         report.rows.append(Row(function, t, variant, tuple(values), flop_of.get(function), odd))
@@ -408,7 +456,7 @@ def plot(report: BenchReport, path: Path | str) -> Path:
     except ImportError:
         raise BenchFailed("--plot needs matplotlib: pip install 'tdsl[plot]'") from None
     groups = sorted({(r.function, r.threads) for r in report.rows})
-    variants = [v for v in (STRATEGY, DATA_TILING, NUMPY) if any(r.variant == v and r.comparable for r in report.rows)]
+    variants = [v for v in (STRATEGY, DATA_TILING, NUMPY, ONNXRUNTIME) if any(r.variant == v and r.comparable for r in report.rows)]
     colors = {STRATEGY: "#1f77b4", DATA_TILING: "#ff7f0e", NUMPY: "#2ca02c"}
     fig, ax = plt.subplots(figsize=(min(16.0, max(6.4, 1.1 * len(groups) * max(1, len(variants)))), 4.8))
     width = 0.8 / max(1, len(variants))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -22,7 +22,8 @@ from .compile import CompileReport, compile
 from .iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, run_iree_compile
 from .progress import NO_PROGRESS, Progress
 from ..errors import ParseFailure, PayloadError, RunFailed
-from .execute import NUMPY_DTYPES, Comparison, compare, invoke, make_inputs, numpy_reference
+from .execute import Comparison, compare, invoke, numpy_reference
+from .frontend import Arg, Program, Signature, as_declared, load_inputs, load_program, make_inputs, onnxruntime_reference, signatures
 from ..spec.strategy_set import StrategySet
 from ..targets import CpuTarget
 
@@ -53,6 +54,7 @@ class RunReport:
 
     compile_report: CompileReport
     functions: tuple[FunctionCheck, ...]
+    notes: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -62,6 +64,7 @@ class RunReport:
         return {
             "compile": self.compile_report.to_json(),
             "ok": self.ok,
+            "notes": list(self.notes),
             "functions": [
                 {
                     "function": f.function,
@@ -83,7 +86,7 @@ class RunReport:
         }
 
     def text(self) -> str:
-        lines = [self.compile_report.text()]
+        lines = [self.compile_report.text()] + [f"  note: {n}" for n in self.notes]
         for f in self.functions:
             for c in f.comparisons:
                 verdict = "ok" if c.ok else "FAIL"
@@ -114,29 +117,44 @@ def payload_signatures(payload: Path) -> tuple[str, list[mlir.FunctionSignature]
     return text, functions
 
 
-def _spelled(shape: Sequence[int], element: str) -> str:
-    return "x".join(str(d) for d in shape) + ("x" if shape else "") + element
+def program_of(payload: Path | str | Program, dims: Mapping[str, int] = {}, weights_seed: int = 0) -> Program:
+    """``payload`` as a :class:`~tdsl.iree.frontend.Program`: an ``.onnx`` model is imported,
+    an ``.mlir`` file read (torch/ONNX dialect or linalg); ``dims`` fix dynamic dimensions.
+    A linalg payload is checked as :func:`payload_signatures` does (one-line errors)."""
+    if isinstance(payload, Program):
+        return payload
+    path = Path(payload)
+    if path.suffix.lower() == ".mlir" and not dims:
+        text = path.read_text() if path.is_file() else ""
+        if "!torch." not in text:
+            payload_signatures(path)
+    elif not path.is_file():
+        raise PayloadError(f"payload {str(path)!r} does not exist")
+    return load_program(path, dims=dims, weights_seed=weights_seed)
 
 
-def check_inputs(signature: mlir.FunctionSignature, inputs: Sequence[Any], names: Sequence[str] | None = None) -> None:
+def _spelled_arg(arg: Arg) -> str:
+    shape = "x".join("?" if s is None else str(s) for s in arg.shape)
+    return f"{shape}x{arg.element}" if shape else arg.element
+
+
+def check_inputs(signature: Signature, inputs: Sequence[Any], names: Sequence[str] | None = None) -> None:
     """Refuses inputs whose count, shapes or dtypes differ from ``signature``'s arguments."""
     if len(inputs) != len(signature.inputs):
         raise RunFailed(
-            f"--inputs: @{signature.name} expects {len(signature.inputs)} arguments "
-            f"({', '.join(_spelled(t.shape, t.element) for t in signature.inputs) or 'none'}), "
+            f"--inputs: @{signature.function} expects {len(signature.inputs)} arguments "
+            f"({', '.join(_spelled_arg(a) for a in signature.inputs) or 'none'}), "
             f"received {len(inputs)} arrays"
         )
-    for i, (array, t) in enumerate(zip(inputs, signature.inputs)):
+    for i, (array, arg) in enumerate(zip(inputs, signature.inputs)):
         name = names[i] if names is not None and i < len(names) else f"input {i}"
         if not isinstance(array, np.ndarray):
             raise RunFailed(f"--inputs: {name}: expected a numpy array, received {type(array).__name__}")
-        dtype = NUMPY_DTYPES.get(t.element)
-        shape_ok = tuple(array.shape) == tuple(t.shape)
-        dtype_ok = dtype is None or array.dtype == np.dtype(dtype)
-        if not (shape_ok and dtype_ok):
+        shape = tuple(int(s) for s in arg.shape if s is not None)
+        if tuple(array.shape) != shape or array.dtype != arg.dtype:
             got = "x".join(str(d) for d in array.shape) + ("x" if array.shape else "") + str(array.dtype)
-            want = _spelled(t.shape, t.element) + (f" ({np.dtype(dtype).name})" if dtype is not None else "")
-            raise RunFailed(f"--inputs: {name}: argument {i} of @{signature.name} expects {want}, received {got}")
+            want = "x".join(str(d) for d in shape) + ("x" if shape else "") + f"{arg.element} ({arg.dtype.name})"
+            raise RunFailed(f"--inputs: {name}: argument {i} of @{signature.function} expects {want}, received {got}")
 
 
 def compile_default(payload: Path, target_flags: Sequence[str], output: Path, timeout_s: float, memory_gb: float) -> None:
@@ -145,12 +163,16 @@ def compile_default(payload: Path, target_flags: Sequence[str], output: Path, ti
 
 
 def run(
-    payload: Path | str,
+    payload: Path | str | Program,
     strategies: StrategySet | str | Path,
     target: str = "cpu",
     *,
     inputs: Sequence[np.ndarray] | None = None,
+    input_files: Sequence[Path | str] = (),
     seed: int = 0,
+    input_ranges: Mapping[str, tuple[float, float]] = {},
+    dims: Mapping[str, int] = {},
+    weights_seed: int = 0,
     check: bool = True,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     memory_gb: float = DEFAULT_MEMORY_GB,
@@ -161,57 +183,68 @@ def run(
 ) -> RunReport:
     """Compiles with and without ``strategies``, runs every function, compares results.
 
-    ``inputs`` (for a payload with one function) replace the seeded random inputs; their
-    count, shapes and dtypes are checked against the function's signature before anything
-    compiles (``input_names``, e.g. their files, name them in the error).
+    ``payload`` is an ``.onnx`` model, a torch/ONNX-dialect or linalg ``.mlir`` file, or a
+    loaded :class:`~tdsl.iree.frontend.Program` (``dims`` and ``weights_seed`` as in
+    :func:`~tdsl.iree.frontend.load_program`). Seeded inputs respect integer semantics
+    (token ids below the vocabulary, masks 0/1; ``input_ranges`` overrides); ``inputs``
+    (arrays) or ``input_files`` (one ``.npz`` or one ``.npy`` per argument), for a payload
+    with one function, replace them and are checked against its signature before anything
+    compiles (``input_names``, e.g. their files, name them in the error). References: IREE's
+    default build, numpy in float64 for plain matmul / batch matmul / convolution functions,
+    and onnxruntime for an ``.onnx`` model.
     With ``check`` a mismatch raises :class:`NumericsFailed` (the report is attached).
     ``extra_flags`` go to both builds; ``serial_loading`` and ``progress`` as in
     :func:`tdsl.compile`.
     """
-    payload = Path(payload)
     strategy_set = as_strategy_set(strategies)
     target_model = strategy_set.target(target)
     if not isinstance(target_model, CpuTarget):
         raise RunFailed(f"tdsl run executes on CPU only; target {target!r} is {target_model.backend}")
-    text, functions = payload_signatures(payload)
+    program = program_of(payload, dims, weights_seed)
+    functions = signatures(program)
     if not functions:
-        raise RunFailed(f"{payload}: no public func.func to run")
-    if inputs is not None:
-        if len(functions) != 1:
-            raise RunFailed(f"{payload}: --inputs needs a payload with one function, found {len(functions)}")
-        check_inputs(functions[0], inputs, input_names)
+        raise RunFailed(f"{program.source}: no public func.func to run")
+    given: list[np.ndarray] | None = list(inputs) if inputs is not None else None
+    if (given is not None or input_files) and len(functions) != 1:
+        raise RunFailed(f"{program.source}: --inputs needs a payload with one function, found {len(functions)}")
+    if input_files:
+        given = load_inputs(input_files, functions[0])
+    elif given is not None:
+        check_inputs(functions[0], given, input_names)
+    text = program.text()
     with tempfile.TemporaryDirectory(prefix="tdsl-run-") as tmp:
         tuned = Path(tmp) / "strategy.vmfb"
         default = Path(tmp) / "default.vmfb"
         progress.expect("compile", 1)
         report = compile(
-            payload, strategy_set, target, tuned, timeout_s=timeout_s, memory_gb=memory_gb,
+            program.mlir_path, strategy_set, target, tuned, timeout_s=timeout_s, memory_gb=memory_gb,
             extra_flags=extra_flags, serial_loading=serial_loading, progress=progress,
         )
         if report.result.output is None:
             raise RunFailed("compilation produced no module")
         with progress.step("compile", "IREE default"):
-            compile_default(payload, [*target_model.baseline().compile_flags(), *extra_flags], default, timeout_s, memory_gb)
+            flags = [*target_model.baseline().compile_flags(), *extra_flags]
+            compile_default(program.mlir_path, flags, default, timeout_s, memory_gb)
         checks = []
         progress.expect("run", len(functions))
         for sig in functions:
-            progress.begin("run", f"@{sig.name}")
-            args = list(inputs) if inputs is not None else make_inputs(sig, seed)
-            if len(args) != len(sig.inputs):
-                raise RunFailed(f"{sig.name}: expected {len(sig.inputs)} inputs, received {len(args)}")
-            outs = invoke(tuned, sig.name, args)
-            refs = {"iree-default": invoke(default, sig.name, args)}
-            numpy_refs = numpy_reference(text, sig.name, args)
+            progress.begin("run", f"@{sig.function}")
+            args = given if given is not None else make_inputs(sig, seed, input_ranges)
+            outs = as_declared(invoke(tuned, sig.function, args), sig)
+            refs = {"iree-default": as_declared(invoke(default, sig.function, args), sig)}
+            numpy_refs = numpy_reference(text, sig.function, args)
             if numpy_refs is not None:
                 refs["numpy"] = numpy_refs
+            if program.onnx_path is not None and len(functions) == 1:
+                refs["onnxruntime"] = onnxruntime_reference(program.onnx_path, args)
             comparisons = [
                 compare(out, ref_outs[i], sig.results[i].element, name, i)
                 for name, ref_outs in refs.items()
                 for i, out in enumerate(outs)
             ]
-            checks.append(FunctionCheck(sig.name, tuple(comparisons)))
+            checks.append(FunctionCheck(sig.function, tuple(comparisons)))
             progress.advance("run")
-    result = RunReport(report, tuple(checks))
+    result = RunReport(report, tuple(checks), program.notes)
     if check and not result.ok:
         raise NumericsFailed("results differ from the reference beyond tolerance:\n" + result.text(), result)
     return result

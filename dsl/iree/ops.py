@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .. import bindings
+from ..errors import StrategyError
 from ..spec.all_of import AllOf
 from ..spec.base import StrategyModel
 from ..spec.element_types import ELEMENT_BITS
@@ -205,7 +206,10 @@ def matcher_for(view: OpView, function: str | None = None) -> MatcherKind | None
     names = OpNameMatch(names=(view.name,))
     if function is None:
         return names
-    return AllOf(matchers=(FunctionMatch(function=function), names))
+    try:
+        return AllOf(matchers=(FunctionMatch(function=function), names))
+    except StrategyError:  # a dispatch symbol FunctionMatch cannot name (e.g. with '$')
+        return names
 
 
 def _phase_ir(payload: Path, flags: Sequence[str], phase: str, timeout_s: float, memory_gb: float) -> str:
