@@ -25,7 +25,9 @@ class AllOf(MatcherKind):
     template: ClassVar[Optional[str]] = None  # renders its leaves' templates in order
 
     kind: Literal["all_of"] = "all_of"
+    """The discriminator: every leaf's match ops, in sequence, in one matcher sequence."""
     matchers: tuple[LeafMatcher, ...]
+    """The leaf matchers that must all succeed (a function matcher scopes the rule instead)."""
 
     @field_validator("matchers")
     @classmethod

@@ -233,7 +233,7 @@ class StrategyModel(BaseModel):
     that name, e.g. ``matmul_avx512.tiling[1].mapping``.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True, use_attribute_docstrings=True)
     _names_errors: ClassVar[bool] = False
 
     def __init__(self, /, **data: Any) -> None:

@@ -84,9 +84,13 @@ class TileUsingForall(StrategyModel):
     ``mapping`` entry per tiled (non-zero) dimension."""
 
     kind: Literal["forall"] = "forall"
+    """The discriminator: transform.structured.tile_using_forall."""
     tile_sizes: Optional[Sizes] = None
+    """Tile size per loop (tile_sizes); 0 leaves a loop untiled. Exclusive with num_threads."""
     num_threads: Optional[Sizes] = None
+    """Number of threads per loop (num_threads). Exclusive with tile_sizes."""
     mapping: tuple[Mapping, ...]
+    """One #gpu.block/thread/warp mapping entry per tiled loop (mapping)."""
 
     @model_validator(mode="after")
     def _check(self) -> "TileUsingForall":
@@ -130,8 +134,11 @@ class TileUsingFor(StrategyModel):
     """``transform.structured.tile_using_for``: one ``scf.for`` per non-zero tile size."""
 
     kind: Literal["for"] = "for"
+    """The discriminator: transform.structured.tile_using_for."""
     tile_sizes: Sizes
+    """Tile size per loop (tile_sizes); one scf.for per non-zero size."""
     interchange: Optional[Indices] = None
+    """Order of the generated loops (interchange)."""
 
     @model_validator(mode="after")
     def _check(self) -> "TileUsingFor":
@@ -164,8 +171,11 @@ class Fuse(StrategyModel):
     """
 
     producers: tuple[OpName, ...]
+    """Names of the producer ops to fuse (transform.structured.fuse_into_containing_op)."""
     into: Indices
+    """Indices of the forall tiling levels to fuse them into."""
     distribute: Optional[TileUsingForall] = None
+    """Tile the fused producers again with a forall of their own."""
 
 
 CleanupPatterns = Literal["canonicalization", "tiling_canonicalization", "for_loop_canonicalization"]
@@ -185,8 +195,11 @@ class VectorLowering(StrategyModel):
     max_transfer_rank = <transfer_max_rank>`` and ``lower_shape_cast``."""
 
     contraction: ContractionLowering = "outerproduct"
+    """lowering_strategy of transform.apply_patterns.vector.lower_contraction."""
     transpose: TransposeLowering = "shuffle_1d"
+    """lowering_strategy of transform.apply_patterns.vector.lower_transpose."""
     transfer_max_rank: Rank = 1
+    """max_transfer_rank of transform.apply_patterns.vector.lower_transfer."""
 
 
 class MmaChain(StrategyModel):
@@ -204,6 +217,7 @@ class MmaChain(StrategyModel):
     """
 
     intrinsic: str
+    """The MFMA intrinsic (#iree_gpu.mma_layout<..>) of transform.iree.convert_to_multi_mma."""
 
 
 class GpuThreads(StrategyModel):
@@ -211,6 +225,7 @@ class GpuThreads(StrategyModel):
     workgroup_dims = [x, y, z]``; the subgroup size comes from the target."""
 
     workgroup_dims: tuple[ThreadCount, ThreadCount, ThreadCount]
+    """workgroup_dims of transform.iree.map_nested_forall_to_gpu_threads."""
 
 
 class Codegen(StrategyKind):
@@ -221,21 +236,33 @@ class Codegen(StrategyKind):
     template: ClassVar[str] = "strategies/codegen.mlir.j2"
 
     kind: Literal["codegen"] = "codegen"
+    """The discriminator: a full transform-dialect strategy, rendered into the codegen library."""
     name: SymbolName
+    """The strategy's name: its named sequence symbol, locations and the tdsl.root/tdsl.applied markers."""
     root: OpName
+    """The op the strategy lowers (marked tdsl.root; the tiling acts on it)."""
     tiling: tuple[TileStep, ...]
+    """The tiling hierarchy: level 0 a forall mapped to blocks, then foralls or fors."""
     fusion: tuple[Fuse, ...] = (Fuse(producers=("linalg.fill",), into=(0,)),)
+    """Producers fused into forall levels (default: linalg.fill into the workgroup forall)."""
     promote_operands: tuple[OperandIndex, ...] = ()
+    """Operands promoted to shared memory (transform.iree.promote_operands; rocm)."""
     promote_after: Int64 = 0
+    """The tiling level after which operands are promoted."""
     vectorize: StrictBool = True
+    """transform.structured.vectorize_children_and_apply_patterns on the function."""
     cleanup: tuple[CleanupPatterns, ...] = (
         "tiling_canonicalization",
         "for_loop_canonicalization",
         "canonicalization",
     )
+    """Pattern sets applied after vectorization (transform.apply_patterns.<set>), then CSE."""
     vector_lowering: VectorLowering = VectorLowering()
+    """How vector contractions, transposes and transfers are lowered after bufferization."""
     gpu: Optional[GpuThreads] = None
+    """rocm: the thread mapping of the workgroup."""
     mma: Optional[MmaChain] = None
+    """rocm: lower the op to MFMA instructions (pack, convert_to_multi_mma, distribute_inner_tiled)."""
 
     @model_validator(mode="after")
     def _check(self) -> "Codegen":

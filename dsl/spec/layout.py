@@ -78,9 +78,13 @@ class PackGreedily(StrategyModel):
     """
 
     kind: Literal["pack_greedily"] = "pack_greedily"
+    """The discriminator: emits transform.structured.pack_greedily."""
     matmul_packed_sizes: tuple[Size, Size, Size]
+    """Inner tile of the (m, n, k) dims (matmul_packed_sizes); 0 leaves a dim unpacked."""
     matmul_padded_sizes_next_multiple_of: Optional[tuple[Size, Size, Size]] = None
+    """Per (m, n, k) dim: pad to the next multiple instead of packing (matmul_padded_sizes_next_multiple_of)."""
     matmul_inner_dims_order: tuple[Int64, Int64, Int64] = (0, 1, 2)
+    """Order of the inner tiles of (m, n, k) (matmul_inner_dims_order), a permutation of [0, 1, 2]."""
 
     @model_validator(mode="after")
     def _check(self) -> "PackGreedily":
@@ -117,7 +121,9 @@ class Pack(StrategyModel):
     """``transform.structured.pack packed_sizes = [..]``: one size per loop of the op, 0 = not packed."""
 
     kind: Literal["pack"] = "pack"
+    """The discriminator: emits transform.structured.pack packed_sizes = [..]."""
     packed_sizes: Sizes
+    """One inner tile size per loop of the op (packed_sizes); 0 leaves a loop unpacked."""
 
     @model_validator(mode="after")
     def _check(self) -> "Pack":
@@ -135,8 +141,11 @@ class PackTranspose(StrategyModel):
     pack feeding ``operand`` (``lhs``/``rhs``) or of the unpack of the ``result``."""
 
     operand: Literal["lhs", "rhs", "result"]
+    """Which pack (lhs, rhs) or unpack (result) transform.structured.pack_transpose permutes."""
     outer_perm: Optional[Indices] = None
+    """Permutation of the packed operand's outer dims (outer_perm)."""
     inner_perm: Optional[Indices] = None
+    """Permutation of the packed operand's inner tile dims (inner_perm)."""
 
     @model_validator(mode="after")
     def _check(self) -> "PackTranspose":
@@ -176,15 +185,25 @@ class DataLayout(StrategyKind):
     template: ClassVar[str] = "strategies/data_layout.mlir.j2"
 
     kind: Literal["data_layout"] = "data_layout"
+    """The discriminator: a graph-level layout strategy, rendered into the preprocessing spec."""
     name: SymbolName
+    """The strategy's name: its action sequence symbol, locations and the tdsl.layout marker."""
     generalize: StrictBool = False
+    """Emit transform.structured.generalize first (a named op becomes a linalg.generic)."""
     interchange: Optional[Indices] = None
+    """transform.structured.interchange iterator_interchange: a permutation of the op's loops."""
     propagate_reshapes: StrictBool = False
+    """Fold a tensor.expand_shape of the result into the op (transform.apply_patterns.iree.bubble_expand on the function)."""
     consumer_interchange: Optional[Indices] = None
+    """Interchange every linalg.generic consumer of the result with this permutation."""
     pack: Optional[PackKind] = None
+    """How to pack the op: pack_greedily or pack."""
     pack_transposes: tuple[PackTranspose, ...] = ()
+    """transform.structured.pack_transpose of the lhs/rhs packs or the result unpack, in order."""
     specialize: StrictBool = False
+    """transform.structured.specialize of the packed generic (e.g. to linalg.mmt4d)."""
     lower_packs: StrictBool = False
+    """transform.structured.lower_pack / lower_unpack on the packs and the unpack."""
 
     @model_validator(mode="after")
     def _check(self) -> "DataLayout":

@@ -31,8 +31,11 @@ class AmdGpuTarget(StrategyModel):
     )
 
     kind: Literal["rocm"] = "rocm"
+    """The discriminator: --iree-hal-target-device=hip."""
     name: SymbolName = "gfx942"
+    """The target's name, which rules name in their target field."""
     arch: Literal["gfx942"] = "gfx942"
+    """--iree-rocm-target: the GPU architecture whose facts check every GPU strategy."""
 
     @property
     def facts(self) -> AmdGpuArch:

@@ -53,11 +53,17 @@ class CpuTarget(StrategyModel):
     ops_gone_at_codegen: ClassVar[tuple[str, ...]] = ("linalg.conv_",)
 
     kind: Literal["llvm-cpu"] = "llvm-cpu"
+    """The discriminator: --iree-hal-local-target-device-backends=llvm-cpu."""
     name: SymbolName = "cpu"
+    """The target's name, which rules name in their target field."""
     cpu: str = "host"
+    """--iree-llvmcpu-target-cpu: an LLVM CPU name (host, znver4, skylake-avx512, generic)."""
     features: tuple[str, ...] = ()
+    """--iree-llvmcpu-target-cpu-features: LLVM feature toggles such as +avx512f."""
     ukernels: Literal["default", "none", "mmt4d", "all"] = "default"
+    """--iree-llvmcpu-enable-ukernels ('none' is required for graph-level mmt4d packing)."""
     im2col_convs: StrictBool = False
+    """--iree-global-opt-use-im2col-for-convs: IREE rewrites every convolution into im2col + matmul."""
 
     @field_validator("cpu")
     @classmethod
