@@ -251,7 +251,9 @@ def _timer_sample(what: str, script: str, args: dict[str, Any], env: dict[str, s
     return float(json.loads(proc.stdout)["seconds_per_call"])
 
 
-def _onnxruntime_sample(model: Path, inputs: Sequence[Path], threads: int, min_time_s: float) -> float:
+def onnxruntime_sample(model: Path, inputs: Sequence[Path], threads: int, min_time_s: float) -> float:
+    """Seconds per call of the model under onnxruntime (``threads`` intra-op threads), in a
+    fresh process after a short warm-up."""
     args = {"model": str(model), "inputs": [str(p) for p in inputs], "threads": threads, "min_time": min_time_s, "warmup": 0.05}
     return _timer_sample("onnxruntime", _ONNXRUNTIME_TIMER, args)
 
@@ -406,7 +408,7 @@ def bench(
                     seconds = _numpy_sample(kind_name, layout, paths, t, min_time_s)
                 elif variant == ONNXRUNTIME:
                     model, paths = how
-                    seconds = _onnxruntime_sample(model, paths, t, min_time_s)
+                    seconds = onnxruntime_sample(model, paths, t, min_time_s)
                 else:
                     module, paths = how
                     seconds = _iree_sample(module, function, paths, t, min_time_s)

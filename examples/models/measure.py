@@ -22,7 +22,6 @@ import json
 import random
 import statistics
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -32,32 +31,13 @@ import numpy as np
 from tdsl import CpuTarget
 from tdsl.iree import frontend as fe
 from tdsl.iree.bench import benchmark_tool
+from tdsl.iree.bench import onnxruntime_sample
 from tdsl.iree.iree_compile import run_iree_compile
 from tdsl.targets.host import detect_isa
 
 HERE = Path(__file__).resolve().parent
 MODELS = ["bert", "gpt2_block", "resnet"]
 
-_ORT_TIMER = r"""
-import json, sys, time
-import numpy as np, onnxruntime as ort
-args = json.loads(sys.argv[1])
-options = ort.SessionOptions()
-options.intra_op_num_threads = 1
-options.inter_op_num_threads = 1
-session = ort.InferenceSession(args["model"], options, providers=["CPUExecutionProvider"])
-feed = {i.name: np.load(p) for i, p in zip(session.get_inputs(), args["inputs"])}
-end = time.perf_counter() + args["warmup"]
-while time.perf_counter() < end:
-    session.run(None, feed)
-calls, start = 0, time.perf_counter()
-while True:
-    session.run(None, feed); calls += 1
-    elapsed = time.perf_counter() - start
-    if elapsed >= args["min_time"]:
-        break
-print(json.dumps({"seconds_per_call": elapsed / calls}))
-"""
 
 
 def iree_sample(vmfb: Path, function: str, inputs: list[Path], min_time_s: float) -> float:
@@ -79,9 +59,8 @@ def iree_sample(vmfb: Path, function: str, inputs: list[Path], min_time_s: float
 
 
 def ort_sample(model: Path, inputs: list[Path], min_time_s: float) -> float:
-    args = {"model": str(model), "inputs": [str(p) for p in inputs], "min_time": min_time_s, "warmup": 0.1}
-    proc = subprocess.run([sys.executable, "-c", _ORT_TIMER, json.dumps(args)], capture_output=True, text=True, timeout=600, check=True)
-    return float(json.loads(proc.stdout)["seconds_per_call"])
+    """onnxruntime, one thread: the timer ``tdsl bench`` uses."""
+    return onnxruntime_sample(model, inputs, 1, min_time_s)
 
 
 def measure(name: str, work: Path, rounds: int, min_time_s: float) -> dict[str, Any]:
