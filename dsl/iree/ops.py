@@ -257,6 +257,20 @@ def coverage(
     return applied
 
 
+def _graph_op(root: bindings.LinalgOp, candidates: list[bindings.LinalgOp]) -> bindings.LinalgOp | None:
+    """The graph-level op ``root`` came from, among the ops of its source site: one of the
+    same kind (contraction, convolution), else of the same name, else none (a site can
+    hold several ops, e.g. an ONNX node that imports to a broadcast and a matmul)."""
+    ranked = sorted(
+        candidates,
+        key=lambda op: (op.kind != root.kind or root.kind == "other", op.name != root.name, op.kind == "other"),
+    )
+    best = ranked[0] if ranked else None
+    if best is None or (best.kind == "other" and best.name != root.name):
+        return None
+    return best
+
+
 def _root(ops: list[bindings.LinalgOp]) -> bindings.LinalgOp | None:
     """The op codegen configured as the root: a configured contraction or convolution, else
     any configured op, else the first contraction or convolution, else the first op."""
@@ -294,8 +308,9 @@ def list_dispatches(
             entries = op.values.get("entry_points")
             for entry in entries if isinstance(entries, tuple) else ():
                 launches[str(entry)] = launches.get(str(entry), 0) + 1
-    by_site = {_site(op): op for op in graph if op.kind != "other"}
-    by_site.update({_site(op): op for op in graph if _site(op) not in by_site})
+    by_site: dict[str, list[bindings.LinalgOp]] = {}
+    for graph_op in graph:
+        by_site.setdefault(_site(graph_op), []).append(graph_op)
     summaries = bindings.walk(configured_ir)
     functions = [
         op for op in summaries if op.name == "func.func" and isinstance(op.values.get("translation_info"), bindings.TranslationInfo)
@@ -308,8 +323,8 @@ def list_dispatches(
         info = func.values["translation_info"]
         assert isinstance(info, bindings.TranslationInfo)
         root = OpView.of(root_op) if root_op else None
-        graph_op = by_site.get(_site(root_op)) if root_op else None
-        graph_view = OpView.of(graph_op) if graph_op else None
+        source = _graph_op(root_op, by_site.get(_site(root_op), [])) if root_op else None
+        graph_view = OpView.of(source) if source else None
         lowering = next(
             (op.attributes["lowering_config"] for op in summaries
              if op.function == name and root_op is not None and op.name == root_op.name and "lowering_config" in op.attributes),
