@@ -234,11 +234,13 @@ def _cmd_compile(args: argparse.Namespace) -> int:
         default_target(args.target)  # a bad name fails before any work
     if args.baseline and not args.report and not args.json:
         raise ArgumentError("--baseline: the side-by-side report needs --report (or --json)")
-    program = _program(args)
+    # iree-compile reads .mlir (linalg or torch dialect) itself and reports its own errors;
+    # an .onnx model (or --dim) goes through the frontend first.
+    payload = args.payload if args.payload.suffix.lower() == ".mlir" and not args.dim else _program(args).mlir_path
     progress = _progress(args)
     try:
         report = compile(
-            program.mlir_path,
+            payload,
             args.strategies,
             args.target,
             args.output,

@@ -33,6 +33,7 @@ from ..spec.loader import as_strategy_set
 from .. import bindings as mlir
 from ..spec.kinds import Injection, Phase
 from ..render import LAYOUT_RULE_MARKER, PREPROCESSING, SERIAL_LOADING, injections, render
+from .diagnostics import CompilerDiagnostic, locate_in_dispatches, rule_names
 from .flags import THREADING_ON, rendered_flags, with_threading
 from .phases import compile_to_phase, phase_of
 from .hsaco import KernelResources, resources
@@ -119,6 +120,7 @@ class CompileReport:
     strategy_set: str | None = None
     baseline: "CompileReport | None" = None
     extra_flags: tuple[str, ...] = field(default=())
+    shadowed: tuple[str, ...] = field(default=())
 
     @property
     def unmatched(self) -> list[RuleOutcome]:
@@ -130,16 +132,19 @@ class CompileReport:
         return "strategy" if self.strategy_set is not None else IREE_DEFAULT
 
     def warnings(self, verbose: bool = True) -> list[str]:
-        """One warning per rule that matched nothing; with ``verbose=False`` and more than
+        """One warning per shadowed rule (``shadowed``: an earlier rule's matcher certainly
+        takes every op it matches, see :attr:`tdsl.render.Rendered.shadowed`), then one per
+        rule that matched nothing; with ``verbose=False`` and more than
         :data:`UNMATCHED_SHOWN` such rules, one line that sums them up."""
         missing = self.unmatched
+        shadowed = [f"{self.strategy_set}.{line}: it never fires on {self.target}" for line in self.shadowed]
         if not verbose and len(missing) > UNMATCHED_SHOWN:
-            return [
+            return shadowed + [
                 f"{len(missing)} of {len(self.rules)} rules of {self.strategy_set} matched nothing in "
                 f"{self.payload.name} (rules {_ranges([r.index for r in missing])}; -v lists them, "
                 "--strict makes it an error)"
             ]
-        return [f"rule {r.index} ({r.strategy}, {r.kind}) matched nothing in {self.payload.name}" for r in missing]
+        return shadowed + [f"rule {r.index} ({r.strategy}, {r.kind}) matched nothing in {self.payload.name}" for r in missing]
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -175,6 +180,7 @@ class CompileReport:
                 for r in self.rules
             ],
             "warnings": self.warnings(),
+            "shadowed": list(self.shadowed),
             "ir_dump": str(self.ir_dump) if self.ir_dump else None,
             "dump_dir": str(self.dump_dir) if self.dump_dir else None,
             "kernels": [k.to_json() for k in self.kernels],
@@ -194,6 +200,8 @@ class CompileReport:
         there; ``None`` adds the gfx942 kernel resources only; ``verbose=False`` sums up
         more than :data:`UNMATCHED_SHOWN` rules that matched nothing in one line."""
         how = f" with {self.strategy_set}" if self.strategy_set else " with IREE's default pipeline (no strategies)"
+        if self.strategy_set is not None and not self.rules:
+            how += " (no rules for this target: IREE's default pipeline)"
         if self.strategy_set is None and self.extra_flags:
             how = " with IREE's default pipeline and the extra flags (no tdsl strategies)"
         lines = [f"compiled {self.payload} for {self.target}{how} in {self.result.wall_s:.2f} s"]
@@ -426,8 +434,13 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
         ]
         with ExitStack() as stack:
             module = stack.enter_context(staged(out)) if out is not None else None
+            names = rule_names(strategy_set.name, [(i, r.strategy.name, r.strategy.kind) for i, r in strategy_set.rules_for(target)])
+
+            def locate(diagnostics: Sequence[CompilerDiagnostic]) -> tuple[CompilerDiagnostic, ...]:
+                return locate_in_dispatches(diagnostics, dump, names)
+
             with progress.step("compile", "strategy build"):
-                result = run_iree_compile(payload, flags, module, timeout_s=timeout_s, memory_gb=memory_gb)
+                result = run_iree_compile(payload, flags, module, timeout_s=timeout_s, memory_gb=memory_gb, locate=locate)
             dispatches = tuple(summarize_dump(dump))
             kernels = tuple(resources(dump, rendered.target.facts)) if isinstance(rendered.target, AmdGpuTarget) else ()
             layout_hits: dict[int, list[str]] = {}
@@ -474,6 +487,7 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
         strategy_set=strategy_set.name,
         baseline=base if base is None or kept is None else _replace(base, dump_dir=kept / IREE_DEFAULT),
         extra_flags=extra,
+        shadowed=rendered.shadowed,
     )
 
 

@@ -72,6 +72,10 @@ class CompileResult:
         return self.returncode == 0 and not self.errors and not self.timed_out
 
 
+Locate = Callable[[Sequence[CompilerDiagnostic]], Sequence[CompilerDiagnostic]]
+"""Maps the diagnostics of a failed run (see :func:`run_iree_compile`)."""
+
+
 class CompileFailed(TdslError):
     """``iree-compile`` failed, printed an error, crashed, ran out of time or memory.
 
@@ -101,12 +105,17 @@ def run_iree_compile(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     memory_gb: float = DEFAULT_MEMORY_GB,
     check: bool = True,
+    locate: Locate | None = None,
 ) -> CompileResult:
     """Runs ``iree-compile payload flags -o output`` under a timeout and an address-space cap.
 
     The output appears only if compilation succeeds (written to a temporary file and
     renamed). With ``check`` a failure raises :class:`CompileFailed`: one line naming the
     strategy field of the first error and the directory that keeps the evidence.
+    ``locate`` maps the diagnostics of a failed run before they are described, while the
+    files the run wrote (an executable dump) still exist: :func:`tdsl.iree.compile.compile`
+    names the rule that configured the dispatch a codegen error is in
+    (:func:`~tdsl.iree.diagnostics.locate_in_dispatches`).
     """
     payload = Path(payload)
     if not payload.is_file():
@@ -122,6 +131,8 @@ def run_iree_compile(
             result = replace(result, output=Path(output))
         except _Discard:
             pass
+    if locate is not None and not result.ok:
+        result = replace(result, diagnostics=tuple(locate(result.diagnostics)))
     if check and not result.ok:
         try:
             evidence: Path | None = keep_evidence(result, payload, memory_gb)
@@ -251,7 +262,10 @@ def describe_failure(
     parts = [head]
     if first:
         more = len(errors) - 1
-        parts.append(first[0].describe() + (f" (and {more} more error{'s' if more > 1 else ''})" if more else ""))
+        parts.append(
+            first[0].describe() + _first_note(result.diagnostics, first[0])
+            + (f" (and {more} more error{'s' if more > 1 else ''})" if more else "")
+        )
     elif kind == "crash" and _crash_line(result.stderr):
         parts.append(_crash_line(result.stderr))
     elif kind == "failed":
@@ -264,6 +278,22 @@ def describe_failure(
         for original, copy in _copied_paths(evidence):
             text = text.replace(original, copy)
     return " ".join(text.split())
+
+
+_NOTE_CHARS = 160
+
+
+def _first_note(diagnostics: Sequence[CompilerDiagnostic], error: CompilerDiagnostic) -> str:
+    """`` <first note>`` when ``error``'s message ends with a colon (``... were found:``) and a
+    note follows it; else empty."""
+    if not error.message.rstrip().endswith(":") or error not in diagnostics:
+        return ""
+    at = list(diagnostics).index(error)
+    following = diagnostics[at + 1] if at + 1 < len(diagnostics) else None
+    if following is None or following.severity != "note":
+        return ""
+    note = " ".join(following.message.split())
+    return " " + (note if len(note) <= _NOTE_CHARS else note[: _NOTE_CHARS - 3] + "...")
 
 
 LOG_NAME = "iree-compile.log"

@@ -6,6 +6,13 @@ specialize produce ``%generic`` / ``%interchanged`` / ``%specialized``, the pack
 produces ``%packed0`` (a ``linalg.generic`` handle) and the i-th pack transpose
 ``%packed<i+1>``. :class:`LayoutPlan.result` is the handle the markers go on. Each step
 names the macro of ``strategies/data_layout.mlir.j2`` that renders it. Emits no text.
+
+``propagate_reshapes`` and ``consumer_interchange`` rewrite ops besides the matched one (the
+reshape after it, its consumers). Inside the ``transform.foreach_match`` walk that can erase
+the op the walk visits next (IREE 3.13 then crashes, now and then, in the walk), so they
+are :class:`Deferred`: the entry runs them after the rule's run, on the ops the action
+marked with the rule's index, named ``%<symbol>_ops`` (the action's symbol keeps them
+apart from other rules' handles in the entry).
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from .plan import ActionPlan, Handle, Step, op_type
 GENERIC = op_type("linalg.generic")
 PACK = op_type("linalg.pack")
 UNPACK = op_type("linalg.unpack")
+PARAM = "!transform.any_param"
 
 
 @dataclass(frozen=True)
@@ -43,24 +51,53 @@ class Interchange(Step):
 
 @dataclass(frozen=True)
 class PropagateReshapes(Step):
-    """``scope = transform.get_parent_op operand <{isolated_from_above}>`` and the
-    ``bubble_expand`` patterns on it."""
+    """Deferred: ``scope = transform.get_parent_op ops <{deduplicate, isolated_from_above}>``
+    and the ``bubble_expand`` patterns on those functions (a ``tensor.expand_shape`` of a
+    marked op's result folds into it; ``ops`` follows the rewritten ops)."""
 
     macro: ClassVar[str] = "propagate_reshapes"
-    operand: Handle
+    ops: Handle
     scope: Handle
 
 
 @dataclass(frozen=True)
 class ConsumerInterchange(Step):
-    """``consumers = transform.get_consumers_of_result operand[0]``, then
-    ``result = transform.structured.interchange consumers``."""
+    """Deferred: ``consumers`` = the users of each marked op's first result (a
+    ``transform.foreach`` over ``ops`` with block argument ``op``, yielding ``users``),
+    ``unique`` = them without duplicates (``transform.merge_handles deduplicate``),
+    ``generics = transform.select "linalg.generic" in unique``, then, in a
+    ``transform.sequence generics failures(suppress)`` (block argument ``fitting``),
+    ``result = transform.structured.interchange fitting``.
+
+    Only ``linalg.generic`` consumers with as many loops as the permutation are
+    interchanged; any other consumer (the function's ``return``, a ``tensor.expand_shape``,
+    a named op, a generic with another loop count) is left alone. A failing interchange
+    would fail the rule, and IREE 3.13 crashes printing that diagnostic (its "when applied
+    to this matching payload" note points at an op the rule erased)."""
 
     macro: ClassVar[str] = "consumer_interchange"
-    operand: Handle
+    ops: Handle
+    op: Handle
+    users: Handle
     consumers: Handle
+    unique: Handle
+    generics: Handle
+    fitting: Handle
     result: Handle
     permutation: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Deferred:
+    """What a DataLayout does after its run (see the module docstring): ``ops`` = the ops
+    its action marked (``transform.structured.match`` of the rule-index marker), then
+    ``steps``, then the markers again on ``ops`` (a rewrite drops them) through the params
+    ``marker`` and ``rule``."""
+
+    ops: Handle
+    steps: tuple[Step, ...]
+    marker: Handle
+    rule: Handle
 
 
 @dataclass(frozen=True)
@@ -147,10 +184,15 @@ class Specialize(Step):
 
 @dataclass(frozen=True)
 class LayoutPlan(ActionPlan):
-    """The steps of a DataLayout action in order; ``result`` is the rewritten op's handle."""
+    """The steps of a DataLayout action in order; ``result`` is the rewritten op's handle;
+    ``deferred`` what runs after the rule's run, if anything."""
 
     steps: tuple[Step, ...]
     result: Handle
+    deferred: Optional[Deferred] = None
+
+    def has_deferred(self) -> bool:
+        return self.deferred is not None
 
 
 def _pack_step(pack: PackGreedily | Pack, operand: Handle, result: Handle) -> Step:
@@ -227,11 +269,24 @@ def plan_layout(strategy: DataLayout, symbol: str, target: Target) -> LayoutPlan
         result = Handle("%interchanged")
         steps.append(Interchange(current, result, s.interchange))
         current = result
+    deferred: list[Step] = []
+    ops = Handle(f"%{symbol}_ops")
     if s.propagate_reshapes:
-        steps.append(PropagateReshapes(current, Handle("%scope")))
+        deferred.append(PropagateReshapes(ops, Handle(f"%{symbol}_scope")))
     if s.consumer_interchange is not None:
-        consumers = Handle("%consumers")
-        steps.append(ConsumerInterchange(current, consumers, Handle("%consumers_interchanged"), s.consumer_interchange))
+        deferred.append(
+            ConsumerInterchange(
+                ops,
+                Handle(f"%{symbol}_op"),
+                Handle(f"%{symbol}_users"),
+                Handle(f"%{symbol}_consumers"),
+                Handle(f"%{symbol}_unique"),
+                Handle(f"%{symbol}_generics", GENERIC),
+                Handle(f"%{symbol}_fitting", GENERIC),
+                Handle(f"%{symbol}_interchanged", GENERIC),
+                s.consumer_interchange,
+            )
+        )
     if s.pack is not None:
         result = Handle("%packed0", GENERIC)
         steps.append(_pack_step(s.pack, current, result))
@@ -246,4 +301,7 @@ def plan_layout(strategy: DataLayout, symbol: str, target: Target) -> LayoutPlan
             result = Handle("%specialized")
             steps.append(Specialize(current, result))
             current = result
-    return LayoutPlan(tuple(steps), current)
+    if not deferred:
+        return LayoutPlan(tuple(steps), current)
+    later = Deferred(ops, tuple(deferred), Handle(f"%{symbol}_marker", PARAM), Handle(f"%{symbol}_rule", PARAM))
+    return LayoutPlan(tuple(steps), current, later)

@@ -50,7 +50,16 @@ class Step:
 @dataclass(frozen=True)
 class ActionPlan:
     """Base of a strategy kind's plan (``RulePlan.plan``): what its ``action`` and
-    ``definition`` macros print besides the rule's own symbol and locations."""
+    ``definition`` macros print besides the rule's own symbol and locations.
+
+    A plan with :meth:`has_deferred` also has work that must not run inside the
+    ``transform.foreach_match`` walk (it rewrites ops other than the matched one, which
+    the walk may still visit): its kind's template has a ``deferred(r, root)`` macro that
+    the entry runs after the rule's run, on the ops the action marked (``root``: the
+    payload handle after the run)."""
+
+    def has_deferred(self) -> bool:
+        return False
 
 
 @dataclass(frozen=True)
@@ -119,12 +128,17 @@ class Dispatch:
 @dataclass(frozen=True)
 class Run:
     """Consecutive rules with the same scope: ``result = transform.foreach_match in operand``
-    over ``dispatches``, inside ``scope`` when it is set."""
+    over ``dispatches``, inside ``scope`` when it is set; then the ``deferred`` macro of
+    each rule in ``deferred`` (rules whose plan :meth:`~ActionPlan.has_deferred`), in order,
+    on ``payload``: the one payload root after the run (``result``, or the scope's parent:
+    a scope may hold no function, and ``transform.structured.match`` needs one op)."""
 
     scope: Optional[Scope]
     operand: str
     result: str
     dispatches: tuple[Dispatch, ...]
+    deferred: tuple["RulePlan", ...] = ()
+    payload: str = ""
 
 
 @dataclass(frozen=True)

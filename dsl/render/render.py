@@ -15,8 +15,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ..spec.all_of import scope
 from ..spec.kinds import Injection
 from ..spec.strategy_set import Rule, StrategySet
+from ..spec.subsume import covers
 from .environment import environment
 from .markers import LAYOUT_MARKER, LAYOUT_RULE_MARKER, MARKER, ROOT_MARKER, RULE_MARKER
 from .script_plan import plan_script
@@ -50,6 +52,7 @@ __all__ = [
     "Script",
     "injections",
     "render",
+    "shadowed_rules",
     "verify",
 ]
 
@@ -78,4 +81,26 @@ def render(strategy_set: StrategySet, target: str) -> Rendered:
         text = environment().get_template(skeleton).render(script=plan)
         verify(text, f"{strategy_set.name} ({injection} for {target})")
         scripts.append(Script(injection, text))
-    return Rendered(strategy_set=strategy_set.name, target=target_model, scripts=tuple(scripts))
+    shadowed = tuple(line for injection in SKELETON if injection in groups for line in shadowed_rules(groups[injection]))
+    return Rendered(strategy_set=strategy_set.name, target=target_model, scripts=tuple(scripts), shadowed=shadowed)
+
+
+def shadowed_rules(rules: Sequence[tuple[int, Rule]]) -> list[str]:
+    """The rules of one script (``(index in the set, rule)``, in order) that never fire: a
+    rule whose matcher an earlier rule's matcher certainly covers
+    (:func:`tdsl.spec.subsume.covers`) in the same ``transform.foreach_match`` run
+    (consecutive rules with the same function scope, as
+    :func:`~tdsl.render.script_plan.plan_runs` groups them; each run matches anew). One
+    line each: ``"rules[3] (mm_tiles) is shadowed by rules[1] (mm_all)"``."""
+    lines = []
+    run: list[tuple[int, Rule]] = []
+    for index, rule in rules:
+        if run and scope(run[0][1].match) != scope(rule.match):
+            run = []
+        cover = next((earlier for earlier in run if covers(earlier[1].match, rule.match)), None)
+        if cover is not None:
+            lines.append(
+                f"rules[{index}] ({rule.strategy.name}) is shadowed by rules[{cover[0]}] ({cover[1].strategy.name})"
+            )
+        run.append((index, rule))
+    return lines

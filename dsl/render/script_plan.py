@@ -64,7 +64,8 @@ def plan_rule(set_name: str, index: int, rule: Rule, target: Target) -> RulePlan
 
 def plan_runs(rules: Sequence[RulePlan], root: str) -> tuple[tuple[Run, ...], str]:
     """Consecutive rules with the same scope form one run, in order; returns the runs and
-    the handle of the payload root after them (``root`` if no run rewrites it)."""
+    the handle of the payload root after them (``root`` if no run rewrites it). A run lists
+    its rules with deferred work (:meth:`~tdsl.render.plan.ActionPlan.has_deferred`)."""
     groups: list[list[RulePlan]] = []
     for rule in rules:
         if groups and groups[-1][0].scope == rule.scope:
@@ -74,13 +75,14 @@ def plan_runs(rules: Sequence[RulePlan], root: str) -> tuple[tuple[Run, ...], st
     runs = []
     for k, group in enumerate(groups):
         dispatches = tuple(Dispatch(m.symbol, r.symbol) for r in group for m in r.matchers)
+        deferred = tuple(r for r in group if r.plan is not None and r.plan.has_deferred())
         function = group[0].scope
         if function is None:
-            runs.append(Run(None, root, f"%root{k + 1}", dispatches))
+            runs.append(Run(None, root, f"%root{k + 1}", dispatches, deferred, f"%root{k + 1}"))
             root = f"%root{k + 1}"
         else:
             found = Scope(function, f"%scope{k}", root, group[0].match_path)
-            runs.append(Run(found, found.handle, f"%scoped{k}", dispatches))
+            runs.append(Run(found, found.handle, f"%scoped{k}", dispatches, deferred, root))
     return tuple(runs), root
 
 

@@ -60,11 +60,18 @@ class Script:
 
 @dataclass(frozen=True)
 class Rendered:
-    """The scripts of one StrategySet for one target, and the flags that inject them."""
+    """The scripts of one StrategySet for one target, and the flags that inject them.
+
+    ``shadowed``: one line per rule that can never fire because an earlier rule of the same
+    ``transform.foreach_match`` certainly matches every op it matches
+    (``"rules[3] (mm_tiles) is shadowed by rules[1] (mm_all)"``; see
+    :func:`tdsl.render.render.shadowed_rules`). No scripts (a set without rules for the
+    target) means IREE's default pipeline: :meth:`flags` gives the target's flags only."""
 
     strategy_set: str
     target: Target
     scripts: tuple[Script, ...]
+    shadowed: tuple[str, ...] = ()
 
     def script(self, injection: Injection | str) -> Script | None:
         """The script for ``injection`` (an :class:`Injection` or its value), if rendered."""

@@ -8,6 +8,14 @@ Checks that need the target (the strategy kind fits the target's backend, the ma
 can match the op form seen at that injection point, MMA intrinsics, LDS, ...) live with
 the targets (:func:`tdsl.targets.checks.check_rule`); they run when the set is built.
 
+A set without rules is allowed: it means IREE's default pipeline for its targets (a
+render writes no scripts, only the target flags).
+
+Sets and rule lists compose with :func:`combine` (also ``StrategySet.combine``): the
+rules are joined in order, so earlier parts win where matchers overlap, or, with
+``precedence="specific"``, more specific matchers go first
+(:func:`tdsl.spec.subsume.specificity`).
+
 Example::
 
     StrategySet(name="demo", rules=[
@@ -18,17 +26,18 @@ Example::
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable, Literal, Union
 
 from pydantic import Field, model_validator
 
-from ..errors import TargetError
+from ..errors import FieldProblem, StrategyError, TargetError
 from ..targets import AmdGpuTarget, CpuTarget, Target
 from ..targets.checks import check_rule
 from .all_of import Matcher
-from .base import StrategyModel, SymbolName, problem
+from .base import StrategyModel, SymbolName, fmt, problem
 from .matchers import FunctionMatch
 from .registry import Strategy
+from .subsume import covers, specificity
 
 
 class Rule(StrategyModel):
@@ -72,8 +81,6 @@ class StrategySet(StrategyModel):
         for i, name in enumerate(names):
             if names.index(name) != i:
                 raise problem(f"targets[{i}].name", "unique target names", name)
-        if not self.rules:
-            raise problem("rules", "at least one rule", [])
         seen: dict[tuple[str, str], Any] = {}
         for i, rule in enumerate(self.rules):
             if rule.target not in names:
@@ -103,3 +110,127 @@ class StrategySet(StrategyModel):
     def rules_for(self, target: str) -> list[tuple[int, Rule]]:
         """(index in ``rules``, rule) for every rule of ``target``, in order."""
         return [(i, r) for i, r in enumerate(self.rules) if r.target == target]
+
+    @classmethod
+    def combine(
+        cls,
+        *parts: "Part",
+        name: str,
+        precedence: "Precedence" = "first",
+    ) -> "StrategySet":
+        """The same as :func:`combine`."""
+        return combine(*parts, name=name, precedence=precedence)
+
+
+Part = Union[StrategySet, Rule, Iterable[Rule]]
+"""What :func:`combine` joins: a strategy set, one rule or a list of rules."""
+Precedence = Literal["first", "specific"]
+"""How :func:`combine` orders the joined rules."""
+
+
+def _part_problem(path: str, expected: str, received: Any) -> FieldProblem:
+    return FieldProblem(path, expected, fmt(received))
+
+
+def combine(*parts: Part, name: str, precedence: Precedence = "first") -> StrategySet:
+    """One strategy set named ``name`` from ``parts`` (strategy sets, rules, lists of rules).
+
+    **Targets** are merged by name, in order of first appearance; two parts may both have a
+    target of one name only if the targets are equal (else :class:`StrategyError`). A rule
+    from a rule list whose target no set part has gets the default target of that name
+    (``cpu``, ``gfx942``); without any set part the targets are the default ones.
+
+    **Precedence.** Within one target and injection point the first rule whose matcher
+    accepts an op wins (``transform.foreach_match``), so the order of the joined rules
+    decides where matchers overlap:
+
+    * ``precedence="first"`` (the default) keeps the rules in the order given: earlier
+      parts win. ``combine(head_split_fusion(...), auto(), name="bert")`` lets the
+      head-split rule take BERT's Q projection before ``auto()``'s packing rules see it.
+    * ``precedence="specific"`` puts a part's rule before an earlier part's rule of the same
+      target when it is more specific: certainly (its matcher is covered by the other's,
+      :func:`tdsl.spec.subsume.covers`) or, when neither covers the other, by
+      :func:`tdsl.spec.subsume.specificity` (an exact-shape contraction or convolution
+      matcher first, then all_of matchers with more leaves, then more set constraints).
+      Each part keeps its own order (a set such as ``auto()`` orders its rules on
+      purpose); pass rules one by one to have all of them ordered.
+
+    The result is validated as any set (unique strategy names per target, target checks).
+    """
+    if precedence not in ("first", "specific"):
+        raise StrategyError(name, [_part_problem("precedence", "'first' or 'specific'", precedence)])
+    targets: dict[str, Target] = {}
+    origin: dict[str, int] = {}
+    groups: list[list[Rule]] = []
+    has_set = False
+    problems: list[FieldProblem] = []
+    for i, part in enumerate(parts):
+        if isinstance(part, StrategySet):
+            has_set = True
+            for j, target in enumerate(part.targets):
+                if target.name in targets and targets[target.name] != target:
+                    problems.append(
+                        _part_problem(
+                            f"parts[{i}].targets[{j}]",
+                            f"a target equal to the target {target.name!r} of parts[{origin[target.name]}] "
+                            "(combined sets share their targets by name)",
+                            target,
+                        )
+                    )
+                targets.setdefault(target.name, target)
+                origin.setdefault(target.name, i)
+            groups.append(list(part.rules))
+        elif isinstance(part, Rule):
+            groups.append([part])
+        else:
+            listed: list[Any]
+            try:
+                listed = list(part)
+            except TypeError:
+                problems.append(_part_problem(f"parts[{i}]", "a StrategySet, a Rule or a list of rules", part))
+                continue
+            for j, rule in enumerate(listed):
+                if not isinstance(rule, Rule):
+                    problems.append(_part_problem(f"parts[{i}][{j}]", "a Rule", rule))
+            groups.append([r for r in listed if isinstance(r, Rule)])
+    if problems:
+        raise StrategyError(name, problems)
+    defaults = {t.name: t for t in _default_targets()}
+    if not has_set:
+        targets = dict(defaults)
+    rules = _merged(groups) if precedence == "specific" else [r for group in groups for r in group]
+    for rule in rules:
+        if rule.target not in targets and rule.target in defaults:
+            targets[rule.target] = defaults[rule.target]
+    return StrategySet(name=name, targets=tuple(targets.values()), rules=tuple(rules))
+
+
+def more_specific(rule: Rule, other: Rule) -> bool:
+    """``rule`` goes before ``other`` under ``precedence="specific"``: same target, and
+    ``other``'s matcher certainly covers ``rule``'s but not the reverse, or neither covers
+    the other and ``rule``'s :func:`~tdsl.spec.subsume.specificity` is higher."""
+    if rule.target != other.target:
+        return False
+    mine, theirs = covers(rule.match, other.match), covers(other.match, rule.match)
+    if mine or theirs:
+        return theirs and not mine
+    return specificity(rule.match) > specificity(other.match)
+
+
+def _merged(groups: list[list[Rule]]) -> list[Rule]:
+    """The rules of ``groups`` (one per part), each part's rule placed before the first rule
+    of an earlier part it is :func:`more_specific` than, never before its own part's
+    earlier rules."""
+    result: list[tuple[int, Rule]] = []
+    for part, group in enumerate(groups):
+        floor = 0
+        for rule in group:
+            position = len(result)
+            for k in range(floor, len(result)):
+                owner, other = result[k]
+                if owner != part and more_specific(rule, other):
+                    position = k
+                    break
+            result.insert(position, (part, rule))
+            floor = position + 1
+    return [rule for _, rule in result]

@@ -56,6 +56,16 @@ class MmaIntrinsic(StrategyModel):
         """Bytes per A/B element."""
         return element_bytes(self.a_type)
 
+    def __repr__(self) -> str:
+        """``MmaIntrinsic('MFMA_F32_16x16x16_F16')`` when the name says it all (it does for
+        every intrinsic :meth:`from_name` builds), else every field."""
+        try:
+            if MmaIntrinsic.from_name(self.name) == self:
+                return f"MmaIntrinsic({self.name!r})"
+        except TdslError:
+            pass
+        return super().__repr__()
+
 
 class AmdGpuArch(StrategyModel):
     """Facts about one AMD GPU architecture that strategies are checked against."""
@@ -83,6 +93,22 @@ class AmdGpuArch(StrategyModel):
         granule = self.vgpr_allocation_granule
         granules = max(granule, -(-vgprs // granule) * granule)
         return min(self.max_waves_per_simd, self.vgprs_per_simd // granules)
+
+    def __repr__(self) -> str:
+        """``AmdGpuArch('gfx942')`` for a known architecture's facts (:data:`ARCHITECTURES`);
+        a modified copy shows the fields that differ (``AmdGpuArch('gfx942',
+        compute_units=228)``), an unknown architecture every field; intrinsics as a count."""
+        known = ARCHITECTURES.get(self.arch)
+        shown = []
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if name == "arch" or (known is not None and value == getattr(known, name)):
+                continue
+            if name == "mma_intrinsics":
+                shown.append(f"mma_intrinsics=<{len(value)} intrinsics>")
+            else:
+                shown.append(f"{name}={value!r}")
+        return f"AmdGpuArch({', '.join([repr(self.arch), *shown])})"
 
 
 GFX942 = AmdGpuArch(

@@ -36,7 +36,16 @@ WORKGROUP_TILES = ((128, 128), (128, 64), (64, 128), (64, 64), (64, 32), (32, 64
 
 @dataclass(frozen=True)
 class Contraction:
-    """A contraction's problem: batch sizes, M, N, K and element types."""
+    """A contraction's problem, what :func:`choose_contraction` configures.
+
+    ``batch``: the batch loop sizes (``()`` for a plain matmul, ``(8,)`` for a batch
+    matmul); ``m``, ``n``, ``k``: the problem sizes; ``lhs_type``, ``rhs_type``,
+    ``output_type``: element types as MLIR spells them (``"f16"``, ``"f32"``, ``"i8"``);
+    ``loop_order``: the order of the m/n/k loops after the batch loops (``"mnk"`` for
+    ``linalg.matmul``). ``match()`` is the ContractionMatch that selects exactly it::
+
+        Contraction((), 4096, 4096, 4096, "f16", "f16", "f32")
+    """
 
     batch: tuple[int, ...]
     m: int
@@ -62,6 +71,14 @@ class Contraction:
             }
         )
         return match
+
+    def __repr__(self) -> str:
+        """Positional, as the docstring's example: ``Contraction((), 4096, 4096, 4096, 'f16', 'f16', 'f32')``."""
+        order = "" if self.loop_order == "mnk" else f", loop_order={self.loop_order!r}"
+        return (
+            f"Contraction({self.batch!r}, {self.m}, {self.n}, {self.k}, {self.lhs_type!r}, "
+            f"{self.rhs_type!r}, {self.output_type!r}{order})"
+        )
 
     def per_loop(self, batch: int, m: int, n: int, k: int) -> list[int]:
         """A tile list in this op's loop order from per-role values."""
@@ -169,9 +186,14 @@ def rules_for(problems: Sequence[tuple[str, Contraction]], target: str = "gfx942
 
 @dataclass(frozen=True)
 class Convolution2d:
-    """A 2-D convolution as IREE's implicit GEMM sees it (stride/dilation folded into the
-    output sizes): batch, output image (oh, ow), output channels, filter (kh, kw), input
-    channels, element types and the data layout."""
+    """A 2-D convolution as IREE's implicit GEMM sees it, what :func:`choose_convolution`
+    configures: ``batch``; the output image ``oh`` x ``ow`` (stride and dilation folded in);
+    output channels ``oc``; the filter ``kh`` x ``kw``; input channels ``ic``; element
+    types; ``layout`` ``"nhwc"`` (``linalg.conv_2d_nhwc_hwcf``) or ``"nchw"``.
+    ``match()`` is the ConvolutionMatch that selects exactly it::
+
+        Convolution2d(2, 56, 56, 64, 3, 3, 64, "f16", "f16", "f32")
+    """
 
     batch: int
     oh: int
@@ -184,6 +206,14 @@ class Convolution2d:
     rhs_type: str
     output_type: str
     layout: str = "nhwc"
+
+    def __repr__(self) -> str:
+        """Positional: ``Convolution2d(2, 56, 56, 64, 3, 3, 64, 'f16', 'f16', 'f32')``."""
+        layout = "" if self.layout == "nhwc" else f", {self.layout!r}"
+        return (
+            f"Convolution2d({self.batch}, {self.oh}, {self.ow}, {self.oc}, {self.kh}, {self.kw}, {self.ic}, "
+            f"{self.lhs_type!r}, {self.rhs_type!r}, {self.output_type!r}{layout})"
+        )
 
     def match(self) -> ConvolutionMatch:
         """The matcher that selects exactly this convolution."""

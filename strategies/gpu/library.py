@@ -7,7 +7,7 @@ IREE's default configuration, see tests/test_gpu_library.py).
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Optional, Sequence
 
 from tdsl import AmdGpuTarget, StrategySet
 
@@ -29,12 +29,15 @@ REFERENCE_CONVOLUTIONS: tuple[tuple[str, Convolution2d], ...] = (
 
 
 def convolution_set(
-    problems: Sequence[tuple[str, Convolution2d]] = REFERENCE_CONVOLUTIONS, name: str = "gfx942_convolutions"
+    problems: Optional[Sequence[tuple[str, Convolution2d]]] = None, name: str = "gfx942_convolutions"
 ) -> StrategySet:
-    """A StrategySet for gfx942 with one implicit-GEMM configuration per convolution."""
-    return StrategySet(name=name, targets=[AmdGpuTarget()], rules=[conv_rule_for(p, n) for n, p in problems])
+    """A StrategySet for gfx942 with one implicit-GEMM configuration per named convolution
+    (default: :data:`REFERENCE_CONVOLUTIONS`)."""
+    chosen = REFERENCE_CONVOLUTIONS if problems is None else problems
+    return StrategySet(name=name, targets=[AmdGpuTarget()], rules=[conv_rule_for(p, n) for n, p in chosen])
 
 
-def standard_set(problems: Sequence[tuple[str, Contraction]] = REFERENCE_PROBLEMS, name: str = "gfx942_library") -> StrategySet:
-    """A StrategySet for gfx942 with one chosen configuration per problem."""
-    return StrategySet(name=name, targets=[AmdGpuTarget()], rules=rules_for(problems))
+def standard_set(problems: Optional[Sequence[tuple[str, Contraction]]] = None, name: str = "gfx942_library") -> StrategySet:
+    """A StrategySet for gfx942 with one chosen configuration per named problem (default:
+    :data:`REFERENCE_PROBLEMS`)."""
+    return StrategySet(name=name, targets=[AmdGpuTarget()], rules=rules_for(REFERENCE_PROBLEMS if problems is None else problems))

@@ -18,12 +18,6 @@ module @tdsl_bert_heads attributes {transform.with_named_sequence} {
 
   transform.named_sequence @tdsl_r0_q_proj_fuse(%op: !transform.any_op {transform.consumed}) {
     %generic = transform.structured.generalize %op : (!transform.any_op) -> !transform.any_op loc("q_proj_fuse.generalize")
-    %scope = transform.get_parent_op %generic <{isolated_from_above}> : (!transform.any_op) -> !transform.any_op loc("q_proj_fuse.propagate_reshapes")
-    transform.apply_patterns to %scope {
-      transform.apply_patterns.iree.bubble_expand loc("q_proj_fuse.propagate_reshapes")
-    } : !transform.any_op loc("q_proj_fuse.propagate_reshapes")
-    %consumers = transform.get_consumers_of_result %generic[0] : (!transform.any_op) -> !transform.any_op loc("q_proj_fuse.consumer_interchange")
-    %consumers_interchanged = transform.structured.interchange %consumers iterator_interchange = [1, 0, 2] : (!transform.any_op) -> !transform.any_op loc("q_proj_fuse.consumer_interchange")
     %marker = transform.param.constant "q_proj_fuse" -> !transform.any_param loc("q_proj_fuse")
     transform.annotate %generic "tdsl.layout" = %marker : !transform.any_op, !transform.any_param loc("q_proj_fuse")
     %rule = transform.param.constant 0 : i64 -> !transform.any_param loc("bert_heads.rules[0]")
@@ -35,6 +29,27 @@ module @tdsl_bert_heads attributes {transform.with_named_sequence} {
     %root1 = transform.foreach_match in %root
         @tdsl_r0_q_proj_fuse_match0 -> @tdsl_r0_q_proj_fuse
       : (!transform.any_op) -> !transform.any_op loc("bert_heads.rules")
+    %tdsl_r0_q_proj_fuse_ops = transform.structured.match attributes {tdsl.layout_rule = 0 : i64} in %root1 : (!transform.any_op) -> !transform.any_op loc("bert_heads.rules[0]")
+    %tdsl_r0_q_proj_fuse_scope = transform.get_parent_op %tdsl_r0_q_proj_fuse_ops <{deduplicate, isolated_from_above}> : (!transform.any_op) -> !transform.any_op loc("q_proj_fuse.propagate_reshapes")
+    transform.apply_patterns to %tdsl_r0_q_proj_fuse_scope {
+      transform.apply_patterns.iree.bubble_expand loc("q_proj_fuse.propagate_reshapes")
+    } : !transform.any_op loc("q_proj_fuse.propagate_reshapes")
+    %tdsl_r0_q_proj_fuse_consumers = transform.foreach %tdsl_r0_q_proj_fuse_ops : !transform.any_op -> !transform.any_op {
+    ^bb0(%tdsl_r0_q_proj_fuse_op: !transform.any_op):
+      %tdsl_r0_q_proj_fuse_users = transform.get_consumers_of_result %tdsl_r0_q_proj_fuse_op[0] : (!transform.any_op) -> !transform.any_op loc("q_proj_fuse.consumer_interchange")
+      transform.yield %tdsl_r0_q_proj_fuse_users : !transform.any_op loc("q_proj_fuse.consumer_interchange")
+    } loc("q_proj_fuse.consumer_interchange")
+    %tdsl_r0_q_proj_fuse_unique = transform.merge_handles deduplicate %tdsl_r0_q_proj_fuse_consumers : !transform.any_op loc("q_proj_fuse.consumer_interchange")
+    %tdsl_r0_q_proj_fuse_generics = transform.select "linalg.generic" in %tdsl_r0_q_proj_fuse_unique : (!transform.any_op) -> !transform.op<"linalg.generic"> loc("q_proj_fuse.consumer_interchange")
+    transform.sequence %tdsl_r0_q_proj_fuse_generics : !transform.op<"linalg.generic"> failures(suppress) {
+    ^bb0(%tdsl_r0_q_proj_fuse_fitting: !transform.op<"linalg.generic">):
+      %tdsl_r0_q_proj_fuse_interchanged = transform.structured.interchange %tdsl_r0_q_proj_fuse_fitting iterator_interchange = [1, 0, 2] : (!transform.op<"linalg.generic">) -> !transform.op<"linalg.generic"> loc("q_proj_fuse.consumer_interchange")
+      transform.yield loc("q_proj_fuse.consumer_interchange")
+    } loc("q_proj_fuse.consumer_interchange")
+    %tdsl_r0_q_proj_fuse_marker = transform.param.constant "q_proj_fuse" -> !transform.any_param loc("q_proj_fuse")
+    transform.annotate %tdsl_r0_q_proj_fuse_ops "tdsl.layout" = %tdsl_r0_q_proj_fuse_marker : !transform.any_op, !transform.any_param loc("q_proj_fuse")
+    %tdsl_r0_q_proj_fuse_rule = transform.param.constant 0 : i64 -> !transform.any_param loc("bert_heads.rules[0]")
+    transform.annotate %tdsl_r0_q_proj_fuse_ops "tdsl.layout_rule" = %tdsl_r0_q_proj_fuse_rule : !transform.any_op, !transform.any_param loc("bert_heads.rules[0]")
     transform.yield loc("bert_heads.rules")
   } loc("bert_heads.rules")
 } loc("bert_heads")
