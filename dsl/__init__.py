@@ -6,7 +6,9 @@ Author a :class:`StrategySet` of rules (matcher -> strategy -> target), then:
 * :func:`render` -- verified scripts and the ``iree-compile`` flags that inject them;
 * :func:`compile` -- compile a payload with them and report which rules applied where;
 * :func:`run` -- compile with and without them, run on CPU and compare the numbers;
-* :func:`bench` -- time them against IREE's default and data-tiling paths and numpy.
+* :func:`bench` -- time them against IREE's default and data-tiling paths and numpy;
+* :func:`combine` -- join sets and rule lists with a stated precedence;
+* :func:`import_spec` -- an existing transform-dialect spec as an editable set.
 
 Layers (see ARCHITECTURE.md): :mod:`tdsl.spec` (the strategy model), :mod:`tdsl.targets`
 (per-target facts and checks), :mod:`tdsl.render`, :mod:`tdsl.iree` (driving IREE),
@@ -18,6 +20,7 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError, version
 
 from .errors import RenderError, StrategyError, StrategyFileError, TdslError
+from .importer import SpecImportError, import_spec, import_specs, write_python
 from .iree.bench import bench
 from .iree.compile import compile
 from .iree.numerics import run
@@ -26,10 +29,23 @@ from .spec.all_of import AllOf
 from .spec.codegen import Codegen, Fuse, GpuThreads, MmaChain, TileUsingFor, TileUsingForall, VectorLowering
 from .spec.layout import DataLayout, Pack, PackGreedily, PackTranspose
 from .spec.loader import dump, load
-from .spec.lowering import CpuLowering, GpuLowering
-from .spec.matchers import ConsumerMatch, ContractionMatch, ConvolutionMatch, FunctionMatch, OpNameMatch, PackMatch
+from .spec.lowering import AttentionDecomposition, CpuLowering, DecomposedMatmul, GpuLowering, MmaLayout
+from .spec.matchers import (
+    AttentionMatch,
+    ConsumerMatch,
+    ContractionMatch,
+    ConvolutionMatch,
+    DagMatch,
+    DimConstraint,
+    FunctionMatch,
+    NoLoweringConfigMatch,
+    OpNameMatch,
+    OperandMatch,
+    PackMatch,
+)
+from .spec.raw import RawAnnotation, RawCodegenAction, RawConfig, RawMatch, RawPreprocessingAction, RawTuningAction
 from .spec.registry import Strategy
-from .spec.strategy_set import Rule, StrategySet
+from .spec.strategy_set import Rule, StrategySet, combine
 from .targets import GFX942, AmdGpuTarget, CpuTarget
 
 try:
@@ -38,6 +54,24 @@ except PackageNotFoundError:  # running from a checkout that is not installed
     __version__ = "0+unknown"
 
 __all__ = [
+    "AttentionMatch",
+    "DagMatch",
+    "DimConstraint",
+    "NoLoweringConfigMatch",
+    "OperandMatch",
+    "RawAnnotation",
+    "RawCodegenAction",
+    "RawConfig",
+    "RawMatch",
+    "RawPreprocessingAction",
+    "RawTuningAction",
+    "AttentionDecomposition",
+    "DecomposedMatmul",
+    "MmaLayout",
+    "SpecImportError",
+    "import_spec",
+    "import_specs",
+    "write_python",
     "GFX942",
     "AllOf",
     "AmdGpuTarget",
@@ -72,6 +106,7 @@ __all__ = [
     "VectorLowering",
     "__version__",
     "bench",
+    "combine",
     "compile",
     "dump",
     "load",

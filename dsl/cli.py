@@ -428,6 +428,16 @@ def _cmd_ops(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_import(args: argparse.Namespace) -> int:
+    from .importer import import_command
+
+    if args.output is not None:
+        from .iree.compile import check_output_file
+
+        check_output_file(args.output, "-o")
+    return import_command(args.specs if len(args.specs) > 1 else args.specs[0], args.output, args.target, args.allow_raw, args.kind)
+
+
 def _cmd_show(args: argparse.Namespace) -> int:
     sys.stdout.write(dump(load(args.strategies), args.format))
     return EXIT_OK
@@ -616,6 +626,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the listing as JSON")
     _add_limits(p)
     p.set_defaults(run=_cmd_ops)
+
+    p = sub.add_parser("import", help="turn transform-dialect specs into an editable strategy set", description="Read tuning specs, preprocessing specs or codegen libraries (hand-written, IREE's own, tuners', or tdsl renders) with the MLIR bindings and write the StrategySet they express: one rule per matcher/action pair, sequence names kept. Several files are the scripts of one rendered set and are merged. Older IREE syntax is upgraded where the meaning is clear (each upgrade is noted); a construct tdsl cannot express is an error naming the op and its line, unless --allow-raw keeps it as verified raw MLIR.", **common)
+    p.add_argument("specs", nargs="+", type=Path, metavar="SPEC.mlir", help="spec file(s)")
+    p.add_argument("-o", "--output", type=Path, metavar="OUT.py|OUT.yaml|OUT.json", help="write the set here (by suffix); default: the Python module on stdout")
+    p.add_argument("--target", help="target name for the imported rules (default: from the spec: cpu or gfx942)")
+    p.add_argument("--allow-raw", action="store_true", help="keep matchers and actions tdsl cannot express as verified raw MLIR")
+    p.add_argument("--kind", choices=("tuning_spec", "preprocessing", "codegen_library"), help="the injection point, when the entry point does not say")
+    p.set_defaults(run=_cmd_import)
 
     p = sub.add_parser("show", help="print a strategy set as YAML or JSON", description="Load a strategy file and print its canonical YAML or JSON form (loads back to an equal set).", **common)
     p.add_argument("strategies", metavar="FILE[:NAME]", help="strategy file")

@@ -29,6 +29,9 @@ from tdsl import (
     VectorLowering,
 )
 from tdsl import load
+from tdsl.spec.lowering import AttentionDecomposition, DecomposedMatmul, MmaLayout
+from tdsl.spec.matchers import AttentionMatch, DagMatch, DimConstraint, NoLoweringConfigMatch, OperandMatch
+from tdsl.spec.raw import RawAnnotation, RawConfig, RawMatch, RawPreprocessingAction, RawTuningAction
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -185,10 +188,202 @@ CODEGEN_VARIANTS = StrategySet(
     ],
 )
 
+ATTENTION_MAPS = [
+    "(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d4)",
+    "(d0, d1, d2, d3, d4, d5) -> (d0, d1, d5, d4)",
+    "(d0, d1, d2, d3, d4, d5) -> (d0, d1, d3, d5)",
+    "(d0, d1, d2, d3, d4, d5) -> ()",
+    "(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)",
+    "(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2)",
+    "(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2)",
+]
+
+MATMUL_DAG = """\
+^bb0(%lhs: tensor<?x?xf16>, %rhs: tensor<?x?xf16>, %out: tensor<?x?xf32>):
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, \
+affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} \
+ins(%lhs, %rhs : tensor<?x?xf16>, tensor<?x?xf16>) outs(%out : tensor<?x?xf32>) {
+  ^bb0(%a: f16, %b: f16, %c: f32):
+    %1 = arith.extf %a : f16 to f32
+    %2 = arith.extf %b : f16 to f32
+    %3 = arith.mulf %1, %2 : f32
+    %4 = arith.addf %c, %3 : f32
+    linalg.yield %4 : f32
+  } -> tensor<?x?xf32>"""
+
+RANK2_GENERIC_MATCHER = """\
+transform.named_sequence @match_rank2(%arg0: !transform.any_op {transform.readonly}) -> !transform.any_op {
+  transform.match.operation_name %arg0 ["linalg.generic"] : !transform.any_op
+  %0 = transform.match.structured failures(propagate) %arg0 : (!transform.any_op) -> !transform.any_op {
+  ^bb0(%arg1: !transform.any_op):
+    %c2 = transform.param.constant 2 : i64 -> !transform.param<i64>
+    %rank = transform.match.structured.rank %arg1 : (!transform.any_op) -> !transform.param<i64>
+    transform.match.param.cmpi eq %rank, %c2 : !transform.param<i64>
+    transform.match.structured.yield %arg1 : !transform.any_op
+  }
+  transform.yield %arg0 : !transform.any_op
+}"""
+
+IMPORT_FIELDS = StrategySet(
+    name="import_fields",
+    targets=[CpuTarget(), AmdGpuTarget()],
+    rules=[
+        Rule(
+            target="gfx942",
+            match=AllOf(
+                matchers=[
+                    NoLoweringConfigMatch(),
+                    AttentionMatch(
+                        op="online_attention",
+                        query_type="f16",
+                        key_type="f16",
+                        value_type="f16",
+                        scale_type="f16",
+                        output_type="f32",
+                        max_type="f32",
+                        sum_type="f32",
+                        maps=ATTENTION_MAPS,
+                        batch=[2, 10],
+                        m={"one_of": [4096, 1024]},
+                    ),
+                    OperandMatch(operand=0, type="tensor<?x?x?x64xf16>", dims=[DimConstraint(dim=2, multiple_of=128)]),
+                    OperandMatch(operand=1, dims=[DimConstraint(dim=2, min=16, max=4096)]),
+                ]
+            ),
+            strategy=GpuLowering(
+                name="attention_vd",
+                pipeline="VectorDistribute",
+                workgroup=[1, 1, 128, 0, 0, 0],
+                reduction=[0, 0, 0, 0, 0, 64],
+                promote_operands=[1, 2],
+                workgroup_size=[256],
+                llvm_func_attrs={"amdgpu-waves-per-eu": "2", "denormal-fp-math-f32": "preserve-sign"},
+                decomposition_config=AttentionDecomposition(
+                    qk=DecomposedMatmul(
+                        mma_kind=MmaLayout(intrinsic="VMFMA_F32_32x32x16_F16", col_major=True),
+                        subgroup_basis=[[1, 1, 4, 1, 1, 1], [0, 1, 2, 4, 5]],
+                        promote_operands=[1],
+                    ),
+                    pv=DecomposedMatmul(
+                        mma_kind=MmaLayout(intrinsic="MFMA_F32_32x32x8_F16", col_major=True),
+                        subgroup_basis=[[1, 1, 4, 1, 1, 1], [0, 1, 2, 3, 5]],
+                        promote_operands=[1],
+                    ),
+                ),
+            ),
+        ),
+        Rule(
+            target="gfx942",
+            match=AllOf(
+                matchers=[
+                    NoLoweringConfigMatch(),
+                    ContractionMatch(
+                        lhs_type="f16",
+                        rhs_type="f16",
+                        output_type="f32",
+                        maps=["(d0, d1, d2, d3) -> (d0, d1, d3)", "(d0, d1, d2, d3) -> (d2, d3)", "(d0, d1, d2, d3) -> (d0, d1, d2)"],
+                        m=[2, 1024],
+                        n=1280,
+                        k=5120,
+                    ),
+                ]
+            ),
+            strategy=GpuLowering(
+                name="mm_expanded_vd",
+                pipeline="VectorDistribute",
+                workgroup=[1, 64, 128, 0],
+                reduction=[0, 0, 0, 64],
+                subgroup_basis=[[1, 2, 2, 1], [0, 1, 2, 3]],
+                mma_kind="MFMA_F32_16x16x16_F16",
+                promote_operands=[0, 1],
+                workgroup_size=[256, 1, 1],
+                prefetch_num_stages=2,
+                no_reduce_shared_memory_bank_conflicts=True,
+                reorder_workgroups_strategy="Transpose",
+                llvm_func_attrs={"amdgpu-waves-per-eu": "2"},
+            ),
+        ),
+        Rule(
+            target="gfx942",
+            match=AllOf(matchers=[OpNameMatch(names="linalg.generic"), DagMatch(pattern=MATMUL_DAG)]),
+            strategy=GpuLowering(
+                name="dag_tile_and_fuse",
+                workgroup=[64, 64, 0],
+                reduction=[0, 0, 2],
+                subgroup=[2, 2, 0],
+                mma_kind="MFMA_F32_16x16x16_F16",
+                subgroup_m_count=2,
+                subgroup_n_count=2,
+                promote_operands=[0, 1],
+                workgroup_size=[256, 1, 1],
+            ),
+        ),
+        Rule(
+            target="gfx942",
+            match=ConvolutionMatch(
+                lhs_type="bf16",
+                rhs_type="bf16",
+                output_type="f32",
+                maps=[
+                    "(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4, d2 + d5, d6)",
+                    "(d0, d1, d2, d3, d4, d5, d6) -> (d3, d4, d5, d6)",
+                    "(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)",
+                ],
+                filter=[3, 3],
+            ),
+            strategy=RawConfig(
+                name="conv_raw_config",
+                annotations=[
+                    RawAnnotation(
+                        name="compilation_info",
+                        value="#iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{padding_conv = [1, 8, 32, 64, 0, 0, 32], "
+                        "promote_operands = [0, 1], workgroup = [1, 8, 32, 64, 0, 0, 0], reduction = [0, 0, 0, 0, 1, 1, 2], subgroup = [1, 2, 1, 2, 0, 0, 0], "
+                        "mma_kind = #iree_gpu.mma_layout<MFMA_F32_16x16x16_BF16>}>, translation_info = #iree_codegen.translation_info<pipeline = "
+                        "#iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 64>>",
+                    ),
+                    RawAnnotation(name="__tuning_spec_applied__"),
+                ],
+            ),
+        ),
+        Rule(
+            target="gfx942",
+            match=RawMatch(sequence=RANK2_GENERIC_MATCHER),
+            strategy=RawTuningAction(
+                name="raw_mark",
+                sequence="""\
+transform.named_sequence @mark(%arg0: !transform.any_op {transform.readonly}) {
+  transform.include @mark_op failures(propagate) (%arg0) : (!transform.any_op) -> ()
+  transform.yield
+}""",
+                helpers=[
+                    """\
+transform.named_sequence @mark_op(%arg0: !transform.any_op {transform.readonly}) {
+  transform.annotate %arg0 "my_mark" : !transform.any_op
+  transform.yield
+}"""
+                ],
+            ),
+        ),
+        Rule(
+            target="cpu",
+            match=OpNameMatch(names="linalg.matmul"),
+            strategy=RawPreprocessingAction(
+                name="raw_generalize",
+                sequence="""\
+transform.named_sequence @generalize(%arg0: !transform.any_op {transform.consumed}) {
+  %0 = transform.structured.generalize %arg0 : (!transform.any_op) -> !transform.any_op
+  transform.yield
+}""",
+            ),
+        ),
+    ],
+)
+
 CASES: dict[str, StrategySet] = {
     "layout_variants": LAYOUT_VARIANTS,
     "gpu_configs": GPU_CONFIGS,
     "codegen_variants": CODEGEN_VARIANTS,
+    "import_fields": IMPORT_FIELDS,
 }
 
 

@@ -7,7 +7,8 @@ Layers, bottom to top; a module may import its own layer and the ones below:
    ``spec.strategy_set`` / ``spec.loader`` (a set joins concepts and targets)
 2. ``render``
 3. ``iree``
-4. ``testing``, ``cli``, ``schema``, the package itself and ``__main__``
+4. ``importer`` (``tdsl import``: specs read with the bindings into strategy sets)
+5. ``testing``, ``cli``, ``schema``, the package itself and ``__main__``
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("strategy sets", ("tdsl.spec.strategy_set", "tdsl.spec.loader")),
     ("render", ("tdsl.render",)),
     ("iree", ("tdsl.iree",)),
+    ("importer", ("tdsl.importer",)),
     ("top", ("tdsl.testing", "tdsl.cli", "tdsl.schema", "tdsl.__main__", "tdsl")),
 ]
 
@@ -130,3 +132,12 @@ def test_only_the_bindings_shim_imports_iree_compiler() -> None:
             if any(n.startswith("iree.compiler") for n in names) and module != "tdsl.bindings":
                 offenders.append(module)
     assert not offenders, offenders
+
+
+def test_every_subpackage_ships_in_the_wheel() -> None:
+    """pyproject.toml lists the packages explicitly: a new layer folder must be added there."""
+    import tomllib
+
+    listed = set(tomllib.loads((DSL.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    folders = {"tdsl." + ".".join(p.parent.relative_to(DSL).parts) for p in DSL.rglob("__init__.py") if p.parent != DSL}
+    assert folders <= listed, sorted(folders - listed)

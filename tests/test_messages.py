@@ -196,7 +196,7 @@ def test_unknown_field_suggests_the_nearest() -> None:
 def test_missing_field_and_wrong_kind() -> None:
     with raises("c.distribution: expected a value for this required field, received nothing", "c", "distribution"):
         CpuLowering(name="c")
-    with raises("s.rules[0].strategy: expected a 'kind' among 'data_layout', 'cpu_lowering', 'gpu_lowering', 'codegen', received 'tiles'", "s"):
+    with raises("s.rules[0].strategy: expected a 'kind' among 'data_layout', 'cpu_lowering', 'gpu_lowering', 'codegen', 'raw_config', 'raw_tuning_action', 'raw_preprocessing_action', 'raw_codegen_action', received 'tiles'", "s"):
         StrategySet.model_validate({"name": "s", "rules": [{"target": "cpu", "match": {"kind": "op_name", "names": "linalg.matmul"}, "strategy": {"kind": "tiles", "name": "t"}}]})
     with raises("PackGreedily.matmul_packed_sizes[0]: expected a valid integer, received 'eight'"):
         PackGreedily(matmul_packed_sizes=["eight", 16, 32])
@@ -425,7 +425,7 @@ def test_unknown_keys_and_huge_values_print_on_one_line() -> None:
         StrategySet.model_validate({"name": "s", "rules": [], "bad\nkey": 1})
     with raises("c.distribution[0]: expected a size at most 9223372036854775807 (2**63 - 1, the largest MLIR i64), received an integer of about 301 digits (about 2**999)"):
         CpuLowering(name="c", distribution=[2**999, 0, 0])
-    with raises("s.rules[0].match: expected a 'kind' among 'op_name', 'contraction', 'convolution', 'function', 'consumer', 'pack_op', 'all_of', received no 'kind' in {names: ['linalg.matmul']}"):
+    with raises("s.rules[0].match: expected a 'kind' among 'op_name', 'contraction', 'convolution', 'function', 'consumer', 'pack_op', 'attention', 'no_lowering_config', 'operand', 'dag', 'raw', 'all_of', received no 'kind' in {names: ['linalg.matmul']}"):
         _set({"kind": "data_layout", "name": "mm", "generalize": True}, {"names": ["linalg.matmul"]})
 
 

@@ -83,6 +83,9 @@ class RuleOutcome:
     injection: Injection
     dispatches: tuple[str, ...]
     functions: tuple[str, ...] = ()
+    raw: bool = False
+    """The strategy is raw MLIR kept from an imported spec; a raw action marks no op, so
+    where it applied is unknown rather than nowhere."""
 
     @property
     def applied(self) -> bool:
@@ -90,6 +93,8 @@ class RuleOutcome:
 
     def where(self) -> str:
         """Human summary of where the rule applied."""
+        if not self.applied and self.raw:
+            return "raw MLIR (kept verbatim from an imported spec; it marks no op, so where it applied is unknown)"
         if not self.applied:
             return "NOTHING (warning)"
         parts = []
@@ -124,7 +129,7 @@ class CompileReport:
 
     @property
     def unmatched(self) -> list[RuleOutcome]:
-        return [r for r in self.rules if not r.applied]
+        return [r for r in self.rules if not r.applied and not r.raw]
 
     @property
     def build(self) -> str:
@@ -176,6 +181,7 @@ class CompileReport:
                     "dispatches": list(r.dispatches),
                     "functions": list(r.functions),
                     "applied": r.applied,
+                    "raw": r.raw,
                 }
                 for r in self.rules
             ],
@@ -607,6 +613,7 @@ def _outcomes(
                 injection,
                 hit,
                 tuple(layout_hits.get(index, ())),
+                type(rule.strategy).raw,
             )
         )
     return outcomes

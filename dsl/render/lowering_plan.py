@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from ..spec.lowering import CpuLowering, GpuLowering
+from ..spec.lowering import AttentionDecomposition, CpuLowering, DecomposedMatmul, GpuLowering, MmaLayout
 from ..targets import Target
 from .plan import ActionPlan
 
@@ -40,6 +40,29 @@ class SubgroupBasis:
 
 
 @dataclass(frozen=True)
+class Entry:
+    """``name = value`` (``value`` spelled as MLIR: ``[1, 2]``, ``"2"``, ``#iree_gpu.mma_layout<..>``)."""
+
+    name: str
+    value: str
+
+
+@dataclass(frozen=True)
+class DecomposedPart:
+    """``name = {lowering_config = #iree_gpu.lowering_config<{entries}>}`` (``pv_attrs``, ``qk_attrs``)."""
+
+    name: str
+    entries: tuple[Entry, ...]
+
+
+@dataclass(frozen=True)
+class Decomposition:
+    """An attention op's ``decomposition_config``: its parts in the printer's (sorted) order."""
+
+    parts: tuple[DecomposedPart, ...]
+
+
+@dataclass(frozen=True)
 class CpuConfig(ActionPlan):
     """``#iree_cpu.lowering_config<levels>`` with ``#iree_cpu.pipeline<pipeline>``."""
 
@@ -50,7 +73,9 @@ class CpuConfig(ActionPlan):
 @dataclass(frozen=True)
 class GpuConfig(ActionPlan):
     """``#iree_gpu.lowering_config<{..}>`` with ``#iree_gpu.pipeline<pipeline>``, the
-    workgroup and subgroup sizes and the pipeline ``options`` (none: no options attribute)."""
+    workgroup and subgroup sizes, the pipeline ``options`` (none: no options attribute),
+    the ``counts`` (``subgroup_m_count`` / ``subgroup_n_count``), the ``llvm_func_attrs``
+    and an attention op's ``decomposition``."""
 
     levels: tuple[TileLevel, ...]
     subgroup_basis: Optional[SubgroupBasis]
@@ -61,6 +86,9 @@ class GpuConfig(ActionPlan):
     workgroup_size: tuple[int, ...]
     subgroup_size: int
     options: tuple[PipelineOption, ...]
+    counts: tuple[Entry, ...] = ()
+    llvm_func_attrs: tuple[Entry, ...] = ()
+    decomposition: Optional[Decomposition] = None
 
 
 _BOOL = {True: "true", False: "false"}
@@ -80,6 +108,13 @@ def plan_gpu_lowering(strategy: GpuLowering, symbol: str, target: Target) -> Gpu
         options.append(PipelineOption("prefetch_num_stages", str(s.prefetch_num_stages)))
     if s.use_igemm_convolution is not None:
         options.append(PipelineOption("use_igemm_convolution", _BOOL[s.use_igemm_convolution]))
+    if s.no_reduce_shared_memory_bank_conflicts is not None:
+        options.append(PipelineOption("no_reduce_shared_memory_bank_conflicts", _BOOL[s.no_reduce_shared_memory_bank_conflicts]))
+    if s.reorder_workgroups_strategy is not None:
+        options.append(PipelineOption("reorder_workgroups_strategy", f"<{s.reorder_workgroups_strategy}>"))
+    counts: tuple[Entry, ...] = ()
+    if s.subgroup_m_count is not None and s.subgroup_n_count is not None:
+        counts = (Entry("subgroup_m_count", str(s.subgroup_m_count)), Entry("subgroup_n_count", str(s.subgroup_n_count)))
     basis = SubgroupBasis(*s.subgroup_basis) if s.subgroup_basis is not None else None
     return GpuConfig(
         levels=tuple(TileLevel(name, sizes) for name, sizes in s.levels()),
@@ -91,4 +126,38 @@ def plan_gpu_lowering(strategy: GpuLowering, symbol: str, target: Target) -> Gpu
         workgroup_size=s.workgroup_size,
         subgroup_size=s.subgroup_size,
         options=tuple(options),
+        counts=counts,
+        llvm_func_attrs=tuple(Entry(k, v) for k, v in (s.llvm_func_attrs or {}).items()),
+        decomposition=None if s.decomposition_config is None else plan_decomposition(s.decomposition_config),
     )
+
+
+def _ints(values: tuple[int, ...]) -> str:
+    return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+def mma_text(mma: MmaLayout) -> str:
+    """``#iree_gpu.mma_layout<X>`` / ``#iree_gpu.virtual_mma_layout<X, col_major = true>``."""
+    name = "virtual_mma_layout" if mma.virtual else "mma_layout"
+    return f"#iree_gpu.{name}<{mma.intrinsic}" + (", col_major = true" if mma.col_major else "") + ">"
+
+
+def _decomposed(part: DecomposedMatmul) -> tuple[Entry, ...]:
+    entries = []
+    if part.mma_kind is not None:
+        entries.append(Entry("mma_kind", mma_text(part.mma_kind)))
+    if part.promote_operands is not None:
+        entries.append(Entry("promote_operands", _ints(part.promote_operands)))
+    if part.subgroup_basis is not None:
+        counts, mapping = part.subgroup_basis
+        entries.append(Entry("subgroup_basis", f"[{_ints(counts)}, {_ints(mapping)}]"))
+    return tuple(entries)
+
+
+def plan_decomposition(d: AttentionDecomposition) -> Decomposition:
+    """``pv_attrs`` then ``qk_attrs`` (the printer's order), each entry sorted by name."""
+    parts = []
+    for name, part in (("pv_attrs", d.pv), ("qk_attrs", d.qk)):
+        if part is not None:
+            parts.append(DecomposedPart(name, _decomposed(part)))
+    return Decomposition(tuple(parts))

@@ -13,9 +13,22 @@ from dataclasses import dataclass
 from functools import singledispatch
 from typing import Mapping, Optional
 
+from .. import bindings
 from ..spec.all_of import AllOf, expand
 from ..spec.kinds import MatcherKind
-from ..spec.matchers import ConsumerMatch, ContractionMatch, ConvolutionMatch, OpNameMatch, PackMatch
+from ..spec.matchers import (
+    AttentionMatch,
+    ConsumerMatch,
+    ContractionMatch,
+    ConvolutionMatch,
+    DagMatch,
+    OperandMatch,
+    OpNameMatch,
+    PackMatch,
+    dag_leaf,
+)
+from ..spec.mlir_text import matcher_module, relocated, rename_values
+from ..spec.raw import RawMatch
 from .plan import LeafPlan, MatcherSequence
 
 Choice = Mapping[str, object]
@@ -71,36 +84,85 @@ class DimBound:
 
 
 @dataclass(frozen=True)
-class AffineMap:
-    """``affine_map<(dims) -> (results)>``; both are dimension names (``d0``)."""
-
-    dims: tuple[str, ...]
-    results: tuple[str, ...]
-
-
-@dataclass(frozen=True)
 class ContractionLeaf(LeafPlan):
     """``groups = transform.iree.match.contraction %op, ...`` (one handle per dimension group,
-    batch/m/n/k), optional ``indexing_maps``, then ``dims_equal`` and ``bounds`` checks."""
+    batch/m/n/k), optional ``indexing_maps`` (each ``(d0, d1, d2) -> (d0, d2)``, printed in
+    ``affine_map<..>``), then ``dims_equal`` and ``bounds`` checks."""
 
     groups: tuple[str, ...]
     lhs_type: str
     rhs_type: str
     output_type: str
-    indexing_maps: tuple[AffineMap, ...]
+    indexing_maps: tuple[str, ...]
     dims_equal: tuple[DimsEqual, ...]
     bounds: tuple[DimBound, ...]
 
 
 @dataclass(frozen=True)
 class ConvolutionLeaf(LeafPlan):
-    """``groups = transform.iree.match.convolution %op, ...`` then ``dims_equal`` checks."""
+    """``groups = transform.iree.match.convolution %op, ...`` (optional ``indexing_maps``)
+    then ``dims_equal`` checks."""
 
     groups: tuple[str, ...]
     lhs_type: str
     rhs_type: str
     output_type: str
+    indexing_maps: tuple[str, ...]
     dims_equal: tuple[DimsEqual, ...]
+
+
+@dataclass(frozen=True)
+class TypeEntry:
+    """``name = type`` in a match op's attribute list (``query_type = f16``)."""
+
+    name: str
+    type: str
+
+
+@dataclass(frozen=True)
+class AttentionLeaf(LeafPlan):
+    """``groups = transform.iree.match.<op> %op, <types>, indexing_maps = [..]`` (batch, m, n,
+    k1, k2) then ``dims_equal`` checks."""
+
+    op: str
+    groups: tuple[str, ...]
+    types: tuple[TypeEntry, ...]
+    indexing_maps: tuple[str, ...]
+    dims_equal: tuple[DimsEqual, ...]
+
+
+@dataclass(frozen=True)
+class DimCheck:
+    """Checks on dimension ``dim`` of an operand, located at ``dims[index]``:
+    ``dim_is_multiple_of`` (``multiple_of``) and ``dim_bounds`` (``umin`` / ``umax``; a
+    missing bound prints ``none``; no bound at all: no ``dim_bounds``)."""
+
+    index: int
+    dim: int
+    multiple_of: Optional[int]
+    bounded: bool
+    umin: Optional[int]
+    umax: Optional[int]
+
+
+@dataclass(frozen=True)
+class OperandLeaf(LeafPlan):
+    """``handle = transform.<getter> %op[index]`` (``get_operand`` / ``get_result``), then
+    ``cast_compatible_type handle = type`` and the ``dims`` checks."""
+
+    handle: str
+    getter: str
+    index: int
+    type: Optional[str]
+    dims: tuple[DimCheck, ...]
+
+
+@dataclass(frozen=True)
+class TextLeaf(LeafPlan):
+    """A leaf rendered from MLIR the planner prepared (a pattern DAG, a raw matcher): the
+    ops as text, every op located at the leaf's path, SSA values prefixed."""
+
+    text: str
 
 
 @dataclass(frozen=True)
@@ -176,11 +238,11 @@ _CONTRACTION_GROUPS = ("batch", "m", "n", "k")
 @plan_leaf.register
 def _contraction(matcher: ContractionMatch, site: LeafSite, choice: Choice) -> LeafPlan:
     p = site.prefix
-    maps: tuple[AffineMap, ...] = ()
+    maps: tuple[str, ...] = tuple(matcher.maps or ())
     results = matcher.indexing_maps()
     if results is not None:
-        dims = tuple(f"d{d}" for d in range(len(results[2]) + 1))
-        maps = tuple(AffineMap(dims, tuple(f"d{d}" for d in r)) for r in results)
+        dims = ", ".join(f"d{d}" for d in range(len(results[2]) + 1))
+        maps = tuple(f"({dims}) -> (" + ", ".join(f"d{d}" for d in r) + ")" for r in results)
     bounds = []
     if matcher.k_min is not None:
         bounds.append(DimBound(f"{p}_lhs", 0, matcher.lhs_k_dim(), matcher.k_min, None, "k_min"))
@@ -210,8 +272,60 @@ def _convolution(matcher: ConvolutionMatch, site: LeafSite, choice: Choice) -> L
         lhs_type=matcher.lhs_type,
         rhs_type=matcher.rhs_type,
         output_type=matcher.output_type,
+        indexing_maps=tuple(matcher.maps or ()),
         dims_equal=_dims_equal(p, matcher.GROUPS, choice),
     )
+
+
+@plan_leaf.register
+def _attention(matcher: AttentionMatch, site: LeafSite, choice: Choice) -> LeafPlan:
+    p = site.prefix
+    names = ("query_type", "key_type", "value_type", "scale_type", "output_type", "max_type", "sum_type")
+    types = tuple(TypeEntry(n, getattr(matcher, n)) for n in names if getattr(matcher, n) is not None)
+    return AttentionLeaf(
+        site.template,
+        site.path,
+        op=matcher.op,
+        groups=tuple(f"{p}_{g}" for g in matcher.GROUPS),
+        types=types,
+        indexing_maps=matcher.maps,
+        dims_equal=_dims_equal(p, matcher.GROUPS, choice),
+    )
+
+
+@plan_leaf.register
+def _operand(matcher: OperandMatch, site: LeafSite, choice: Choice) -> LeafPlan:
+    checks = tuple(
+        DimCheck(i, d.dim, d.multiple_of, d.min is not None or d.max is not None, d.min, d.max) for i, d in enumerate(matcher.dims)
+    )
+    getter = "get_result" if matcher.result else "get_operand"
+    return OperandLeaf(site.template, site.path, f"{site.prefix}_value", getter, matcher.operand, matcher.type, checks)
+
+
+def located_leaf(ops: str, prefix: str, path: str) -> str:
+    """``ops`` (leaf ops on ``%op``) parsed in a matcher sequence and printed back with every
+    op located at ``path``, SSA values renamed with ``prefix`` (``%op`` kept)."""
+    module = bindings.parse(matcher_module(ops))
+    with bindings.context():
+        sequence = next(iter(module.body.operations)).operation
+        printed = str(sequence.get_asm(enable_debug_info=True))
+    lines = printed.split("\n")[1:-2]  # the ops between the header and the final yield
+    text = "\n".join("    " + line[2:] for line in lines)
+    return rename_values(relocated(text, path), prefix, {"arg0": "op"})
+
+
+@plan_leaf.register
+def _dag(matcher: DagMatch, site: LeafSite, choice: Choice) -> LeafPlan:
+    text = located_leaf(dag_leaf(matcher.pattern, "p_", "%op"), site.prefix.lstrip("%") + "_", site.path)
+    # The pattern region's terminator, which the printer leaves implicit, written out so that
+    # it carries the leaf's location too.
+    head, _, closing = text.rpartition("\n")
+    return TextLeaf(site.template, site.path, f'{head}\n      transform.yield loc("{site.path}")\n{closing}')
+
+
+@plan_leaf.register
+def _raw(matcher: RawMatch, site: LeafSite, choice: Choice) -> LeafPlan:
+    return TextLeaf(site.template, site.path, matcher.inlined(site.prefix.lstrip("%") + "_", site.path))
 
 
 @plan_leaf.register

@@ -99,13 +99,17 @@ class StrategyKind(StrategyModel):
     * ``backends``: the backends it can run on;
     * ``template``: the template (under ``tdsl.templates``) whose ``action`` macro renders
       the rule's action sequence; a ``definition`` macro, if present, renders a named
-      sequence placed before every matcher (a Codegen strategy's lowering sequence).
+      sequence placed before every matcher (a Codegen strategy's lowering sequence);
+    * ``raw`` (default False): the kind holds verbatim MLIR (an imported escape hatch).
     """
 
     _names_errors = True
     injection: ClassVar[Injection]
     backends: ClassVar[frozenset[Backend]]
     template: ClassVar[str]
+    raw: ClassVar[bool] = False
+    """True for the raw-MLIR escape hatches (:mod:`tdsl.spec.raw`): the compile report says
+    such a rule is raw MLIR, kept verbatim from an imported spec."""
 
     if TYPE_CHECKING:  # fields every subclass declares (pydantic keeps subclass field order)
         kind: str
@@ -129,6 +133,8 @@ class MatcherKind(StrategyModel):
     """
 
     template: ClassVar[Optional[str]]
+    raw: ClassVar[bool] = False
+    """True for :class:`tdsl.spec.raw.RawMatch`, a matcher kept as verbatim MLIR."""
 
     if TYPE_CHECKING:
         kind: str

@@ -9,9 +9,12 @@ A :class:`DataLayout` rewrites each matched op, in this order:
    enclosing function: a ``tensor.expand_shape`` of the op's result folds into the op,
    which then produces the expanded shape (a consumer that reads it through a permuted
    map, e.g. BERT's head split, can then join the op's dispatch);
-   ``consumer_interchange`` -> ``transform.structured.interchange`` on every consumer of
-   the op's result (each must be a ``linalg.generic`` with that many loops), so that a
-   consumer that reads the result through a permutation reads it through the identity;
+   ``consumer_interchange`` -> ``transform.structured.interchange`` on each
+   ``linalg.generic`` consumer of the op's result that has that many loops (others are
+   left alone), so that a consumer that reads the result through a permutation reads it
+   through the identity. Both run in the entry sequence after the rule's
+   ``foreach_match``, on the ops the rule marked (run inside the match walk, the pattern
+   rewrite deleted ops the walk visited next and crashed iree-compile);
 3. ``pack`` -> ``transform.structured.pack_greedily`` (:class:`PackGreedily`) or
    ``transform.structured.pack packed_sizes = [..]`` (:class:`Pack`);
 4. ``pack_transposes`` -> ``transform.structured.pack_transpose`` on the pack of an
@@ -195,7 +198,7 @@ class DataLayout(StrategyKind):
     propagate_reshapes: StrictBool = False
     """Fold a tensor.expand_shape of the result into the op (transform.apply_patterns.iree.bubble_expand on the function)."""
     consumer_interchange: Optional[Indices] = None
-    """Interchange every linalg.generic consumer of the result with this permutation."""
+    """Interchange each linalg.generic consumer of the result that has this many loops (others are left alone)."""
     pack: Optional[PackKind] = None
     """How to pack the op: pack_greedily or pack."""
     pack_transposes: tuple[PackTranspose, ...] = ()

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, ClassVar, Literal, Optional
 
-from pydantic import Strict, model_validator
+from pydantic import AfterValidator, Strict, model_validator
 
 from .base import (
     Described,
@@ -125,14 +125,23 @@ class CpuLowering(StrategyKind):
     )
 
     kind: Literal["cpu_lowering"] = "cpu_lowering"
+    """The discriminator: a #iree_cpu.lowering_config + pipeline in the tuning spec's compilation_info."""
     name: SymbolName
+    """The strategy's name: its action sequence symbol and the location of the annotate ops."""
     pipeline: CpuPipeline = "DoubleTilingExpert"
+    """The translation_info pipeline: #iree_cpu.pipeline<...> (DoubleTilingExpert by default)."""
     distribution: Sizes
+    """Workgroup tile per loop (the distribution level of #iree_cpu.lowering_config); 0 = not tiled."""
     cache_parallel: Optional[Sizes] = None
+    """Cache tile per parallel loop (cache_parallel level); 0 for reduction loops."""
     cache_reduction: Optional[Sizes] = None
+    """Cache tile per reduction loop (cache_reduction level); 0 for parallel loops."""
     vector_common_parallel: Optional[Sizes] = None
+    """Vector tile per parallel loop (vector_common_parallel level); 0 for reduction loops."""
     vector_reduction: Optional[Sizes] = None
+    """Vector tile per reduction loop (vector_reduction level); 0 for parallel loops."""
     vector_inner_parallel: Optional[Sizes] = None
+    """Inner vector tile per parallel loop (vector_inner_parallel level), e.g. for mmt4d."""
 
     # Levels a pipeline never tiles in IREE 3.13 (its pass list has no tiling for them), so
     # a value there would be silently ignored.
@@ -178,6 +187,100 @@ class CpuLowering(StrategyKind):
 
 GpuPipeline = Literal["TileAndFuse", "VectorDistribute"]
 
+_MMA_NAME = re.compile(r"V?[A-Z][A-Z0-9_x]*")
+_LLVM_KEY = re.compile(r"[A-Za-z0-9_.-]+")
+_DENORMAL = ("ieee", "preserve-sign", "positive-zero", "dynamic")
+
+
+def _positive_ints(value: str) -> bool:
+    return all(part.isdigit() and int(part) >= 1 for part in value.split(","))
+
+
+def _llvm_func_attrs(value: dict[str, str]) -> dict[str, str]:
+    """Known LLVM function attributes have well-formed values; keys sorted (as MLIR's
+    dictionary attribute keeps them, so an imported set compares equal)."""
+    for key, text in value.items():
+        if not _LLVM_KEY.fullmatch(key):
+            raise problem(f"[{key!r}]" if key else "", "an LLVM function attribute name such as 'amdgpu-waves-per-eu'", key)
+        if not text.isprintable() or '"' in text or "\\" in text:
+            raise problem(key, "a printable value without quotes or backslashes", text)
+        if key == "amdgpu-waves-per-eu" and not (_positive_ints(text) and text.count(",") <= 1):
+            raise problem(key, "'N' or 'MIN,MAX' waves per execution unit (positive integers)", text)
+        if key == "amdgpu-flat-work-group-size" and not (_positive_ints(text) and text.count(",") == 1):
+            raise problem(key, "'MIN,MAX' threads (positive integers)", text)
+        if key.startswith("denormal-fp-math") and not all(part in _DENORMAL for part in text.split(",")):
+            raise problem(key, "a denormal mode: " + ", ".join(_DENORMAL) + " (or 'OUT,IN')", text)
+    return dict(sorted(value.items()))
+
+
+LlvmFuncAttrs = Annotated[dict[str, str], AfterValidator(_llvm_func_attrs)]
+"""``llvm_func_attrs`` of a translation_info: LLVM function attributes by name."""
+
+
+class MmaLayout(StrategyModel):
+    """An MMA intrinsic as a lowering config names it: ``#iree_gpu.mma_layout<intrinsic>``,
+    or ``#iree_gpu.virtual_mma_layout<..>`` for a virtual intrinsic (``VMFMA_..``);
+    ``col_major`` adds ``col_major = true`` (the result tile transposed)."""
+
+    intrinsic: str
+    """The MMA intrinsic: #iree_gpu.mma_layout<..> or, for VMFMA_.., #iree_gpu.virtual_mma_layout<..>."""
+    col_major: StrictBool = False
+    """Adds col_major = true to the layout (the intrinsic's result tile transposed)."""
+
+    @model_validator(mode="after")
+    def _check(self) -> "MmaLayout":
+        if not _MMA_NAME.fullmatch(self.intrinsic):
+            raise problem("intrinsic", "an MMA intrinsic name such as 'MFMA_F32_16x16x16_F16' or 'VMFMA_F32_32x32x16_F16'", self.intrinsic)
+        return self
+
+    @property
+    def virtual(self) -> bool:
+        return self.intrinsic.startswith("V")
+
+
+class DecomposedMatmul(StrategyModel):
+    """The lowering config of one matmul of a decomposed attention op (``qk`` or ``pv`` of
+    :class:`AttentionDecomposition`): its MMA layout, subgroup basis ``[counts, mapping]``
+    (``mapping`` names the op's loops the counts apply to) and promoted operands."""
+
+    mma_kind: Optional[MmaLayout] = None
+    """The matmul's mma_kind in its #iree_gpu.lowering_config."""
+    subgroup_basis: Optional[tuple[tuple[SubgroupCount, ...], Indices]] = None
+    """The matmul's subgroup_basis [counts, mapping]: subgroup counts and the loops they apply to."""
+    promote_operands: Optional[tuple[OperandIndex, ...]] = None
+    """Operand indices the matmul promotes to shared memory (promote_operands)."""
+
+    @model_validator(mode="after")
+    def _check(self) -> "DecomposedMatmul":
+        if self.mma_kind is None and self.subgroup_basis is None and self.promote_operands is None:
+            raise problem("mma_kind", "at least one of mma_kind, subgroup_basis and promote_operands", None)
+        if self.subgroup_basis is not None:
+            counts, mapping = self.subgroup_basis
+            for i, dim in enumerate(mapping):
+                if not 0 <= dim < len(counts) or mapping.index(dim) != i:
+                    raise problem(f"subgroup_basis[1][{i}]", f"distinct indices of the {len(counts)} counts (0 to {len(counts) - 1})", dim)
+        if self.promote_operands is not None:
+            check_distinct("promote_operands", self.promote_operands)
+        return self
+
+
+class AttentionDecomposition(StrategyModel):
+    """``decomposition_config`` of an attention op: the lowering configs IREE gives the two
+    matmuls it decomposes attention into, ``qk`` (query x key) and ``pv`` (probabilities x
+    value). Rendered as ``{pv_attrs = {lowering_config = ..}, qk_attrs = {lowering_config = ..}}``
+    and annotated next to the compilation_info."""
+
+    qk: Optional[DecomposedMatmul] = None
+    """Lowering config of the query x key matmul (qk_attrs = {lowering_config = ..})."""
+    pv: Optional[DecomposedMatmul] = None
+    """Lowering config of the probabilities x value matmul (pv_attrs = {lowering_config = ..})."""
+
+    @model_validator(mode="after")
+    def _check(self) -> "AttentionDecomposition":
+        if self.qk is None and self.pv is None:
+            raise problem("qk", "a qk and/or a pv config", None)
+        return self
+
 
 class GpuLowering(StrategyKind):
     """``#iree_gpu.lowering_config<{..}>`` + ``#iree_gpu.pipeline`` for one rocm op.
@@ -185,6 +288,15 @@ class GpuLowering(StrategyKind):
     Units: with ``TileAndFuse`` and an ``mma_kind``, ``reduction`` and ``subgroup`` count
     intrinsic tiles; with ``VectorDistribute`` ``reduction`` counts elements.
     ``subgroup_basis`` is ``[counts, mapping]`` (VectorDistribute).
+
+    Also: ``subgroup_m_count`` / ``subgroup_n_count`` (rendered ``: i64`` entries of the
+    lowering config; older IREE read them for VectorDistribute, IREE 3.13 reads neither and
+    tdsl keeps them only next to a ``subgroup_basis`` or with TileAndFuse, where tuners such
+    as amdsharktuner write them); the translation_info's ``llvm_func_attrs`` (e.g.
+    ``{"amdgpu-waves-per-eu": "2", "denormal-fp-math-f32": "preserve-sign"}``) and the
+    pipeline options ``no_reduce_shared_memory_bank_conflicts`` and
+    ``reorder_workgroups_strategy``; ``decomposition_config`` for attention ops.
+    ``workgroup_size`` has 1 to 3 entries (IREE pads it with 1s).
     """
 
     injection: ClassVar[Injection] = Injection.TUNING_SPEC
@@ -193,26 +305,55 @@ class GpuLowering(StrategyKind):
     LEVELS: ClassVar[tuple[str, ...]] = ("workgroup", "reduction", "subgroup", "thread")
 
     kind: Literal["gpu_lowering"] = "gpu_lowering"
+    """The discriminator: a #iree_gpu.lowering_config + pipeline in the tuning spec's compilation_info."""
     name: SymbolName
+    """The strategy's name: its action sequence symbol and the location of the annotate ops."""
     pipeline: GpuPipeline = "TileAndFuse"
+    """The translation_info pipeline: #iree_gpu.pipeline<TileAndFuse> or <VectorDistribute>."""
     workgroup: Sizes
+    """Workgroup tile per loop (workgroup level of #iree_gpu.lowering_config); 0 = not tiled."""
     reduction: Optional[Sizes] = None
+    """Reduction tile per loop (reduction level): intrinsic tiles with TileAndFuse + mma_kind, else elements."""
     subgroup: Optional[Sizes] = None
+    """Subgroup tile per loop (subgroup level, in intrinsic tiles), TileAndFuse with an mma_kind."""
     subgroup_basis: Optional[tuple[tuple[SubgroupCount, ...], Indices]] = None
+    """subgroup_basis = [counts, mapping]: subgroups per loop and their mapping (VectorDistribute)."""
     thread: Optional[Sizes] = None
+    """Thread tile per loop (thread level), TileAndFuse without an mma_kind (SIMT)."""
     mma_kind: Optional[str] = None
+    """MMA intrinsic of the lowering config: mma_kind = #iree_gpu.mma_layout<..>, e.g. MFMA_F32_16x16x16_F16."""
+    subgroup_m_count: Optional[SubgroupCount] = None
+    """subgroup_m_count : i64 entry of the lowering config (subgroups along M; kept for tuners)."""
+    subgroup_n_count: Optional[SubgroupCount] = None
+    """subgroup_n_count : i64 entry of the lowering config (subgroups along N; kept for tuners)."""
     promote_operands: tuple[OperandIndex, ...] = ()
+    """Operand indices promoted to shared memory (promote_operands = [..]; 0 lhs, 1 rhs, 2 result)."""
     padding: Optional[Sizes] = None
-    workgroup_size: tuple[ThreadCount, ThreadCount, ThreadCount]
+    """Pad each loop to a multiple of this size (padding = [..] of the lowering config)."""
+    workgroup_size: tuple[ThreadCount, ...]
+    """translation_info workgroup_size [x, y, z] in threads (1 to 3 entries; IREE pads with 1s)."""
     subgroup_size: SubgroupSize = 64
+    """translation_info subgroup_size: threads per subgroup (64 on gfx942)."""
     prefetch_num_stages: Optional[PrefetchStages] = None
+    """Pipeline option prefetch_num_stages of #iree_gpu.pipeline_options (0 to 4)."""
     use_igemm_convolution: Optional[StrictBool] = None
+    """Pipeline option use_igemm_convolution: lower a convolution as an implicit GEMM (im2col)."""
+    no_reduce_shared_memory_bank_conflicts: Optional[StrictBool] = None
+    """Pipeline option no_reduce_shared_memory_bank_conflicts (skip shared-memory padding)."""
+    reorder_workgroups_strategy: Optional[Literal["None", "Transpose"]] = None
+    """Pipeline option reorder_workgroups_strategy = <None> or <Transpose>."""
+    llvm_func_attrs: Optional[LlvmFuncAttrs] = None
+    """translation_info llvm_func_attrs: LLVM function attributes, e.g. amdgpu-waves-per-eu."""
+    decomposition_config: Optional[AttentionDecomposition] = None
+    """decomposition_config of an attention op: lowering configs of its qk and pv matmuls."""
 
     @model_validator(mode="after")
     def _check(self) -> "GpuLowering":
         if self.mma_kind is not None and not re.fullmatch(r"[A-Z][A-Z0-9_x]*", self.mma_kind):
             raise problem("mma_kind", "an MMA intrinsic name such as 'MFMA_F32_16x16x16_F16'", self.mma_kind)
         length = _check_levels(self, self.LEVELS)
+        if not 1 <= len(self.workgroup_size) <= 3:
+            raise problem("workgroup_size", "1 to 3 thread counts (x[, y[, z]])", list(self.workgroup_size))
         check_non_negative("workgroup_size", self.workgroup_size)
         if self.subgroup_basis is not None:
             counts, mapping = self.subgroup_basis
@@ -221,8 +362,21 @@ class GpuLowering(StrategyKind):
                     "subgroup_basis[0]", f"{length} counts, one per loop", list(counts)
                 )
             check_permutation("subgroup_basis[1]", mapping, len(counts))
+        if (self.subgroup_m_count is None) != (self.subgroup_n_count is None):
+            missing = "subgroup_n_count" if self.subgroup_n_count is None else "subgroup_m_count"
+            raise problem(missing, "both subgroup_m_count and subgroup_n_count, or neither", None)
+        if self.decomposition_config is not None and self.pipeline != "VectorDistribute":
+            raise problem("decomposition_config", "the VectorDistribute pipeline (IREE 3.13 decomposes attention there)", self.pipeline)
         if self.pipeline == "VectorDistribute":
-            if self.subgroup_basis is None or self.mma_kind is None:
+            attention = self.decomposition_config is not None
+            if self.subgroup_basis is None and self.subgroup_m_count is not None and not attention:
+                raise problem(
+                    "subgroup_basis",
+                    "a subgroup_basis for the VectorDistribute pipeline: IREE 3.13 ignores subgroup_m_count and "
+                    "subgroup_n_count (for loops (m, n, k) they are subgroup_basis [[m_count, n_count, 1], [0, 1, 2]])",
+                    None,
+                )
+            if (self.subgroup_basis is None or self.mma_kind is None) and not attention:
                 raise problem(
                     "subgroup_basis" if self.subgroup_basis is None else "mma_kind",
                     "subgroup_basis and mma_kind for the VectorDistribute pipeline",
@@ -245,7 +399,7 @@ class GpuLowering(StrategyKind):
                 raise problem("thread", "thread tiles when there is no mma_kind (SIMT)", None)
             if self.mma_kind is not None and self.thread is not None:
                 raise problem("thread", "None when mma_kind is set (use subgroup)", list(self.thread))
-        threads = self.workgroup_size[0] * self.workgroup_size[1] * self.workgroup_size[2]
+        threads = self.thread_count()
         if threads == 0 or threads % self.subgroup_size:
             raise problem(
                 "workgroup_size",
@@ -310,5 +464,7 @@ class GpuLowering(StrategyKind):
         return [(lv, getattr(self, lv)) for lv in self.LEVELS if getattr(self, lv) is not None]
 
     def thread_count(self) -> int:
-        x, y, z = self.workgroup_size
-        return x * y * z
+        count = 1
+        for threads in self.workgroup_size:
+            count *= threads
+        return count

@@ -30,23 +30,28 @@ import itertools
 import math
 from typing import Annotated, Any, ClassVar, Literal, Optional
 
-from pydantic import AfterValidator, BeforeValidator, Field, field_validator, model_validator
+from pydantic import AfterValidator, BeforeValidator, Field, Strict, field_validator, model_validator
 
 from .base import (
     MAX_RANK,
     Described,
     Indices,
+    OperandIndex,
     OpName,
     Rank,
     Size,
     Sizes,
+    StrategyModel,
+    StrictBool,
     SymbolName,
     check_length,
     check_permutation,
+    in_range,
     problem,
 )
 from .element_types import ElementType
 from .kinds import LoopShape, MatcherKind
+from .mlir_text import canonical_attribute, matcher_module, parse_problem, rename_values
 
 MAX_SEQUENCES = 64
 """The most matcher sequences one rule may expand to (the product of its ``one_of`` sets)."""
@@ -99,6 +104,55 @@ Dims = Annotated[
 ]
 
 
+def _affine_map(value: str) -> str:
+    """An affine map as the printer spells it, without ``affine_map<..>``:
+    ``(d0, d1, d2) -> (d0, d2)``."""
+    text = value.strip()
+    if text.startswith("affine_map<") and text.endswith(">"):
+        text = text[len("affine_map<") : -1]
+    printed = canonical_attribute(f"affine_map<{text}>")
+    if printed is None or not printed.startswith("affine_map<"):
+        raise problem("", "an affine map such as '(d0, d1, d2) -> (d0, d2)'", value)
+    return printed[len("affine_map<") : -1]
+
+
+AffineMapText = Annotated[str, Strict(), AfterValidator(_affine_map)]
+"""An indexing map, ``(d0, d1, d2) -> (d0, d2)`` (spelled as the MLIR printer spells it)."""
+
+
+def map_dims(text: str) -> Optional[tuple[int, tuple[int, ...]]]:
+    """(dimension count, result dims) of a projected permutation ``(d0, d1) -> (d1)``;
+    None when a result is an expression (``d1 * 2 + d4``) or a symbol map."""
+    head, _, tail = text.partition(" -> ")
+    if not head.startswith("(") or not tail.startswith("(") or "[" in head:
+        return None
+    dims = [d.strip() for d in head[1:-1].split(",") if d.strip()]
+    results = [r.strip() for r in tail[1:-1].split(",") if r.strip()]
+    index = {d: i for i, d in enumerate(dims)}
+    if any(r not in index for r in results):
+        return None
+    return len(dims), tuple(index[r] for r in results)
+
+
+def _check_maps(field: str, maps: tuple[str, ...], counts: tuple[int, ...], what: str) -> None:
+    if len(maps) not in counts:
+        raise problem(field, f"{' or '.join(str(c) for c in counts)} maps ({what})", list(maps))
+    heads = {m.partition(" -> ")[0] for m in maps}
+    if len(heads) != 1:
+        raise problem(field, "maps over the same loops (one dimension list)", list(maps))
+
+
+def _tensor_type(value: str) -> str:
+    printed = canonical_attribute(value.strip())
+    if printed is None or not printed.startswith("tensor<"):
+        raise problem("", "a ranked tensor type such as 'tensor<?x?x64xf16>' ('?' for any size)", value)
+    return printed
+
+
+TensorTypeText = Annotated[str, Strict(), AfterValidator(_tensor_type)]
+"""A ranked tensor type as the printer spells it: ``tensor<?x64xf16>``."""
+
+
 def _alternatives(dims: Optional[tuple[tuple[int, ...], ...]]) -> list[Optional[tuple[int, ...]]]:
     return [None] if dims is None else list(dims)
 
@@ -139,7 +193,9 @@ class OpNameMatch(MatcherKind):
     template: ClassVar[Optional[str]] = "matchers/op_name.mlir.j2"
 
     kind: Literal["op_name"] = "op_name"
+    """The discriminator: a transform.match.operation_name matcher."""
     names: tuple[OpName, ...]
+    """Operation names accepted (transform.match.operation_name %op [..]), e.g. linalg.matmul."""
 
     @field_validator("names", mode="before")
     @classmethod
@@ -198,22 +254,40 @@ class ContractionMatch(MatcherKind):
     ``transform.iree.match.dim_bounds`` on the lhs's K dimension; ``size_max`` (with
     ``operand_layout``) requires M, N and K all <= size_max (``dim_bounds`` with ``umax`` on
     the lhs's M and K and the rhs's N dimension).
+
+    ``maps`` pins any other indexing maps exactly (the op's three ``indexing_maps`` over its
+    loops, e.g. ``["(d0, d1, d2, d3) -> (d0, d1, d3)", ...]``, as amdsharktuner and IREE's
+    default tuning specs write them); it excludes ``operand_layout``.
     """
 
     template: ClassVar[Optional[str]] = "matchers/contraction.mlir.j2"
 
     kind: Literal["contraction"] = "contraction"
+    """The discriminator: a transform.iree.match.contraction matcher."""
     lhs_type: ElementType
+    """Element type of the lhs (lhs_type of transform.iree.match.contraction)."""
     rhs_type: ElementType
+    """Element type of the rhs (rhs_type of transform.iree.match.contraction)."""
     output_type: ElementType
+    """Element type of the result (output_type of transform.iree.match.contraction)."""
     operand_layout: Optional[OperandLayout] = None
+    """Pins the indexing maps: mk_kn (plain matmul), mk_nk (transposed B), ..., k_kn / k_nk (matvec)."""
+    maps: Optional[tuple[AffineMapText, ...]] = None
+    """The op's three indexing_maps exactly (lhs, rhs, result), e.g. '(d0, d1, d2) -> (d0, d2)'."""
     loop_order: Optional[str] = None
+    """The roles of the op's loops in order (e.g. 'mnk', 'nmk'); the author's statement, not matched."""
     k_min: Optional[Size] = None
+    """Requires K >= k_min: transform.iree.match.dim_bounds umin on the lhs's K dim (needs operand_layout)."""
     size_max: Optional[Size] = None
+    """Requires M, N, K <= size_max: dim_bounds umax on the lhs's M, K and rhs's N (needs operand_layout)."""
     batch: Dims
+    """Batch dim sizes (transform.iree.match.dims_equal %batch): None any, a list, or one_of lists."""
     m: Dims
+    """M dim sizes (transform.iree.match.dims_equal %m): None any, a list, or one_of lists."""
     n: Dims
+    """N dim sizes (transform.iree.match.dims_equal %n): None any, a list, or one_of lists."""
     k: Dims
+    """K dim sizes (transform.iree.match.dims_equal %k): None any, a list, or one_of lists."""
 
     GROUPS: ClassVar[tuple[str, ...]] = ("batch", "m", "n", "k")
 
@@ -224,6 +298,36 @@ class ContractionMatch(MatcherKind):
 
     def sequence_count(self) -> int:
         return math.prod(len(_alternatives(getattr(self, g))) for g in self.GROUPS)
+
+    @model_validator(mode="after")
+    def _maps(self) -> "ContractionMatch":
+        if self.maps is not None:
+            if self.operand_layout is not None:
+                raise problem("maps", "None when operand_layout is set (it fixes the maps)", list(self.maps))
+            _check_maps("maps", self.maps, (3,), "lhs, rhs and result")
+            for field in ("k_min", "size_max", "loop_order"):
+                if getattr(self, field) is not None:
+                    raise problem(field, "None with maps (use an operand matcher for bounds)", getattr(self, field))
+        return self
+
+    def _roles_from_maps(self) -> Optional[LoopShape]:
+        """The loop roles the ``maps`` imply (b: all three, m: lhs and result, n: rhs and
+        result, k: lhs and rhs), when each map is a projected permutation."""
+        if self.maps is None:
+            return None
+        read = [map_dims(m) for m in self.maps]
+        if any(r is None for r in read):
+            return None
+        operands = tuple(r[1] for r in read if r is not None)
+        count = read[0][0] if read[0] is not None else 0
+        roles = []
+        for d in range(count):
+            use = (d in operands[0], d in operands[1], d in operands[2])
+            role = {(True, True, True): "b", (True, False, True): "m", (False, True, True): "n", (True, True, False): "k"}.get(use)
+            if role is None:
+                return None
+            roles.append(role)
+        return LoopShape.of(tuple(roles), (operands[0], operands[1], operands[2]), "maps")
 
     @model_validator(mode="after")
     def _k_min(self) -> "ContractionMatch":
@@ -300,7 +404,8 @@ class ContractionMatch(MatcherKind):
         return self
 
     def indexing_maps(self) -> Optional[list[list[int]]]:
-        """Result dims of the lhs, rhs and output maps, as loop indices (b, m, n, k order)."""
+        """Result dims of the lhs, rhs and output maps ``operand_layout`` fixes, as loop
+        indices (b, m, n, k order); see ``maps`` for maps given as they are."""
         if self.operand_layout is None:
             return None
         nb = _rank(self.batch) or 0
@@ -326,6 +431,9 @@ class ContractionMatch(MatcherKind):
         about the payload (e.g. ``nmk`` for an NCHW 1x1 convolution collapsed to a matmul);
         tile lists follow it and tdsl's resource checks rely on it.
         """
+        from_maps = self._roles_from_maps()
+        if from_maps is not None:
+            return from_maps.roles
         ranks = [_rank(getattr(self, g)) for g in ("batch", "m", "n", "k")]
         if any(r is None for r in ranks):
             return None
@@ -336,6 +444,9 @@ class ContractionMatch(MatcherKind):
         return tuple(role for role, r in zip("bmnk", ranks) for _ in range(r or 0))
 
     def loop_shape(self) -> Optional[LoopShape]:
+        from_maps = self._roles_from_maps()
+        if from_maps is not None:
+            return from_maps
         maps = self.indexing_maps()
         if maps is not None:
             nb = _rank(self.batch) or 0
@@ -374,28 +485,47 @@ class ContractionMatch(MatcherKind):
         return sizes[0], sizes[1], sizes[2]
 
     def loop_count(self) -> Optional[int]:
+        if self.maps is not None:
+            read = map_dims(self.maps[0])
+            return read[0] if read is not None else None
         ranks = [_rank(getattr(self, g)) for g in ("batch", "m", "n", "k")]
         return None if any(r is None for r in ranks) else sum(r for r in ranks if r is not None)
 
 
 class ConvolutionMatch(MatcherKind):
     """Matches convolutions (named or generic). Emits ``transform.iree.match.convolution``
-    plus ``transform.iree.match.dims_equal`` per constrained group."""
+    plus ``transform.iree.match.dims_equal`` per constrained group; ``maps`` (the op's three
+    ``indexing_maps``, e.g. ``(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4, d2 + d5, d6)``
+    for the input) pins the layout exactly."""
 
     template: ClassVar[Optional[str]] = "matchers/convolution.mlir.j2"
 
     kind: Literal["convolution"] = "convolution"
+    """The discriminator: a transform.iree.match.convolution matcher."""
     lhs_type: ElementType
+    """Element type of the input (lhs_type of transform.iree.match.convolution)."""
     rhs_type: ElementType
+    """Element type of the filter (rhs_type of transform.iree.match.convolution)."""
     output_type: ElementType
+    """Element type of the result (output_type of transform.iree.match.convolution)."""
+    maps: Optional[tuple[AffineMapText, ...]] = None
+    """The op's three indexing_maps exactly (input, filter, output), pinning the layout."""
     batch: Dims
+    """Batch dim sizes (dims_equal %batch): None any, a list, or one_of lists."""
     output_image: Dims
+    """Output image dim sizes (dims_equal %output_image): None any, a list, or one_of lists."""
     output_channel: Dims
+    """Output channel dim sizes (dims_equal %output_channel): None any, a list, or one_of lists."""
     filter: Dims
+    """Filter loop sizes (dims_equal on the filter group): None any, a list, or one_of lists."""
     input_channel: Dims
+    """Input channel dim sizes (dims_equal %input_channel): None any, a list, or one_of lists."""
     depth: Dims
+    """Depth (depthwise channel) dim sizes (dims_equal %depth): None any, a list, or one_of lists."""
     strides: Dims
+    """Strides (dims_equal %strides): None any, a list, or one_of lists."""
     dilations: Dims
+    """Dilations (dims_equal %dilations): None any, a list, or one_of lists."""
 
     GROUPS: ClassVar[tuple[str, ...]] = (
         "batch",
@@ -411,6 +541,8 @@ class ConvolutionMatch(MatcherKind):
     @model_validator(mode="after")
     def _sequences(self) -> "ConvolutionMatch":
         check_sequence_count([(g, len(_alternatives(getattr(self, g)))) for g in self.GROUPS], "one_of alternatives of its groups")
+        if self.maps is not None:
+            _check_maps("maps", self.maps, (3,), "input, filter and output")
         return self
 
     def sequence_count(self) -> int:
@@ -442,6 +574,199 @@ class ConvolutionMatch(MatcherKind):
         return [dict(zip(self.GROUPS, combo)) for combo in combos]
 
 
+class AttentionMatch(MatcherKind):
+    """Matches an attention op. Emits ``transform.iree.match.attention`` (``op =
+    "attention"``: ``iree_linalg_ext.attention``, element types of query, key, value and
+    output) or ``transform.iree.match.online_attention`` (``op = "online_attention"``,
+    what IREE 3.13 has turned attention into when a tuning spec runs on gfx942; also
+    ``scale_type``, ``max_type`` and ``sum_type``), with the op's ``maps`` (its
+    ``indexing_maps``: query, key, value, scale[, mask], output[, max, sum]), then one
+    ``transform.iree.match.dims_equal`` per constrained group: ``batch``, ``m`` (query
+    rows), ``n`` (value columns), ``k1`` (head dim), ``k2`` (key rows).
+    """
+
+    template: ClassVar[Optional[str]] = "matchers/attention.mlir.j2"
+
+    kind: Literal["attention"] = "attention"
+    """The discriminator: a transform.iree.match.attention / online_attention matcher."""
+    op: Literal["attention", "online_attention"] = "attention"
+    """Which op: attention (iree_linalg_ext.attention) or online_attention (match.online_attention)."""
+    query_type: ElementType
+    """Element type of the query operand."""
+    key_type: ElementType
+    """Element type of the key operand."""
+    value_type: ElementType
+    """Element type of the value operand."""
+    scale_type: Optional[ElementType] = None
+    """Element type of the scale operand (online_attention only)."""
+    output_type: ElementType
+    """Element type of the output."""
+    max_type: Optional[ElementType] = None
+    """Element type of the running max result (online_attention only)."""
+    sum_type: Optional[ElementType] = None
+    """Element type of the running sum result (online_attention only)."""
+    maps: tuple[AffineMapText, ...]
+    """The op's indexing_maps: query, key, value, scale[, mask], output[, max, sum]."""
+    batch: Dims
+    """Batch dim sizes (dims_equal %batch): None any, a list, or one_of lists."""
+    m: Dims
+    """Query row dim sizes (dims_equal %m): None any, a list, or one_of lists."""
+    n: Dims
+    """Value column dim sizes (dims_equal %n): None any, a list, or one_of lists."""
+    k1: Dims
+    """Head dim sizes (dims_equal %k1): None any, a list, or one_of lists."""
+    k2: Dims
+    """Key row dim sizes (dims_equal %k2): None any, a list, or one_of lists."""
+
+    GROUPS: ClassVar[tuple[str, ...]] = ("batch", "m", "n", "k1", "k2")
+    ONLINE_TYPES: ClassVar[tuple[str, ...]] = ("scale_type", "max_type", "sum_type")
+
+    @model_validator(mode="after")
+    def _check(self) -> "AttentionMatch":
+        online = self.op == "online_attention"
+        for field in self.ONLINE_TYPES:
+            if online and getattr(self, field) is None:
+                raise problem(field, "an element type: online_attention matches scale, max and sum types", None)
+            if not online and getattr(self, field) is not None:
+                raise problem(field, "None with op 'attention' (only online_attention matches it)", getattr(self, field))
+        counts = (7, 8) if online else (5, 6)
+        what = "query, key, value, scale, [mask,] output, max and sum" if online else "query, key, value, scale, [mask,] output"
+        _check_maps("maps", self.maps, counts, what)
+        check_sequence_count([(g, len(_alternatives(getattr(self, g)))) for g in self.GROUPS], "one_of alternatives of its groups")
+        return self
+
+    def sequence_count(self) -> int:
+        return math.prod(len(_alternatives(getattr(self, g))) for g in self.GROUPS)
+
+    def alternatives(self) -> list[dict[str, Any]]:
+        combos = itertools.product(*(_alternatives(getattr(self, g)) for g in self.GROUPS))
+        return [dict(zip(self.GROUPS, combo)) for combo in combos]
+
+    def loop_count(self) -> Optional[int]:
+        read = map_dims(self.maps[0])
+        return read[0] if read is not None else None
+
+
+class NoLoweringConfigMatch(MatcherKind):
+    """Requires that the op carries no ``lowering_config`` yet (an earlier rule or spec did
+    not configure it). Emits ``transform.iree.match.has_no_lowering_config %op``; IREE's
+    default tuning specs start every matcher with it. Combine it in :class:`AllOf`."""
+
+    template: ClassVar[Optional[str]] = "matchers/no_lowering_config.mlir.j2"
+
+    kind: Literal["no_lowering_config"] = "no_lowering_config"
+    """The discriminator: emits transform.iree.match.has_no_lowering_config %op."""
+
+
+class DimConstraint(StrategyModel):
+    """Constraints on dimension ``dim`` of an operand: ``multiple_of`` emits
+    ``transform.iree.match.dim_is_multiple_of``, ``min`` / ``max`` emit
+    ``transform.iree.match.dim_bounds`` (``umin`` / ``umax``)."""
+
+    dim: Annotated[int, Strict(), in_range(0, MAX_RANK - 1, "a dimension index (0 or more)", f"a dimension index below {MAX_RANK}")]
+    """The operand dimension constrained (0-based)."""
+    multiple_of: Optional[Annotated[int, Strict(), in_range(1, 2**63 - 1, "a positive size", "an MLIR i64")]] = None
+    """The dim is a multiple of this: transform.iree.match.dim_is_multiple_of."""
+    min: Optional[Size] = None
+    """Lower bound on the dim: transform.iree.match.dim_bounds umin."""
+    max: Optional[Size] = None
+    """Upper bound on the dim: transform.iree.match.dim_bounds umax."""
+
+    @model_validator(mode="after")
+    def _check(self) -> "DimConstraint":
+        if self.multiple_of is None and self.min is None and self.max is None:
+            raise problem("multiple_of", "at least one of multiple_of, min and max", None)
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise problem("max", f"at least min ({self.min})", self.max)
+        return self
+
+
+class OperandMatch(MatcherKind):
+    """Constraints on one operand (or, with ``result``, one result) of the op:
+    ``transform.get_operand %op[operand]`` then ``transform.iree.match.cast_compatible_type``
+    with ``type`` (a tensor type whose ``?`` dims match any size) and the ``dims``
+    constraints (``dim_is_multiple_of``, ``dim_bounds``). Combine it in :class:`AllOf`
+    with a matcher that selects the op, e.g.::
+
+        OperandMatch(operand=0, type="tensor<?x?x64xf16>", dims=[DimConstraint(dim=1, multiple_of=128)])
+    """
+
+    template: ClassVar[Optional[str]] = "matchers/operand.mlir.j2"
+
+    kind: Literal["operand"] = "operand"
+    """The discriminator: transform.get_operand (or get_result) then type and dim checks."""
+    operand: OperandIndex = 0
+    """Index of the operand (transform.get_operand %op[operand]), or of the result with result set."""
+    result: StrictBool = False
+    """Constrain a result (transform.get_result) instead of an operand."""
+    type: Optional[TensorTypeText] = None
+    """A tensor type the value must be cast-compatible with (match.cast_compatible_type); '?' any size."""
+    dims: tuple[DimConstraint, ...] = ()
+    """Per-dimension constraints (dim_is_multiple_of, dim_bounds)."""
+
+    @model_validator(mode="after")
+    def _check(self) -> "OperandMatch":
+        if self.type is None and not self.dims:
+            raise problem("type", "a type and/or dims constraints", None)
+        check_length("dims", self.dims, what="one per constrained dimension")
+        rank = self.rank()
+        for i, d in enumerate(self.dims):
+            if rank is not None and d.dim >= rank:
+                raise problem(f"dims[{i}].dim", f"a dimension of the rank-{rank} type {self.type}: 0 to {rank - 1}", d.dim)
+        return self
+
+    def rank(self) -> Optional[int]:
+        """The rank of ``type`` (None without one)."""
+        if self.type is None:
+            return None
+        return self.type[len("tensor<") : -1].count("x")
+
+
+class DagMatch(MatcherKind):
+    """Matches the op and its producers against a pattern DAG of payload ops:
+    ``transform.iree.match.cast_compatible_dag_from_root %op { <pattern> }``. ``pattern`` is
+    the region as MLIR: block arguments for the DAG's inputs and outputs (tensor types whose
+    ``?`` dims match any size), then the ops, the root last, e.g.::
+
+        ^bb0(%lhs: tensor<?x?xf16>, %rhs: tensor<?x?xf16>, %out: tensor<?x?xf32>):
+          %0 = linalg.matmul ins(%lhs, %rhs : tensor<?x?xf16>, tensor<?x?xf16>)
+              outs(%out : tensor<?x?xf32>) -> tensor<?x?xf32>
+
+    Tuning specs written by amdsharktuner and older hand-written specs select ops this way
+    (a whole ``linalg.generic`` with its body). Its SSA names get the leaf's prefix when it
+    renders (the region shares the matcher's name scope). :class:`PackMatch` is the typed
+    form for one pack or unpack.
+    """
+
+    template: ClassVar[Optional[str]] = "matchers/dag.mlir.j2"
+
+    kind: Literal["dag"] = "dag"
+    """The discriminator: a transform.iree.match.cast_compatible_dag_from_root matcher."""
+    pattern: str
+    """The pattern region as MLIR: ^bb0 with the DAG's inputs and outputs, then its ops, the root last."""
+
+    @model_validator(mode="after")
+    def _check(self) -> "DagMatch":
+        text = self.pattern.strip("\n")
+        if not text.lstrip().startswith("^bb0("):
+            raise problem("pattern", "a region that starts with its block '^bb0(%arg: type, ...):'", self.pattern[:60])
+        found = parse_problem(matcher_module(dag_leaf(text, "p_", "%op")))
+        if found is not None:
+            raise problem("pattern", f"a pattern that parses and verifies with IREE 3.13 ({found})", Described("the pattern"))
+        return self
+
+
+def dag_leaf(pattern: str, prefix: str, op: str) -> str:
+    """The ``cast_compatible_dag_from_root`` op on ``op`` with ``pattern`` (its SSA values
+    renamed with ``prefix``); results ``%<prefix>ins``, ``%<prefix>outs``."""
+    body = rename_values(pattern.strip("\n"), prefix)
+    return (
+        f"    %{prefix}ins, %{prefix}outs = transform.iree.match.cast_compatible_dag_from_root {op} {{\n"
+        + body
+        + "\n    } : (!transform.any_op) -> (!transform.any_value, !transform.any_value)"
+    )
+
+
 class FunctionMatch(MatcherKind):
     """Restricts a rule to ops inside the ``func.func`` named ``function`` (exact symbol).
 
@@ -457,7 +782,9 @@ class FunctionMatch(MatcherKind):
     template: ClassVar[Optional[str]] = None  # a scope: rendered by the foreach_match, not as match ops
 
     kind: Literal["function"] = "function"
+    """The discriminator: scopes the rule's foreach_match to one function."""
     function: SymbolName
+    """sym_name of the func.func / util.func to look in (transform.structured.match attributes)."""
 
 
 class ConsumerMatch(MatcherKind):
@@ -472,7 +799,9 @@ class ConsumerMatch(MatcherKind):
     template: ClassVar[Optional[str]] = "matchers/consumer.mlir.j2"
 
     kind: Literal["consumer"] = "consumer"
+    """The discriminator: match.structured.result %s[0] single, then operation_name on its user."""
     names: tuple[OpName, ...]
+    """Operation names the single user of the op's first result may have, e.g. tensor.expand_shape."""
 
     @field_validator("names", mode="before")
     @classmethod
@@ -504,12 +833,19 @@ class PackMatch(MatcherKind):
     template: ClassVar[Optional[str]] = "matchers/pack_op.mlir.j2"
 
     kind: Literal["pack_op"] = "pack_op"
+    """The discriminator: a cast_compatible_dag_from_root matcher on one linalg.pack / linalg.unpack."""
     op: Literal["pack", "unpack"] = "pack"
+    """Which op: pack (linalg.pack) or unpack (linalg.unpack)."""
     element_type: ElementType
+    """Element type of the packed and unpacked tensors."""
     inner_dims_pos: Indices
+    """inner_dims_pos of the op: the unpacked dims that are tiled."""
     inner_tiles: Sizes
+    """inner_tiles of the op: one tile size per entry of inner_dims_pos."""
     outer_dims_perm: Optional[Indices] = None
+    """outer_dims_perm of the op (None: no permutation)."""
     unpacked_rank: Rank = 2
+    """Rank of the unpacked tensor (the op's loop count)."""
 
     @model_validator(mode="after")
     def _check(self) -> "PackMatch":
@@ -556,12 +892,19 @@ class PackMatch(MatcherKind):
 
 
 __all__ = [
+    "AffineMapText",
+    "AttentionMatch",
     "ConsumerMatch",
     "ContractionMatch",
     "ConvolutionMatch",
+    "DagMatch",
+    "DimConstraint",
     "Dims",
     "ElementType",
     "FunctionMatch",
+    "NoLoweringConfigMatch",
     "OpNameMatch",
+    "OperandMatch",
     "PackMatch",
+    "TensorTypeText",
 ]

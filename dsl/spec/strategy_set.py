@@ -44,8 +44,11 @@ class Rule(StrategyModel):
     """Apply ``strategy`` to every op ``match`` accepts, when compiling for ``target``."""
 
     target: SymbolName
+    """Name of the target (one of the set's targets) this rule compiles for."""
     match: Matcher
+    """The matcher: which ops the rule applies to (a transform.foreach_match matcher sequence)."""
     strategy: Strategy
+    """The strategy applied to every matched op (its action sequence or compilation_info)."""
 
     @model_validator(mode="after")
     def _selects_ops(self) -> "Rule":
@@ -70,8 +73,11 @@ class StrategySet(StrategyModel):
     _names_errors = True
 
     name: SymbolName
+    """The set's name, used in the generated spec files."""
     targets: tuple[Target, ...] = Field(default_factory=_default_targets)
+    """The compilation targets (default: cpu and gfx942); each renders its own scripts and flags."""
     rules: tuple[Rule, ...]
+    """The rules in order: per target and injection point, the first matching rule wins."""
 
     @model_validator(mode="after")
     def _check(self) -> "StrategySet":

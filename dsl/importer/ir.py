@@ -1,0 +1,409 @@
+"""A typed view of a parsed transform script: named sequences, their ops (SSA values as
+integers), attributes read with the bindings' attribute classes and each op's line.
+
+:func:`read_module` parses with :func:`tdsl.bindings.parse` and converts every object the
+bindings hand out (their classes are ``iree.compiler`` classes, which only
+``tdsl.bindings`` imports: they are recognised here by their class name, the API of the
+pinned compiler) into the plain values below, so the importer never touches an untyped
+object. ``#iree_codegen.compilation_info``, ``#iree_codegen.translation_info``,
+``#iree_gpu.lowering_config``, MMA layouts and pipeline options are read with their
+attribute classes' accessors; the CPU and ``#iree_codegen`` lowering configs, which have no
+attribute class, are read by parsing their parameter list as a dictionary attribute.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+
+from .. import bindings
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A unit attribute."""
+
+
+@dataclass(frozen=True)
+class Sym:
+    """A symbol reference ``@name`` (nested references keep the leaf name)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class TypeA:
+    """A type attribute, as printed (``f16``, ``tensor<?x?xf16>``)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class MapA:
+    """An affine map, as printed without ``affine_map<..>``: ``(d0, d1) -> (d1)``."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """Any other attribute, as printed."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Mma:
+    """``#iree_gpu.mma_layout<intrinsic[, col_major = true]>`` (``virtual``: a
+    ``virtual_mma_layout``)."""
+
+    intrinsic: str
+    col_major: bool
+    virtual: bool
+    text: str
+
+
+@dataclass(frozen=True)
+class PipelineOptions:
+    """``#iree_gpu.pipeline_options<..>``: the options that are set (None: not set)."""
+
+    prefetch_num_stages: Optional[int]
+    no_reduce_shared_memory_bank_conflicts: Optional[bool]
+    reorder_workgroups_strategy: Optional[str]
+    use_igemm_convolution: Optional[bool]
+    text: str
+
+
+@dataclass(frozen=True)
+class GpuConfig:
+    """``#iree_gpu.lowering_config<{entries}>``."""
+
+    entries: dict[str, "Attr"]
+    text: str
+
+
+@dataclass(frozen=True)
+class OtherConfig:
+    """A lowering config without an attribute class: ``#iree_cpu.lowering_config<..>`` or
+    ``#iree_codegen.lowering_config<..>`` (``dialect``), its entries read as a dictionary."""
+
+    dialect: str
+    entries: dict[str, "Attr"]
+    text: str
+
+
+@dataclass(frozen=True)
+class Translation:
+    """``#iree_codegen.translation_info``: the pipeline as printed
+    (``#iree_gpu.pipeline<VectorDistribute>``), workgroup and subgroup sizes (empty / 0:
+    not given), the configuration dictionary and the codegen spec symbol."""
+
+    pipeline: str
+    workgroup_size: tuple[int, ...]
+    subgroup_size: int
+    configuration: Optional[dict[str, "Attr"]]
+    codegen_spec: Optional[str]
+    text: str
+
+
+@dataclass(frozen=True)
+class CompilationInfo:
+    """``#iree_codegen.compilation_info<lowering_config = .., translation_info = ..>``."""
+
+    lowering_config: "Attr"
+    translation_info: "Attr"
+    text: str
+
+
+Attr = Union[
+    bool, int, float, str, Unit, Sym, TypeA, MapA, Opaque, Mma, PipelineOptions, GpuConfig, OtherConfig,
+    Translation, CompilationInfo, tuple["Attr", ...], dict[str, "Attr"],
+]
+
+
+@dataclass
+class Block:
+    """A block: its argument values (ids), their types, and its ops."""
+
+    args: tuple[int, ...]
+    arg_types: tuple[str, ...]
+    ops: list["Op"] = field(default_factory=list)
+
+
+@dataclass
+class Op:
+    """An op: name, operand and result values (ids), result types, attributes, regions,
+    its source line (None for a located op) and its named location (tdsl's renders:
+    ``loc("set.rules[0].match")``); ``text`` is the printed op (only for named sequences and
+    for ops whose form the importer keeps as MLIR)."""
+
+    name: str
+    operands: tuple[int, ...]
+    results: tuple[int, ...]
+    result_types: tuple[str, ...]
+    attrs: dict[str, Attr]
+    regions: list[list[Block]]
+    line: Optional[int]
+    loc: Optional[str]
+    text: str = ""
+    debug_text: str = ""
+    """For a named sequence: its printed form with every op's location (tdsl's renders)."""
+    value_text: str = ""
+    """For ``transform.param.constant``: its value attribute as printed."""
+
+    def attr(self, name: str) -> Optional[Attr]:
+        return self.attrs.get(name)
+
+    @property
+    def body(self) -> Block:
+        """The first block of the first region."""
+        return self.regions[0][0]
+
+
+@dataclass
+class Sequence:
+    """A top-level ``transform.named_sequence`` (or another top-level op, ``name`` set to its
+    symbol if it has one)."""
+
+    name: str
+    op: Op
+    arg_attrs: tuple[dict[str, Attr], ...]
+    result_types: tuple[str, ...]
+
+    @property
+    def args(self) -> tuple[int, ...]:
+        return self.op.body.args
+
+    @property
+    def arg_types(self) -> tuple[str, ...]:
+        return self.op.body.arg_types
+
+    @property
+    def line(self) -> Optional[int]:
+        return self.op.line
+
+    @property
+    def text(self) -> str:
+        return self.op.text
+
+
+@dataclass
+class Module:
+    """The script: its symbol name, attributes and top-level sequences in order."""
+
+    name: Optional[str]
+    attrs: dict[str, Attr]
+    sequences: list[Sequence]
+    others: list[Op]
+
+    def sequence(self, name: str) -> Optional[Sequence]:
+        for s in self.sequences:
+            if s.name == name:
+                return s
+        return None
+
+
+def _named(op: Any) -> list[tuple[str, Any]]:
+    return [(str(a.name), a.attr) if hasattr(a, "name") else (str(a), op.attributes[a]) for a in op.attributes]
+
+
+def _location(location: Any) -> tuple[Optional[int], Optional[str]]:
+    """(line, name) of a location printed ``loc("file":line:col)`` or ``loc("name")``."""
+    text = str(location)
+    if not text.startswith('loc("') or not text.endswith(")"):
+        return None, None
+    end = text.find('"', 5)
+    while end > 0 and text[end - 1] == "\\":
+        end = text.find('"', end + 1)
+    if end < 0:
+        return None, None
+    rest = text[end + 1 : -1]
+    if rest == "":
+        return None, text[5:end]
+    parts = rest.lstrip(":").split(":")
+    return (int(parts[0]) if parts and parts[0].isdigit() else None), None
+
+
+def _symbol(attr: Any) -> Optional[str]:
+    if attr is None:
+        return None
+    value = convert(attr)
+    return value.name if isinstance(value, Sym) else str(attr)
+
+
+def _mma(attr: Any) -> Mma:
+    text = str(attr)
+    inner = text[text.index("<") + 1 : -1]
+    name = inner.split(",")[0].strip()
+    return Mma(name, bool(getattr(attr, "col_major", False)), text.startswith("#iree_gpu.virtual_mma_layout"), text)
+
+
+def _config_entries(text: str) -> dict[str, Attr]:
+    """The entries of ``#dialect.lowering_config<a = .., b = ..>`` read as a dictionary."""
+    body = text[text.index("<") + 1 : -1].strip()
+    try:
+        module = bindings.parse("module attributes {tdsl.entries = " + (body if body.startswith("{") else "{" + body + "}") + "} {\n}\n")
+    except bindings.ParseFailure:
+        return {}
+    value = convert(module.operation.attributes["tdsl.entries"])
+    return value if isinstance(value, dict) else {}
+
+
+def convert(attr: Any) -> Attr:
+    """``attr`` (an attribute object of the bindings) as plain data; see the module docstring.
+    Call inside ``with bindings.context():``."""
+    kind = type(attr).__name__
+    if kind == "BoolAttr":
+        return bool(attr.value)
+    if kind == "IntegerAttr":
+        return int(attr.value)
+    if kind == "FloatAttr":
+        return float(attr.value)
+    if kind == "StringAttr":
+        return str(attr.value)
+    if kind == "UnitAttr":
+        return Unit()
+    if kind in ("ArrayAttr",):
+        return tuple(convert(a) for a in attr)
+    if kind.startswith("Dense") and kind.endswith("ArrayAttr"):
+        return tuple(int(v) if not isinstance(v, bool) else bool(v) for v in attr)
+    if kind == "DictAttr":
+        return {str(n.name): convert(n.attr) for n in attr}
+    if kind == "TypeAttr":
+        return TypeA(str(attr.value))
+    if kind == "AffineMapAttr":
+        return MapA(str(attr.value))
+    if kind == "FlatSymbolRefAttr":
+        return Sym(str(attr.value))
+    if kind == "SymbolRefAttr":
+        return Sym(str(list(attr.value)[-1]))
+    if kind == "CompilationInfoAttr":
+        return CompilationInfo(convert(attr.lowering_config), convert(attr.translation_info), str(attr))
+    if kind == "TranslationInfoAttr":
+        spec = attr.codegen_spec
+        configuration = attr.configuration
+        converted = convert(configuration) if configuration is not None else None
+        return Translation(
+            str(attr.pass_pipeline),
+            tuple(int(v) for v in attr.workgroup_size),
+            int(attr.subgroup_size),
+            converted if isinstance(converted, dict) else None,
+            _symbol(spec),
+            str(attr),
+        )
+    if kind == "LoweringConfigAttr" and str(attr).startswith("#iree_gpu.lowering_config"):
+        return GpuConfig({str(n.name): convert(n.attr) for n in attr.attributes}, str(attr))
+    if kind in ("MMAAttr", "VirtualMMAAttr"):
+        return _mma(attr)
+    if kind == "PipelineOptionsAttr":
+        reorder = attr.reorder_workgroups_strategy
+        return PipelineOptions(
+            None if attr.prefetch_num_stages is None else int(attr.prefetch_num_stages),
+            None if attr.no_reduce_shared_memory_bank_conflicts is None else bool(attr.no_reduce_shared_memory_bank_conflicts),
+            None if reorder is None else str(reorder)[str(reorder).index("<") + 1 : -1],
+            None if attr.use_igemm_convolution is None else bool(attr.use_igemm_convolution),
+            str(attr),
+        )
+    text = str(attr)
+    for prefix in ("#iree_cpu.lowering_config<", "#iree_codegen.lowering_config<"):
+        if text.startswith(prefix):
+            return OtherConfig(prefix[1:].split(".")[0], _config_entries(text), text)
+    return Opaque(text)
+
+
+class _Reader:
+    def __init__(self) -> None:
+        self.ids: dict[Any, int] = {}
+
+    def value(self, v: Any) -> int:
+        found = self.ids.get(v)
+        if found is None:
+            found = self.ids[v] = len(self.ids)
+        return found
+
+    def op(self, op: Any, text: bool = False) -> Op:
+        line, loc = _location(op.location)
+        regions = []
+        for region in op.regions:
+            blocks = []
+            for block in region.blocks:
+                args = tuple(self.value(a) for a in block.arguments)
+                b = Block(args, tuple(str(a.type) for a in block.arguments))
+                for child in block.operations:
+                    b.ops.append(self.op(child.operation, text=_keeps_text(child.operation.name)))
+                blocks.append(b)
+            regions.append(blocks)
+        return Op(
+            name=str(op.name),
+            operands=tuple(self.value(v) for v in op.operands),
+            results=tuple(self.value(r) for r in op.results),
+            result_types=tuple(str(r.type) for r in op.results),
+            attrs={k: convert(a) for k, a in _named(op)},
+            regions=regions,
+            line=line,
+            loc=loc,
+            text=str(op.get_asm(enable_debug_info=False)) if text else "",
+            value_text=str(op.attributes["value"]) if op.name == "transform.param.constant" and "value" in op.attributes else "",
+        )
+
+
+def _keeps_text(name: str) -> bool:
+    return name == "transform.iree.match.cast_compatible_dag_from_root"
+
+
+def read_module(text: str) -> Module:
+    """The script ``text`` parsed and verified (raises :class:`tdsl.errors.ParseFailure`)."""
+    module = bindings.parse(text)
+    reader = _Reader()
+    with bindings.context():
+        top = module.operation
+        attrs = {k: convert(a) for k, a in _named(top)}
+        name = attrs.get("sym_name")
+        sequences: list[Sequence] = []
+        others: list[Op] = []
+        for child in module.body.operations:
+            raw = child.operation
+            op = reader.op(raw, text=True)
+            op.debug_text = str(raw.get_asm(enable_debug_info=True))
+            symbol = op.attrs.get("sym_name")
+            if op.name == "transform.named_sequence" and isinstance(symbol, str):
+                arg_attrs = op.attrs.get("arg_attrs")
+                per_arg = tuple(a if isinstance(a, dict) else {} for a in arg_attrs) if isinstance(arg_attrs, tuple) else ()
+                function_type = op.attrs.get("function_type")
+                results: tuple[str, ...] = ()
+                if isinstance(function_type, TypeA):
+                    results = _result_types(function_type.text)
+                sequences.append(Sequence(symbol, op, per_arg, results))
+            else:
+                others.append(op)
+    return Module(name if isinstance(name, str) else None, attrs, sequences, others)
+
+
+def _result_types(function_type: str) -> tuple[str, ...]:
+    """The result types of a printed function type ``(a) -> (b, c)`` / ``(a) -> b``."""
+    depth = 0
+    for i, c in enumerate(function_type):
+        if c in "(<[{":
+            depth += 1
+        elif c in ")>]}":
+            depth -= 1
+        elif c == "-" and depth == 0 and function_type[i : i + 2] == "->":
+            tail = function_type[i + 2 :].strip()
+            if tail.startswith("(") and tail.endswith(")"):
+                tail = tail[1:-1]
+            return tuple(t.strip() for t in _split_top(tail) if t.strip())
+    return ()
+
+
+def _split_top(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        if c in "(<[{":
+            depth += 1
+        elif c in ")>]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts

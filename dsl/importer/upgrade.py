@@ -1,0 +1,205 @@
+"""Specs written for older IREE: spellings IREE 3.13 no longer parses, upgraded where the
+meaning is clear (each upgrade is a note naming its line), refused with the line where not.
+
+The spec is parsed with the bindings; when IREE 3.13 reports a diagnostic that one of the
+rules below recognises, the construct at the diagnostic's position is rewritten and the
+spec parsed again. The rewrites stay on their line, so every later line number is the
+original file's:
+
+* ``translation_info<LLVMGPUVectorDistribute ..>`` and ``translation_info<pipeline =
+  CPUDoubleTilingExpert ..>`` (the pipeline as a bare enum, before 3.x): the pipeline
+  attribute ``pipeline = #iree_gpu.pipeline<VectorDistribute>`` / ``#iree_cpu.pipeline<..>``;
+* ``#iree_gpu.pipeline_options<prefetch_shared_memory = true>`` (before IREE's
+  ``prefetch_num_stages``, Dec 2025): ``prefetch_num_stages = 2`` (``false``: 0);
+* an op's properties written in its attribute dictionary (``transform.get_parent_op %x
+  {op_name = "func.func"}``): wrapped in ``<{..}>``;
+* MMA intrinsics in the old operand-first order (``MFMA_F16_16x16x16_F32``): the 3.13 name
+  (``MFMA_F32_16x16x16_F16``) when IREE lists it.
+
+SPIR-V and other pipelines tdsl does not target, and every other parse error, are refused
+with the line and IREE's message.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+from .. import bindings
+from ..errors import Diagnostic, ParseFailure
+from .problems import Note, SpecImportError
+
+GPU_PIPELINES = {
+    "LLVMGPUVectorDistribute": "#iree_gpu.pipeline<VectorDistribute>",
+    "LLVMGPUTileAndFuse": "#iree_gpu.pipeline<TileAndFuse>",
+    "LLVMGPUDefault": "#iree_gpu.pipeline<Default>",
+    "LLVMGPUBaseLowering": "#iree_gpu.pipeline<BaseLowering>",
+    "LLVMGPUDistribute": "#iree_gpu.pipeline<Distribute>",
+    "LLVMGPUVectorize": "#iree_gpu.pipeline<Vectorize>",
+    "LLVMGPUWinogradVectorize": "#iree_gpu.pipeline<WinogradVectorize>",
+    "CPUDefault": "#iree_cpu.pipeline<Default>",
+    "CPUDoubleTilingExpert": "#iree_cpu.pipeline<DoubleTilingExpert>",
+    "CPUConvTileAndDecomposeExpert": "#iree_cpu.pipeline<ConvTileAndDecomposeExpert>",
+    "Mmt4dTilingExpert": "#iree_cpu.pipeline<Mmt4dTilingExpert>",
+    "CPUBufferOpsTileAndVectorize": "#iree_cpu.pipeline<BufferOpsTileAndVectorize>",
+    "CPUDataTiling": "#iree_cpu.pipeline<DataTiling>",
+    "CPULinalgExtTileAndVectorize": "#iree_cpu.pipeline<LinalgExtTileAndVectorize>",
+    "TransformDialectCodegen": "#iree_codegen.transform_dialect_codegen",
+    "None": "#iree_codegen.no_pipeline",
+}
+"""Pre-3.x ``DispatchLoweringPassPipeline`` names -> the 3.13 pipeline attributes."""
+
+MAX_UPGRADES = 10000
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    """The index of (1-based) ``line``, ``column`` in ``text``."""
+    start = 0
+    for _ in range(line - 1):
+        start = text.index("\n", start) + 1
+    return start + column - 1
+
+
+def _word(text: str, i: int) -> tuple[int, int]:
+    """The identifier at or after index ``i`` (skipping blanks): (start, end)."""
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    j = i
+    while j < len(text) and (text[j].isalnum() or text[j] == "_"):
+        j += 1
+    return i, j
+
+
+def _balanced(text: str, i: int, open_: str, close: str) -> int:
+    """The index after the bracket that closes ``text[i] == open_`` (strings skipped)."""
+    depth = 0
+    j = i
+    while j < len(text):
+        c = text[j]
+        if c == '"':
+            j += 1
+            while j < len(text) and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+        elif c == open_:
+            depth += 1
+        elif c == close:
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    return -1
+
+
+Fix = Callable[[str, Diagnostic], Optional[tuple[str, str]]]
+
+
+def _pipeline(text: str, d: Diagnostic) -> Optional[tuple[str, str]]:
+    """The pipeline as a bare enum: ``<LLVMGPUTileAndFuse ..`` or ``pipeline = LLVMGPU..``."""
+    bare = d.message == "expected 'pipeline'"
+    if not (bare or d.message == "expected attribute value" or "parameter 'passPipeline'" in d.message):
+        return None
+    assert d.line is not None and d.column is not None
+    start, end = _word(text, _offset(text, d.line, d.column))
+    name = text[start:end]
+    new = GPU_PIPELINES.get(name)
+    if new is None:
+        return None
+    if not bare:
+        before = text[:start].rstrip()
+        if not before.endswith("pipeline ="):
+            return None
+    replacement = ("pipeline = " if bare else "") + new
+    return text[:start] + replacement + text[end:], f"translation_info pipeline {name} (before IREE 3.x) upgraded to {new}"
+
+
+def _prefetch(text: str, d: Diagnostic) -> Optional[tuple[str, str]]:
+    if "unknown struct parameter name: prefetch_shared_memory" not in d.message:
+        return None
+    assert d.line is not None and d.column is not None
+    line_start = _offset(text, d.line, 1)
+    line_end = text.find("\n", line_start)
+    line_end = len(text) if line_end < 0 else line_end
+    at = text.find("prefetch_shared_memory", line_start, line_end)
+    if at < 0:
+        return None
+    j = at + len("prefetch_shared_memory")
+    rest = text[j:line_end].lstrip()
+    if not rest.startswith("="):
+        return None
+    k = j + text[j:line_end].index("=") + 1
+    start, end = _word(text, k)
+    value = text[start:end]
+    if value not in ("true", "false"):
+        return None
+    stages = "2" if value == "true" else "0"
+    return (
+        text[:at] + f"prefetch_num_stages = {stages}" + text[end:],
+        f"pipeline option prefetch_shared_memory = {value} (before IREE's prefetch_num_stages) upgraded to prefetch_num_stages = {stages}",
+    )
+
+
+def _properties(text: str, d: Diagnostic) -> Optional[tuple[str, str]]:
+    if "cannot be parsed from attr-dict when strict properties" not in d.message:
+        return None
+    assert d.line is not None and d.column is not None
+    i = _offset(text, d.line, d.column)
+    if i >= len(text) or text[i] != "{":
+        return None
+    end = _balanced(text, i, "{", "}")
+    if end < 0 or "\n" in text[i:end]:
+        return None
+    op = d.message.split("'")[1] if d.message.count("'") >= 2 else "the op"
+    return text[:i] + "<" + text[i:end] + ">" + text[end:], f"{op}: properties written as attributes {text[i:end]} upgraded to <{text[i:end]}>"
+
+
+def _mma(text: str, d: Diagnostic) -> Optional[tuple[str, str]]:
+    if "MMAIntrinsic to be one of:" not in d.message:
+        return None
+    assert d.line is not None and d.column is not None
+    start, end = _word(text, _offset(text, d.line, d.column))
+    name = text[start:end]
+    parts = name.split("_")
+    if len(parts) != 4:
+        return None
+    new = "_".join([parts[0], parts[3], parts[2], parts[1]])
+    listed = d.message.split("one of:", 1)[1]
+    if f" {new}," not in listed + "," and f" {new}" != listed.strip() and new not in [x.strip() for x in listed.split(",")]:
+        return None
+    return text[:start] + new + text[end:], f"MMA intrinsic {name} (operand-first name of older IREE) upgraded to {new}"
+
+
+FIXES: tuple[Fix, ...] = (_pipeline, _prefetch, _properties, _mma)
+
+
+def upgrade(text: str, path: str) -> tuple[str, list[Note]]:
+    """``text`` parsed with IREE 3.13 after the upgrades above; the notes name each one.
+    Raises :class:`SpecImportError` with the line of the first construct it cannot parse."""
+    notes: list[Note] = []
+    for _ in range(MAX_UPGRADES):
+        try:
+            bindings.parse(text)
+            return text, notes
+        except ParseFailure as failure:
+            first = failure.diagnostics[0] if failure.diagnostics else Diagnostic(str(failure), None, None, None)
+            fixed = None
+            if first.line is not None and first.column is not None:
+                for candidate in failure.diagnostics:
+                    if candidate.line != first.line:
+                        continue
+                    for fix in FIXES:
+                        fixed = fix(text, candidate)
+                        if fixed is not None:
+                            break
+                    if fixed is not None:
+                        break
+            if fixed is None or fixed[0] == text:
+                raise SpecImportError(
+                    path,
+                    first.line,
+                    "",
+                    f"IREE 3.13 cannot parse this spec: {first.message}" + "".join(f"; {n}" for n in first.notes),
+                    "tdsl upgrades old pipeline names, prefetch_shared_memory, properties written as attributes and "
+                    "operand-first MMA names; this is none of them",
+                ) from None
+            text = fixed[0]
+            notes.append(Note(first.line, fixed[1]))
+    raise SpecImportError(path, None, "", f"more than {MAX_UPGRADES} upgrades needed")
