@@ -29,7 +29,7 @@ def test_render_writes_scripts_and_flags(tmp_path: Path, capsys) -> None:
 
 def test_codegen_scripts_compile_single_threaded(tmp_path: Path) -> None:
     """A tuning spec or codegen library turns off MLIR threading (IREE 3.13 deadlocks
-    loading it from parallel executables); see tdsl.render.render.SERIAL_LOADING."""
+    loading it from parallel executables); see tdsl.render.scripts.SERIAL_LOADING."""
     assert main(["render", str(ROOT / "examples" / "mlp" / "strategy.py"), "--target", "cpu", "-o", str(tmp_path)]) == 0
     flags = (tmp_path / "flags.txt").read_text().splitlines()
     assert any(f.startswith("--iree-codegen-tuning-spec-path=") for f in flags)

@@ -20,9 +20,8 @@ from ..spec.kinds import Injection
 from ..spec.strategy_set import Rule, StrategySet
 from ..spec.subsume import covers
 from .environment import environment
-from .markers import LAYOUT_MARKER, LAYOUT_RULE_MARKER, MARKER, ROOT_MARKER, RULE_MARKER
 from .script_plan import plan_script
-from .scripts import SERIAL_LOADING, Rendered, Script
+from .scripts import Rendered, Script
 from .verify import verify
 
 PREPROCESSING = Injection.PREPROCESSING
@@ -37,24 +36,7 @@ SKELETON = {
 """The skeleton template of each injection point's script (rendered with ``script``, a
 :class:`~tdsl.render.plan.ScriptPlan`)."""
 
-__all__ = [
-    "CODEGEN_LIBRARY",
-    "LAYOUT_MARKER",
-    "LAYOUT_RULE_MARKER",
-    "MARKER",
-    "PREPROCESSING",
-    "ROOT_MARKER",
-    "RULE_MARKER",
-    "SERIAL_LOADING",
-    "SKELETON",
-    "TUNING_SPEC",
-    "Rendered",
-    "Script",
-    "injections",
-    "render",
-    "shadowed_rules",
-    "verify",
-]
+__all__ = ["CODEGEN_LIBRARY", "PREPROCESSING", "SKELETON", "TUNING_SPEC", "injections", "render", "shadowed_rules"]
 
 
 def injections(rules: Sequence[Rule]) -> list[Injection]:
