@@ -72,8 +72,7 @@ def _dims_widened(inner: JsonSchemaValue) -> JsonSchemaValue:
 # Before-validators by qualified name: what the field accepts, from its canonical schema.
 _BEFORE: dict[str, Callable[[JsonSchemaValue], JsonSchemaValue]] = {
     "tdsl.spec.matchers._canonical_dims": _dims_widened,
-    "tdsl.spec.matchers.OpNameMatch._one_name": _names_widened,
-    "tdsl.spec.matchers.ConsumerMatch._one_name": _names_widened,
+    "tdsl.spec.base._one_or_more_names": _names_widened,
 }
 
 

@@ -18,7 +18,7 @@ import types
 import typing
 from typing import Annotated, Any, ClassVar, Iterable, Sequence, Union
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Strict, ValidationError
+from pydantic import AfterValidator, BeforeValidator, BaseModel, ConfigDict, Strict, ValidationError
 from pydantic_core import PydanticCustomError
 
 from ..errors import FieldProblem, StrategyError
@@ -143,6 +143,20 @@ SymbolName = Annotated[str, Strict(), AfterValidator(_symbol)]
 
 OpName = Annotated[str, Strict(), AfterValidator(_op_name)]
 """A registered-operation spelling, ``dialect.op``."""
+
+
+def _one_or_more_names(value: Any) -> Any:
+    return (value,) if isinstance(value, str) else value
+
+
+def _names_not_empty(value: tuple[str, ...]) -> tuple[str, ...]:
+    if not value:
+        raise problem("", "at least one operation name", [])
+    return value
+
+
+OpNames = Annotated[tuple[OpName, ...], BeforeValidator(_one_or_more_names), AfterValidator(_names_not_empty)]
+"""One or more operation names; a single name may be written without a list."""
 
 
 def in_range(lo: int, hi: int, below: str, above: str) -> Any:

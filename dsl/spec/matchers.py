@@ -30,14 +30,14 @@ import itertools
 import math
 from typing import Annotated, Any, ClassVar, Literal, Optional
 
-from pydantic import AfterValidator, BeforeValidator, Field, Strict, field_validator, model_validator
+from pydantic import AfterValidator, BeforeValidator, Field, Strict, model_validator
 
 from .base import (
     MAX_RANK,
     Described,
     Indices,
     OperandIndex,
-    OpName,
+    OpNames,
     Rank,
     Size,
     Sizes,
@@ -194,20 +194,8 @@ class OpNameMatch(MatcherKind):
 
     kind: Literal["op_name"] = "op_name"
     """The discriminator: a transform.match.operation_name matcher."""
-    names: tuple[OpName, ...]
+    names: OpNames
     """Operation names accepted (transform.match.operation_name %op [..]), e.g. linalg.matmul."""
-
-    @field_validator("names", mode="before")
-    @classmethod
-    def _one_name(cls, value: Any) -> Any:
-        return (value,) if isinstance(value, str) else value
-
-    @field_validator("names")
-    @classmethod
-    def _non_empty(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        if not value:
-            raise problem("", "at least one operation name", [])
-        return value
 
     def loop_count(self) -> Optional[int]:
         return {"linalg.matmul": 3, "linalg.batch_matmul": 4, "linalg.mmt4d": 6}.get(
@@ -800,20 +788,8 @@ class ConsumerMatch(MatcherKind):
 
     kind: Literal["consumer"] = "consumer"
     """The discriminator: match.structured.result %s[0] single, then operation_name on its user."""
-    names: tuple[OpName, ...]
+    names: OpNames
     """Operation names the single user of the op's first result may have, e.g. tensor.expand_shape."""
-
-    @field_validator("names", mode="before")
-    @classmethod
-    def _one_name(cls, value: Any) -> Any:
-        return (value,) if isinstance(value, str) else value
-
-    @field_validator("names")
-    @classmethod
-    def _non_empty(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        if not value:
-            raise problem("", "at least one operation name", [])
-        return value
 
 
 class PackMatch(MatcherKind):
