@@ -261,44 +261,27 @@ class FunctionSignature:
     results: tuple[TensorType, ...]
 
 
-def _tensor_type(t: Any) -> TensorType:
-    ir = _ir()
+def _static_tensor(t: "ValueType") -> TensorType:
+    """``t`` as a builtin tensor of static shape; anything else is a PayloadError."""
     expected = "expected function arguments and results of static-shape tensor types"
-    if not isinstance(t, ir.RankedTensorType):
-        try:
-            t = ir.RankedTensorType(t)
-        except ValueError:
-            raise PayloadError(f"{expected}, received {t}") from None
-    ranked = t
-    if not ranked.has_static_shape:
-        raise PayloadError(f"{expected}, received {t} (dynamic shapes are not supported)")
-    return TensorType(tuple(ranked.shape), str(ranked.element_type))
+    if t.dialect != "builtin" or t.shape is None or t.element is None:
+        raise PayloadError(f"{expected}, received {t.text}")
+    if any(size is None for size in t.shape):
+        raise PayloadError(f"{expected}, received {t.text} (dynamic shapes are not supported)")
+    return TensorType(tuple(int(size) for size in t.shape if size is not None), t.element)
 
 
 def signatures(text: str) -> list[FunctionSignature]:
-    """Signatures of the public functions defined in the payload ``text``.
+    """Signatures of the public functions defined in the payload ``text``: builtin tensors of
+    static shape only (:func:`function_types` reads any type).
 
-    Raises :class:`ParseFailure` when the payload does not parse.
+    Raises :class:`ParseFailure` when the payload does not parse, :class:`PayloadError`
+    for another argument or result type.
     """
-    ir = _ir()
-    with context():
-        module = _parsed(text)
-        found = []
-        for op in module.body.operations:
-            if op.operation.name != "func.func" or len(op.regions[0].blocks) == 0:
-                continue
-            attrs = op.operation.attributes
-            if "sym_visibility" in attrs and _value(attrs["sym_visibility"]) == "private":
-                continue
-            ftype = ir.FunctionType(ir.TypeAttr(attrs["function_type"]).value)
-            found.append(
-                FunctionSignature(
-                    str(ir.StringAttr(attrs["sym_name"]).value),
-                    tuple(_tensor_type(t) for t in ftype.inputs),
-                    tuple(_tensor_type(t) for t in ftype.results),
-                )
-            )
-    return found
+    return [
+        FunctionSignature(f.name, tuple(_static_tensor(t) for t in f.inputs), tuple(_static_tensor(t) for t in f.results))
+        for f in function_types(text)
+    ]
 
 
 def apply_transform(payload: str, script: str, entry: str) -> str:
