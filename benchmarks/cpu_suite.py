@@ -11,6 +11,9 @@ measured first with an FMA loop (benchmarks/fma_peak.c, built with ``cc -O2
 -march=native``); the table's last column is tdsl's GFLOP/s as a share of it. Usage:
 
     python benchmarks/cpu_suite.py [--threads 1,2] [--repetitions 3] [--weights runtime|constant] [--only mm1024]
+                                   [--strategies FILE[:NAME]]
+
+``--strategies`` benchmarks another StrategySet file instead of ``auto()`` for this machine.
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ import tempfile
 from pathlib import Path
 
 from tdsl.iree.bench import DATA_TILING, DEFAULT, NUMPY, STRATEGY, bench
-from tdsl.strategies.cpu import auto
+from tdsl import load
+from tdsl.strategies.cpu import auto, detect_isa
 
 HERE = Path(__file__).resolve().parent
 
@@ -148,12 +152,14 @@ def main() -> int:
     parser.add_argument("--min-time", type=float, default=0.1)
     parser.add_argument("--weights", choices=("runtime", "constant"), default="runtime")
     parser.add_argument("--only", default="", help="substring of the shape names to run")
+    parser.add_argument("--strategies", default=None, help="a strategy file (default: auto() for this machine)")
     args = parser.parse_args()
     threads = tuple(int(t) for t in args.threads.split(","))
     peak = measure_peak()
     print(f"f32 peak, 1 core, FMA loop: {peak:.1f} GFLOP/s" if peak else "f32 peak: not measured (no C compiler)")
     print(f"weights: {args.weights}")
-    strategies = auto()
+    strategies = load(args.strategies) if args.strategies else auto()
+    print(f"strategies: {strategies.name}; ISA: {detect_isa()}")
     vs_best: dict[int, list[float]] = {t: [] for t in threads}
     vs_numpy: dict[int, list[float]] = {t: [] for t in threads}
     print(f"{'shape':<16} {'thr':>3} {'tdsl ms':>9} {'default':>9} {'DT':>9} {'numpy':>9} {'x best IREE':>11} {'x numpy':>8} {'GFLOP/s':>8} {'% peak':>7}")

@@ -29,7 +29,7 @@ from .spec.all_of import AllOf
 from .spec.codegen import Codegen, Fuse, GpuThreads, MmaChain, TileUsingFor, TileUsingForall, VectorLowering
 from .spec.layout import DataLayout, Pack, PackGreedily, PackTranspose
 from .spec.loader import dump, load
-from .spec.lowering import AttentionDecomposition, CpuLowering, DecomposedMatmul, GpuLowering, MmaLayout
+from .spec.lowering import AttentionDecomposition, CpuLowering, DecomposedMatmul, GpuLowering, GraphCpuLowering, MmaLayout
 from .spec.matchers import (
     AttentionMatch,
     ConsumerMatch,
@@ -80,6 +80,7 @@ __all__ = [
     "ContractionMatch",
     "ConvolutionMatch",
     "CpuLowering",
+    "GraphCpuLowering",
     "CpuTarget",
     "DataLayout",
     "FunctionMatch",

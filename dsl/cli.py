@@ -581,7 +581,7 @@ def parser() -> argparse.ArgumentParser:
     _add_payload_args(p, cpu_only=False, strategies_required=False)
     p.add_argument("-o", "--output", type=Path, metavar="OUT.vmfb", help="write the compiled module (.vmfb) here")
     p.add_argument("--dump-ir", choices=PHASES, help="also write the IR at this phase next to the output")
-    p.add_argument("--strict", action="store_true", help="a rule that matches nothing is an error (exit 1)")
+    p.add_argument("--strict", action="store_true", help="a rule of yours that matches nothing is an error (exit 1); ready-library rules (Rule.optional) never are")
     p.add_argument("--report", action="store_true", help="per dispatch: pipeline and lowering config (tile sizes per level); gfx942: also LDS, VGPR/AGPR/SGPR, spills, MFMA count, waves per SIMD")
     p.add_argument("--baseline", action="store_true", help="also compile with IREE's default pipeline and print its --report next to the strategy's, per dispatch")
     p.add_argument("--keep-dump", type=Path, metavar="DIR", help="keep IREE's executable dump (configured IR, assembly, binaries) and the rendered scripts (DIR/scripts) in DIR (new, empty, or an earlier --keep-dump's) and print its path")

@@ -191,7 +191,7 @@ def _heads() -> list[Rule]:
 
 
 def test_combine_joins_sets_and_rule_lists_in_order() -> None:
-    cpu_auto = auto(isa="avx2")
+    cpu_auto = auto(isa="avx2", pack_matmuls=True)
     joined = combine(_heads(), cpu_auto, name="bert")
     assert joined.rules == (*_heads(), *cpu_auto.rules)
     assert joined.targets == cpu_auto.targets  # auto's cpu target (ukernels off), not the default
@@ -223,7 +223,7 @@ def test_specific_precedence_puts_more_specific_rules_of_later_parts_first() -> 
     assert [r.strategy.name for r in combine(covered, general, name="s", precedence="specific").rules] == ["mm", "two"]
     # A part keeps its own order (auto() orders its rules on purpose).
     assert [r.strategy.name for r in combine([general, exact], name="s", precedence="specific").rules] == ["mm", "exact"]
-    cpu_auto = auto(isa="avx2")
+    cpu_auto = auto(isa="avx2", pack_matmuls=True)
     merged = combine(cpu_auto, _heads(), name="bert", precedence="specific")
     assert [r.strategy.name for r in merged.rules[:2]] == ["q_proj_fuse", "q_proj_tiles"]
     assert [r for r in merged.rules if r not in _heads()] == list(cpu_auto.rules)
@@ -235,7 +235,7 @@ def test_specific_precedence_puts_more_specific_rules_of_later_parts_first() -> 
 def test_head_split_fusion_composes_with_auto(precedence: str) -> None:
     """examples/bert_heads' result (one dispatch for matmul + head split + bias) with auto()'s
     rules for everything else."""
-    parts = (_heads(), auto(isa="avx2")) if precedence == "first" else (auto(isa="avx2"), _heads())
+    parts = (_heads(), auto(isa="avx2", pack_matmuls=True)) if precedence == "first" else (auto(isa="avx2", pack_matmuls=True), _heads())
     strategies = combine(*parts, name="bert_auto", precedence=precedence)  # type: ignore[arg-type]
     report = compile(EXAMPLES / "bert_heads" / "payload.mlir", strategies, "cpu")
     (dispatch,) = report.dispatches

@@ -45,7 +45,7 @@ def test_a_2d_transposed_consumer_is_already_fused_by_iree() -> None:
 
 def test_packing_keeps_programs_with_a_multi_use_transpose_compiling_and_correct(golden) -> None:
     payload = PAYLOADS / "transpose_multi_use.mlir"
-    strategies = auto(isa="avx2")
+    strategies = auto(isa="avx2", pack_matmuls=True)
     report = run(payload, strategies)
     assert report.ok, report.text()
     applied = {f for rule in report.compile_report.rules for f in rule.functions}
@@ -68,7 +68,7 @@ def test_bias_relu_epilogues_ride_with_the_unpack_and_stay_correct(golden) -> No
     epilogue fuses with the unpack (which reads the packed result anyway); the conv's
     epilogue stays in the im2col matmul's dispatch."""
     payload = PAYLOADS / "epilogues.mlir"
-    strategies = auto(isa="avx2")
+    strategies = auto(isa="avx2", pack_matmuls=True)
     report = run(payload, strategies)
     assert report.ok, report.text()
     lines = golden.check_dispatches(payload, strategies, "cpu", "goldens/dispatches/cpu_epilogues.cpu.txt")

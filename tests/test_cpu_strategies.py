@@ -17,7 +17,7 @@ AUTO = ROOT / "examples" / "cpu_auto"
 
 @pytest.mark.compile
 def test_auto_packs_every_supported_matmul_and_stays_correct() -> None:
-    report = run(AUTO / "payload.mlir", auto(small_max=None))
+    report = run(AUTO / "payload.mlir", auto(small_max=None, pack_matmuls=True))
     assert report.ok
     applied = {f for rule in report.compile_report.rules for f in rule.functions}
     assert applied == {"odd", "mt", "mv", "h", "q"}  # bmm (no exact batch matcher) stays with IREE
@@ -38,7 +38,7 @@ def test_pack_match_selects_the_result_unpack() -> None:
     """PackMatch(op="unpack") reaches the unpacks of f32 mmt4d results (h: f16 -> f32),
     not the i8 -> i32 one, never a pack."""
     tile = inner_tile(detect_isa(), "f32", "f32", "f32")
-    base = auto(small_max=None)
+    base = auto(small_max=None, pack_matmuls=True)
     strip = CpuLowering(name="unpack_strip", pipeline="DataTiling", distribution=[tile.m0, 16 * tile.n0], vector_common_parallel=[tile.m0, tile.n0])
     unpack = PackMatch(op="unpack", element_type="f32", inner_dims_pos=[0, 1], inner_tiles=[tile.m0, tile.n0])
     strategies = base.model_copy(update={"rules": [*base.rules, Rule(target="cpu", match=unpack, strategy=strip)]})
@@ -74,21 +74,54 @@ def test_tiles() -> None:
     assert detect_isa("flags\t: fpu sse avx2 fma\n") == "avx2"
     with pytest.raises(TdslError, match="no packing tile for f32 x f16 -> f32"):
         inner_tile("avx512", "f32", "f16", "f32")
-    assert auto().targets[0].ukernels == "none"
+    assert auto(pack_matmuls=True).targets[0].ukernels == "none"
+
+
+@pytest.mark.parametrize("isa", ["avx512", "avx2", "neon", "generic"])
+def test_auto_leaves_what_it_did_not_measure_to_data_tiling(isa: str) -> None:
+    """By default every ISA's set is IREE's data tiling plus only the measured choices; every
+    rule is a ready-library (optional) rule; the overrides take effect."""
+    from tdsl.strategies.cpu.measured import CHOICES
+
+    choices = CHOICES[isa]  # type: ignore[index]
+    constant = auto(isa=isa)  # type: ignore[arg-type]
+    cpu = constant.targets[0]
+    assert isinstance(cpu, CpuTarget) and cpu.data_tiling and cpu.ukernels == "default"
+    assert "--iree-opt-data-tiling" in cpu.compile_flags()
+    assert cpu.im2col_convs == choices.im2col_convs and not constant.rules
+    runtime = auto(isa=isa, weights="runtime")  # type: ignore[arg-type]
+    assert len(runtime.rules) == choices.matvec_tiles_with_runtime_weights
+    assert all(rule.optional for rule in runtime.rules)
+    assert choices.evidence and all(line.strip() for line in choices.evidence)
+    packed = auto(isa=isa, pack_matmuls=True, im2col_convs=not choices.im2col_convs)  # type: ignore[arg-type]
+    target = packed.targets[0]
+    assert isinstance(target, CpuTarget) and not target.data_tiling and target.ukernels == "none"
+    assert target.im2col_convs != choices.im2col_convs and all(rule.optional for rule in packed.rules)
+
+
+@pytest.mark.compile
+def test_runtime_weight_matvec_is_pinned_before_data_tiling() -> None:
+    """auto(weights="runtime"): the (k, n)-matrix matvec keeps its pinned tiles (one
+    matmul dispatch, no encode dispatches for it), the other matmuls are data tiled."""
+    report = run(ROOT / "tests" / "payloads" / "cpu" / "matvec.mlir", auto(isa="avx512", weights="runtime"))
+    assert report.ok, report.text()
+    pinned = [d for d in report.compile_report.dispatches if "avx512_f32_matvec_tiles" in d.applied_strategies]
+    assert [d.name.split("_dispatch")[0] for d in pinned] == ["mv"]
+    assert pinned[0].compute_ops == ("linalg.matmul",) and "DoubleTilingExpert" in (pinned[0].pipeline or "")
 
 
 @pytest.mark.compile
 def test_packed_ir_golden(golden) -> None:
-    golden.check_ir(AUTO / "payload.mlir", auto(isa="avx2", small_max=None), "cpu", "preprocessing", "goldens/cpu/cpu_auto.preprocessing.mlir", mode="interpreter")
+    golden.check_ir(AUTO / "payload.mlir", auto(isa="avx2", small_max=None, pack_matmuls=True), "cpu", "preprocessing", "goldens/cpu/cpu_auto.preprocessing.mlir", mode="interpreter")
 
 
 @pytest.mark.compile
 def test_auto_convolutions_take_the_im2col_path_and_stay_correct() -> None:
     """NHWC 3x3 (batch 2, odd sizes), NCHW 3x3 stride 2 and a 1x1 conv against IREE's
     default pipeline and numpy (float64)."""
-    report = run(ROOT / "tests" / "payloads" / "cpu" / "convs.mlir", auto(isa="avx2"))
+    report = run(ROOT / "tests" / "payloads" / "cpu" / "convs.mlir", auto(isa="avx2", pack_matmuls=True))
     assert report.ok, report.text()
-    assert "--iree-global-opt-use-im2col-for-convs" in auto().targets[0].compile_flags()
+    assert "--iree-global-opt-use-im2col-for-convs" in auto(isa="avx2").targets[0].compile_flags()
     checked = {(c.function, cmp.reference) for c in report.functions for cmp in c.comparisons}
     assert {("nhwc_3x3", "numpy"), ("nchw_3x3_stride2", "numpy"), ("nhwc_1x1", "numpy")} <= checked
 
@@ -117,7 +150,7 @@ def test_blocking_from_cache_sizes(tmp_path: Path) -> None:
 def test_small_matmuls_stay_with_iree_by_default() -> None:
     """With the default ``small_max`` (256), the example's matmuls (every dim <= 256) are only
     generalized: no mmt4d dispatch, same numbers."""
-    report = run(AUTO / "payload.mlir", auto(isa="avx2"))
+    report = run(AUTO / "payload.mlir", auto(isa="avx2", pack_matmuls=True))
     assert report.ok, report.text()
     assert not [d for d in report.compile_report.dispatches if "mmt4d" in d.compute_ops[0]]
     small = {rule.strategy: rule.functions for rule in report.compile_report.rules if rule.functions}
@@ -127,7 +160,7 @@ def test_small_matmuls_stay_with_iree_by_default() -> None:
 
 @pytest.mark.compile
 def test_matvec_tiles_apply_to_kn_matrices_only_and_stay_correct() -> None:
-    report = run(ROOT / "tests" / "payloads" / "cpu" / "matvec.mlir", auto(isa="avx2"))
+    report = run(ROOT / "tests" / "payloads" / "cpu" / "matvec.mlir", auto(isa="avx2", pack_matmuls=True))
     assert report.ok, report.text()
     tiled = {d.name.split("_dispatch")[0] for d in report.compile_report.dispatches if "avx2_f32_f32_matvec_kn_tiles" in d.applied_strategies}
     assert tiled == {"mv"}

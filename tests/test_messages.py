@@ -196,7 +196,7 @@ def test_unknown_field_suggests_the_nearest() -> None:
 def test_missing_field_and_wrong_kind() -> None:
     with raises("c.distribution: expected a value for this required field, received nothing", "c", "distribution"):
         CpuLowering(name="c")
-    with raises("s.rules[0].strategy: expected a 'kind' among 'data_layout', 'cpu_lowering', 'gpu_lowering', 'codegen', 'raw_config', 'raw_tuning_action', 'raw_preprocessing_action', 'raw_codegen_action', received 'tiles'", "s"):
+    with raises("s.rules[0].strategy: expected a 'kind' among 'data_layout', 'cpu_lowering', 'graph_cpu_lowering', 'gpu_lowering', 'codegen', 'raw_config', 'raw_tuning_action', 'raw_preprocessing_action', 'raw_codegen_action', received 'tiles'", "s"):
         StrategySet.model_validate({"name": "s", "rules": [{"target": "cpu", "match": {"kind": "op_name", "names": "linalg.matmul"}, "strategy": {"kind": "tiles", "name": "t"}}]})
     with raises("PackGreedily.matmul_packed_sizes[0]: expected a valid integer, received 'eight'"):
         PackGreedily(matmul_packed_sizes=["eight", 16, 32])

@@ -164,6 +164,7 @@ def write_python(strategy_set: StrategySet, source: str = "", notes: Iterable[st
                     ("target", _Atom(repr(rule.target))),
                     ("match", writer.value(rule.match)),
                     ("strategy", writer.value(rule.strategy)),
+                    *((("optional", _Atom("True")),) if rule.optional else ()),
                 ),
             )
             for rule in strategy_set.rules

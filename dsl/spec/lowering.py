@@ -185,6 +185,23 @@ class CpuLowering(StrategyKind):
         return [(lv, getattr(self, lv)) for lv in self.LEVELS if getattr(self, lv) is not None]
 
 
+class GraphCpuLowering(CpuLowering):
+    """A :class:`CpuLowering` attached at the graph level (in the preprocessing spec) instead
+    of at codegen: the op carries its ``compilation_info`` from before dispatch formation.
+    IREE 3.13's data tiling (``--iree-opt-data-tiling``) leaves such an op alone (SetEncoding
+    skips ops with a compilation_info), so this keeps one op on these tiles while data tiling
+    packs the others; a codegen-time CpuLowering on a data-tiled matmul is lost when the op
+    becomes ``linalg.mmt4d``. The loops are the op's as the graph level sees it (IREE keeps an
+    op with a compilation_info as it is, unit dims included). Requires a matcher of the
+    graph-level op form.
+    """
+
+    injection: ClassVar[Injection] = Injection.PREPROCESSING
+
+    kind: Literal["graph_cpu_lowering"] = "graph_cpu_lowering"  # type: ignore[assignment]
+    """The discriminator: the compilation_info of a cpu_lowering, attached in the preprocessing spec."""
+
+
 GpuPipeline = Literal["TileAndFuse", "VectorDistribute"]
 
 _MMA_NAME = re.compile(r"V?[A-Z][A-Z0-9_x]*")

@@ -15,7 +15,7 @@ from pydantic import Field
 from .codegen import Codegen
 from .kinds import MatcherKind, StrategyKind
 from .layout import DataLayout
-from .lowering import CpuLowering, GpuLowering
+from .lowering import CpuLowering, GpuLowering, GraphCpuLowering
 from .matchers import (
     AttentionMatch,
     ConsumerMatch,
@@ -38,7 +38,7 @@ RAW_STRATEGY_KINDS: tuple[type[StrategyKind], ...] = (
 )
 """The raw-MLIR strategy kinds (what ``tdsl import --allow-raw`` keeps verbatim)."""
 
-STRATEGY_KINDS: tuple[type[StrategyKind], ...] = RAW_STRATEGY_KINDS + (DataLayout, CpuLowering, GpuLowering, Codegen)
+STRATEGY_KINDS: tuple[type[StrategyKind], ...] = RAW_STRATEGY_KINDS + (DataLayout, CpuLowering, GraphCpuLowering, GpuLowering, Codegen)
 """Every strategy kind (errors list the typed ones first, then the raw ones)."""
 
 LEAF_MATCHER_KINDS: tuple[type[MatcherKind], ...] = (

@@ -34,7 +34,7 @@ from ..errors import FieldProblem, StrategyError, TargetError
 from ..targets import AmdGpuTarget, CpuTarget, Target
 from ..targets.checks import check_rule
 from .all_of import Matcher
-from .base import StrategyModel, SymbolName, fmt, problem
+from .base import StrategyModel, StrictBool, SymbolName, fmt, problem
 from .matchers import FunctionMatch
 from .registry import Strategy
 from .subsume import covers, specificity
@@ -49,6 +49,8 @@ class Rule(StrategyModel):
     """The matcher: which ops the rule applies to (a transform.foreach_match matcher sequence)."""
     strategy: Strategy
     """The strategy applied to every matched op (its action sequence or compilation_info)."""
+    optional: StrictBool = False
+    """A ready-library rule: matching nothing in a program is expected (summed up in one line, never a --strict error)."""
 
     @model_validator(mode="after")
     def _selects_ops(self) -> "Rule":

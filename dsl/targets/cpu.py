@@ -11,10 +11,10 @@ from ..spec.all_of import leaves
 from ..spec.base import Described, StrategyModel, StrictBool, SymbolName, problem
 from ..spec.codegen import Codegen, TileUsingForall
 from ..spec.element_types import ELEMENT_BITS
-from ..spec.kinds import Backend, LoopShape, MatcherKind, StrategyKind
+from ..spec.kinds import Backend, Injection, LoopShape, MatcherKind, StrategyKind
 from ..spec.layout import DataLayout
 from ..spec.lowering import CpuLowering
-from ..spec.matchers import ContractionMatch, ConvolutionMatch
+from ..spec.matchers import ContractionMatch, ConvolutionMatch, OpNameMatch
 from .host import native_vector_bytes
 
 # IREE 3.13 refuses vectors of ``native vector bytes x this`` bytes or more
@@ -41,7 +41,9 @@ class CpuTarget(StrategyModel):
     ukernel table lacks, e.g. 8x32x1 on AVX-512); ``im2col_convs`` adds
     ``--iree-global-opt-use-im2col-for-convs`` (IREE rewrites every convolution into an
     im2col + matmul during global optimization: 3x3 conv 1x56x56x64 -> 64 f32 measured
-    6.5-8.4 ms vs 10.2 ms IREE default, single-threaded, on this project's AVX2 machine).
+    6.5-8.4 ms vs 10.2 ms IREE default, single-threaded, on this project's AVX2 machine;
+    0.53x IREE default on AVX-512); ``data_tiling`` adds ``--iree-opt-data-tiling`` (IREE
+    packs every matmul no rule pinned: its best path, and the base of ``auto()``).
 
     Example::
 
@@ -64,6 +66,8 @@ class CpuTarget(StrategyModel):
     """--iree-llvmcpu-enable-ukernels ('none' is required for graph-level mmt4d packing)."""
     im2col_convs: StrictBool = False
     """--iree-global-opt-use-im2col-for-convs: IREE rewrites every convolution into im2col + matmul."""
+    data_tiling: StrictBool = False
+    """--iree-opt-data-tiling: IREE packs the matmuls no rule packed itself (its mmt4d path, with ukernels)."""
 
     @field_validator("cpu")
     @classmethod
@@ -104,6 +108,8 @@ class CpuTarget(StrategyModel):
             flags.append(f"--iree-llvmcpu-enable-ukernels={self.ukernels}")
         if self.im2col_convs:
             flags.append("--iree-global-opt-use-im2col-for-convs")
+        if self.data_tiling:
+            flags.append("--iree-opt-data-tiling")
         return flags
 
     def vector_limit(self) -> int | None:
@@ -115,7 +121,7 @@ class CpuTarget(StrategyModel):
     def baseline(self) -> "CpuTarget":
         """This CPU with IREE's own defaults (ukernels, no im2col): the reference that
         ``tdsl bench`` and ``tdsl run`` compare strategies against."""
-        return self.model_copy(update={"ukernels": "default", "im2col_convs": False})
+        return self.model_copy(update={"ukernels": "default", "im2col_convs": False, "data_tiling": False})
 
     def check_strategy(self, index: int, match: MatcherKind, strategy: StrategyKind, target_index: int) -> None:
         """Raises ``problem`` when ``strategy`` cannot work with this CPU target."""
@@ -147,6 +153,16 @@ class CpuTarget(StrategyModel):
                         "convolutions on llvm-cpu (InsertBatchDimForBatchlessConv rebuilds the op)",
                         [1],
                     )
+        if self.data_tiling and isinstance(strategy, CpuLowering) and strategy.injection is Injection.TUNING_SPEC and _data_tiled(match):
+            raise problem(
+                f"targets[{target_index}].data_tiling",
+                "False when a codegen-time cpu_lowering configures a matmul: with --iree-opt-data-tiling the op "
+                "still is a matmul with encodings when the tuning spec runs, and IREE 3.13 drops the config when "
+                "it becomes linalg.mmt4d, then fails ('failed to build pass pipeline')",
+                True,
+                hint="use graph_cpu_lowering (GraphCpuLowering): pinned at the graph level, data tiling leaves the op alone",
+                strategy=strategy.name,
+            )
         if isinstance(strategy, DataLayout) and strategy.specialize and self.ukernels != "none":
             raise problem(
                 f"targets[{target_index}].ukernels",
@@ -170,6 +186,17 @@ class CpuTarget(StrategyModel):
                         list(level.mapping),
                         strategy=strategy.name,
                     )
+
+
+def _data_tiled(match: MatcherKind) -> bool:
+    """``match`` may select a matmul that IREE's data tiling rewrites (a contraction matcher,
+    or an op name of a matmul or batch matmul)."""
+    for leaf in leaves(match):
+        if isinstance(leaf, ContractionMatch):
+            return True
+        if isinstance(leaf, OpNameMatch) and any(n in ("linalg.matmul", "linalg.batch_matmul") for n in leaf.names):
+            return True
+    return False
 
 
 def _check_loop_roles(strategy: CpuLowering, shape: LoopShape) -> None:

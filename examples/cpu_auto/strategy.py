@@ -9,4 +9,4 @@ matmuls with every dim <= 256 stay with IREE's default pipeline, which is faster
 
 from tdsl.strategies.cpu import Caches, auto
 
-strategies = auto(isa="avx2", caches=Caches(l1=32 * 1024, l2=512 * 1024), small_max=None)
+strategies = auto(isa="avx2", pack_matmuls=True, caches=Caches(l1=32 * 1024, l2=512 * 1024), small_max=None)

@@ -1,29 +1,36 @@
-"""``auto``: a StrategySet that packs every supported matmul of a model for one CPU.
+"""``auto``: a StrategySet for one CPU that applies tdsl's rules only where they measured a
+win on its ISA, and leaves everything else to IREE's data tiling.
 
-Heuristic: every 2-D matmul with M > 1, K >= 128 and some dim above 256 (smaller ones run
-faster in IREE's default pipeline; ``small_max``), plain or transposed-B, of f32, f16/bf16
--> f32 or i8 -> i32 gets the ISA's mmt4d tile (:mod:`tdsl.strategies.cpu.tiles`; the ISA
-is read from this machine when not given), and the packed ``linalg.mmt4d`` gets a
-workgroup blocking from the L2 size (:mod:`tdsl.strategies.cpu.blocking`; read from sysfs
-when not given), and the f32 LHS pack gets wider vector steps. Convolutions go through IREE's
-im2col rewrite (``CpuTarget.im2col_convs``; 3x3 conv 1x56x56x64 -> 64: about 1.3x IREE's
-default here). Matrix-vector products stay unpacked; with a (k, n) matrix they get
-K-blocked codegen tiles (``packing.matvec_blocking``: 1x4096x4096 f32 about 5x IREE's
-default here). Everything else is left to IREE's default pipeline.
+The choices per ISA and the figures behind them are in :mod:`tdsl.strategies.cpu.measured`.
+On every ISA the base is IREE's best path: ``--iree-opt-data-tiling`` with IREE's mmt4d
+ukernels. On top of it, where measured:
+
+* matrix-vector products whose matrix is a runtime argument (``weights="runtime"``) get
+  K-blocked tiles pinned at the graph level (data tiling would pack the whole matrix on
+  every call; :func:`tdsl.strategies.cpu.packing.matvec_pin`);
+* convolutions go through IREE's im2col rewrite (``CpuTarget.im2col_convs``) where that won
+  on the ISA's measured shapes (the flag acts on every conv of the program);
+* ``pack_matmuls=True`` (measured on AVX2 with runtime weights only) swaps data tiling for
+  graph-level mmt4d packing of every 2-D matmul with the ISA's inner tile (ukernels off;
+  see :mod:`tdsl.strategies.cpu.packing`), an mmt4d workgroup blocking from the L2 size
+  (:mod:`tdsl.strategies.cpu.blocking`) and wider LHS pack steps. Batch-1 batch matmuls,
+  which ONNX/PyTorch exports are full of, are not packed by it and fall to IREE's default.
+
+Every rule is a ready-library rule (``Rule.optional``): finding no such op in a model is
+expected and never a ``--strict`` error.
 """
 
 from __future__ import annotations
 
 from typing import Sequence
 
-from tdsl import CpuTarget, StrategySet
-
-from tdsl import OpNameMatch, Rule
+from tdsl import ContractionMatch, CpuTarget, OpNameMatch, Rule, StrategySet
 
 from tdsl.targets.host import Caches, Isa, detect_caches, detect_isa
 
 from .blocking import lhs_pack_rule, mmt4d_blocking
-from .packing import SMALL_MAX, packing_rules
+from .measured import CHOICES, Weights
+from .packing import SMALL_MAX, matvec_pin, packing_rules
 from .tiles import inner_tile
 
 ELEMENT_TYPES: tuple[tuple[str, str, str], ...] = (
@@ -41,18 +48,41 @@ def auto(
     name: str = "cpu_auto",
     caches: Caches | None = None,
     small_max: int | None = SMALL_MAX,
+    weights: Weights = "constant",
+    pack_matmuls: bool | None = None,
+    im2col_convs: bool | None = None,
 ) -> StrategySet:
-    """The StrategySet described in the module docstring, for ``target`` (ukernels off).
+    """The StrategySet described in the module docstring, for ``target`` on ``isa`` (read
+    from this machine when not given).
 
-    One blocking rule serves every element type (the tile is per ISA; panel sizes are
-    counted at 4 bytes per element, which is exact for f32 and conservative otherwise).
+    ``weights``: how the deployed program gets its weights (``constant``: compile-time
+    constants, as exported models ship them; ``runtime``: function arguments).
+    ``pack_matmuls`` / ``im2col_convs``: override the ISA's measured choice. ``element_types``,
+    ``caches`` and ``small_max`` shape the ``pack_matmuls`` rules (see ``packing_rules``).
     """
-    cpu = (target or CpuTarget()).model_copy(update={"ukernels": "none", "im2col_convs": True})
     chosen = isa or detect_isa()
-    rules = [rule for types in element_types for rule in packing_rules(chosen, types, cpu.name, small_max)]
-    tile = inner_tile(chosen, "f32", "f32", "f32")
-    blocking = mmt4d_blocking(f"{chosen}_mmt4d_blocking", tile, caches or detect_caches())
-    rules.append(Rule(target=cpu.name, match=OpNameMatch(names="linalg.mmt4d"), strategy=blocking))
-    if ("f32", "f32", "f32") in element_types:
-        rules.append(lhs_pack_rule(f"{chosen}_f32_lhs_pack_tiles", tile, "f32", cpu.name))
+    choices = CHOICES[chosen]
+    pack = choices.pack_matmuls if pack_matmuls is None else pack_matmuls
+    im2col = choices.im2col_convs if im2col_convs is None else im2col_convs
+    base = target or CpuTarget()
+    rules: list[Rule] = []
+    if pack:
+        cpu = base.model_copy(update={"ukernels": "none", "im2col_convs": im2col, "data_tiling": False})
+        rules += [rule for types in element_types for rule in packing_rules(chosen, types, cpu.name, small_max)]
+        tile = inner_tile(chosen, "f32", "f32", "f32")
+        blocking = mmt4d_blocking(f"{chosen}_mmt4d_blocking", tile, caches or detect_caches())
+        rules.append(Rule(target=cpu.name, match=OpNameMatch(names="linalg.mmt4d"), strategy=blocking))
+        if ("f32", "f32", "f32") in element_types:
+            rules.append(lhs_pack_rule(f"{chosen}_f32_lhs_pack_tiles", tile, "f32", cpu.name))
+    else:
+        cpu = base.model_copy(update={"data_tiling": True, "im2col_convs": im2col})
+        if weights == "runtime" and choices.matvec_tiles_with_runtime_weights:
+            rules.append(
+                Rule(
+                    target=cpu.name,
+                    match=ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", batch=[], m=1, operand_layout="mk_kn"),
+                    strategy=matvec_pin(f"{chosen}_f32_matvec_tiles", inner_tile(chosen, "f32", "f32", "f32")),
+                )
+            )
+    rules = [rule.model_copy(update={"optional": True}) for rule in rules]
     return StrategySet(name=name, targets=[cpu], rules=rules)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Optional
 
 from tdsl.errors import TdslError
-from tdsl import ContractionMatch, CpuLowering, DataLayout, PackGreedily, PackTranspose, Rule
+from tdsl import ContractionMatch, CpuLowering, DataLayout, GraphCpuLowering, PackGreedily, PackTranspose, Rule
 
 from tdsl.targets.host import Isa
 
@@ -65,6 +65,20 @@ def matvec_blocking(name: str, tile: InnerTile) -> CpuLowering:
         cache_reduction=[0, 16],
         vector_common_parallel=[2 * tile.n0, 0],
         vector_reduction=[0, 4],
+    )
+
+
+def matvec_pin(name: str, tile: InnerTile) -> GraphCpuLowering:
+    """:func:`matvec_blocking`'s tiles for a ``1 x k`` by ``k x n`` product as the graph level
+    sees it (loops (m, n, k), m = 1), pinned before data tiling, which then leaves the op
+    alone (with runtime weights it would pack the whole matrix on every call)."""
+    codegen = matvec_blocking(name, tile)
+    return GraphCpuLowering(
+        name=name,
+        distribution=[0, *codegen.distribution],
+        cache_reduction=[0, *(codegen.cache_reduction or ())],
+        vector_common_parallel=[0, *(codegen.vector_common_parallel or ())],
+        vector_reduction=[0, *(codegen.vector_reduction or ())],
     )
 
 

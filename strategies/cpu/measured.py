@@ -1,0 +1,70 @@
+"""What :func:`tdsl.strategies.cpu.auto` does on each ISA, and the measurements behind it.
+
+The rule: a ready strategy applies only where it measured a win on that ISA against IREE's
+best path (``--iree-opt-data-tiling``, constant weights as deployed models ship them, 1
+thread). Everything else is left to IREE's data tiling, so ``auto()`` never loses to it by
+construction. Each entry says what was measured, how, and what was not.
+
+Measured with ``python benchmarks/cpu_suite.py --weights constant|runtime`` and
+``python benchmarks/models.py`` (medians of interleaved rounds, 1 thread).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from tdsl.targets.host import Isa
+
+Weights = Literal["constant", "runtime"]
+
+
+@dataclass(frozen=True)
+class IsaChoices:
+    """``auto()``'s choices on one ISA; ``evidence`` gives the figures (or says "not
+    measured") behind each one."""
+
+    pack_matmuls: bool
+    """Graph-level mmt4d packing of 2-D matmuls (ukernels off, data tiling off) instead of data tiling."""
+    im2col_convs: bool
+    """IREE's global im2col rewrite of every convolution."""
+    matvec_tiles_with_runtime_weights: bool
+    """K-blocked tiles pinned on matrix-vector products whose matrix is a runtime argument."""
+    evidence: tuple[str, ...]
+
+
+CHOICES: dict[Isa, IsaChoices] = {
+    "avx512": IsaChoices(
+        pack_matmuls=False,
+        im2col_convs=False,
+        matvec_tiles_with_runtime_weights=True,
+        evidence=(
+            "matmuls -> IREE data tiling. Graph-level 8x32x1 packing (ukernels off) against data tiling, AMD EPYC Zen 5: "
+            "CPU suite 0.98x geomean with constant weights, 1.19x with runtime weights; example models (constant weights) "
+            "bert 0.68x, gpt2_block 0.71x of data tiling (their projections are batch-1 batch_matmuls the packing rules "
+            "do not take, and data tiling needs ukernels that graph-level mmt4d cannot have)",
+            "convolutions -> IREE default (no im2col). --iree-global-opt-use-im2col-for-convs: NHWC 3x3 conv "
+            "1x56x56x64 -> 64 0.53x (constant weights) / 0.57x (runtime) of IREE default; NCHW convs of "
+            "examples/models/resnet 2.2x data tiling (0.706 vs 1.563 ms). The flag acts on every conv of a program, "
+            "so it is an opt-in: auto(im2col_convs=True) for models whose convs are NCHW (as PyTorch/ONNX export them)",
+            "matrix-vector products with runtime weights -> pinned K-blocked tiles (data tiling packs the whole "
+            "matrix on every call: 1x4096x4096 f32 34.0 ms vs 10.4 ms IREE default); with constant weights data "
+            "tiling wins (1.72 ms) and keeps them",
+        ),
+    ),
+    "avx2": IsaChoices(
+        pack_matmuls=False,
+        im2col_convs=True,
+        matvec_tiles_with_runtime_weights=True,
+        evidence=(
+            "matmuls -> IREE data tiling. Graph-level 6x16x1 packing measured 1.39x the better of IREE default and "
+            "data tiling on an AMD EPYC AVX2 machine with runtime weights only; with constant weights not measured, "
+            "and the packing rules do not take the batch-1 batch_matmuls frontends emit: auto(pack_matmuls=True) opts in",
+            "convolutions -> im2col: NHWC 3x3 conv 1x56x56x64 -> 64 6.5-8.4 ms vs 10.2 ms IREE default (AVX2 machine)",
+            "matrix-vector products with runtime weights -> K-blocked tiles: 1x4096x4096 f32 3.7 ms vs 23.1 ms IREE "
+            "default (AVX2 machine; data tiling 76.7 ms)",
+        ),
+    ),
+    "neon": IsaChoices(False, False, False, ("not measured on this ISA: everything is left to IREE data tiling",)),
+    "generic": IsaChoices(False, False, False, ("not measured on this ISA: everything is left to IREE data tiling",)),
+}
