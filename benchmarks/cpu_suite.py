@@ -13,7 +13,7 @@ measured first with an FMA loop (benchmarks/fma_peak.c, built with ``cc -O2
     python benchmarks/cpu_suite.py [--threads 1,2] [--repetitions 3] [--weights runtime|constant] [--only mm1024]
                                    [--strategies FILE[:NAME]]
 
-``--strategies`` benchmarks another StrategySet file instead of ``auto()`` for this machine.
+``--strategies`` benchmarks another StrategySet file instead of ``auto(weights=...)`` for this machine.
 """
 
 from __future__ import annotations
@@ -158,7 +158,7 @@ def main() -> int:
     peak = measure_peak()
     print(f"f32 peak, 1 core, FMA loop: {peak:.1f} GFLOP/s" if peak else "f32 peak: not measured (no C compiler)")
     print(f"weights: {args.weights}")
-    strategies = load(args.strategies) if args.strategies else auto()
+    strategies = load(args.strategies) if args.strategies else auto(weights=args.weights)
     print(f"strategies: {strategies.name}; ISA: {detect_isa()}")
     vs_best: dict[int, list[float]] = {t: [] for t in threads}
     vs_numpy: dict[int, list[float]] = {t: [] for t in threads}
