@@ -1,4 +1,6 @@
-"""CPU: tdsl.strategies.cpu.auto() packs every matmul of the payload into mmt4d form.
+"""CPU: tdsl.strategies.cpu.auto(pack_matmuls=True) packs every matmul of the payload into
+mmt4d form (the opt-in graph-level packing; plain ``auto()`` leaves matmuls to IREE's data
+tiling where packing did not measure a win, see tdsl.strategies.cpu.measured).
 
 The ISA and the cache sizes are pinned here so that the rendered scripts (and their
 goldens) are the same on every machine; ``auto()`` without them reads /proc/cpuinfo and
