@@ -1,7 +1,7 @@
 """The example models (or any .onnx files): ``tdsl.strategies.cpu.auto()`` against IREE
 default, IREE data tiling (the best IREE path) and onnxruntime, side by side, 1 thread,
 with constant weights (as exported) and with runtime weights (every float initializer of
-rank >= 2 made a graph input, so it is packed on every call).
+rank >= 2 that a MatMul, Gemm or Conv reads made a graph input, so it is packed on every call).
 
 Needs ``tdsl[onnx]``. Usage (minutes per model):
 
@@ -22,21 +22,24 @@ from tdsl.iree.frontend import refill_weights
 from tdsl.strategies.cpu import auto, detect_isa
 
 HERE = Path(__file__).resolve().parent
+WEIGHT_OPS = ("MatMul", "Gemm", "Conv")
 MODELS = sorted((HERE.parent / "examples" / "models").glob("*/model.onnx"))
 
 
 def runtime_weights(model_path: Path, out: Path, seed: int = 0) -> Path:
     """``model_path`` with its stripped weights drawn from ``seed`` and every float
-    initializer of rank >= 2 moved to the graph inputs (shape constants stay)."""
+    initializer of rank >= 2 that a MatMul, Gemm or Conv reads moved to the graph inputs
+    (shape constants and embedding tables stay)."""
     import onnx
     from onnx import helper
 
     model = onnx.load(str(model_path))
     refill_weights(model, seed)
+    read = {name for node in model.graph.node if node.op_type in WEIGHT_OPS for name in node.input}
     kept, moved = [], []
     for tensor in model.graph.initializer:
         is_float = tensor.data_type in (onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.BFLOAT16)
-        (moved if is_float and len(tensor.dims) >= 2 else kept).append(tensor)
+        (moved if is_float and len(tensor.dims) >= 2 and tensor.name in read else kept).append(tensor)
     del model.graph.initializer[:]
     model.graph.initializer.extend(kept)
     model.graph.input.extend(helper.make_tensor_value_info(t.name, t.data_type, list(t.dims)) for t in moved)

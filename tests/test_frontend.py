@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import tdsl
 from tdsl import CpuTarget, bindings
 from tdsl.errors import ArgumentError, PayloadError
 from tdsl.iree import frontend as fe
@@ -419,17 +420,15 @@ def test_example_model_matches_onnxruntime(name: str, tmp_path: Path, cache: Non
 @pytest.mark.compile
 def test_torch_dialect_mlir_loads_as_it_is(cache: None) -> None:
     """The .mlir that iree-import-onnx wrote is a program of its own (kind torch, arguments
-    argN: the MLIR keeps no ONNX names); the dispatch count reads --compile-to=flow IR."""
+    argN: the MLIR keeps no ONNX names); its compile report counts its launches."""
     _onnx()
     imported = fe.load_program(MODELS_DIR / "resnet" / "model.onnx")
     program = fe.load_program(imported.mlir_path)
     [sig] = fe.signatures(program)
     assert program.kind == "torch" and program.onnx_path is None
     assert [a.describe() for a in sig.inputs] == ["arg0: 1x3x64x64xf32"]
-    flow = run_iree_compile(program.mlir_path, [*CpuTarget().compile_flags(), "--compile-to=flow"], imported.mlir_path.with_suffix(".flow.mlir"))
-    assert flow.output is not None
-    counts = fe.count_dispatches(flow.output.read_text())
-    assert 1 <= counts.executables <= counts.launches
+    report = tdsl.compile(program.mlir_path, None, "cpu")
+    assert report.launches is not None and 1 <= len(report.dispatches) <= report.launches
 
 
 @pytest.mark.compile

@@ -2,8 +2,9 @@
 
 ``compile(payload, strategies, target)`` renders the set for the target into a private
 directory, runs ``iree-compile`` with the injection flags under a timeout and memory
-cap, and reads the configured dispatches back to prove which rules applied. The module
-(``output``) is written only if everything succeeded. ``strategies=None`` compiles with
+cap, and reads the configured dispatches back to prove which rules applied, and how often
+each is launched per call (IREE's stream statistics, written by the same run: see
+:mod:`tdsl.iree.dispatches`). The module (``output``) is written only if everything succeeded. ``strategies=None`` compiles with
 IREE's default pipeline for a target given by name (``cpu`` or ``gfx942``): the report a
 user reads before writing a rule. ``baseline=True`` also compiles with IREE's default
 pipeline and reports both builds side by side, per dispatch.
@@ -37,7 +38,7 @@ from .diagnostics import CompilerDiagnostic, locate_in_dispatches, rule_names
 from .flags import THREADING_ON, rendered_flags, with_threading
 from .phases import compile_to_phase, phase_of
 from .hsaco import KernelResources, resources
-from .dispatches import DispatchSummary, short_pipeline, spelled, summarize_dump
+from .dispatches import STATISTICS_FILE, DispatchSummary, Launches, launches_in, short_pipeline, spelled, statistics_flags, summarize_dump
 from .progress import NO_PROGRESS, Progress
 from ..spec.strategy_set import StrategySet
 from ..targets import AmdGpuTarget, CpuTarget, Target
@@ -47,6 +48,8 @@ IREE_DEFAULT = "iree-default"
 DUMP_MARKER = "tdsl-dump.txt"
 """The file that marks a --keep-dump directory as tdsl's (a later run may replace it)."""
 UNMATCHED_SHOWN = 3
+# llvm-cpu's fallback pipeline: no tiling and no vectorization (scalar loops).
+DEFAULT_CPU_PIPELINE = "Default"
 """Up to this many rules that matched nothing are listed one by one; more are summed up in
 one line (ready-made sets hold rules for shapes and types a payload lacks)."""
 
@@ -86,6 +89,8 @@ class RuleOutcome:
     raw: bool = False
     """The strategy is raw MLIR kept from an imported spec; a raw action marks no op, so
     where it applied is unknown rather than nowhere."""
+    optional: bool = False
+    """The rule is a ready-library rule (``Rule.optional``): matching nothing is expected."""
 
     @property
     def applied(self) -> bool:
@@ -126,6 +131,28 @@ class CompileReport:
     baseline: "CompileReport | None" = None
     extra_flags: tuple[str, ...] = field(default=())
     shadowed: tuple[str, ...] = field(default=())
+    launch_counts: Launches | None = None
+    """Launches by dispatch function, as IREE's stream statistics gave them (None: unknown)."""
+
+    @property
+    def launches(self) -> int | None:
+        """Dispatch launches per call (one call of each public function); None when unknown."""
+        return self.launch_counts.total if self.launch_counts is not None else None
+
+    @property
+    def launches_at_load(self) -> int:
+        """Dispatch launches in the module's initializers (once, when it loads)."""
+        return self.launch_counts.total_at_load if self.launch_counts is not None else 0
+
+    def counts(self) -> str:
+        """``14 executables, 101 launches per call`` (``, 2 at load`` when initializers launch
+        some; only the executables when the launches are unknown)."""
+        text = f"{len(self.dispatches)} executables"
+        if self.launches is not None:
+            text += f", {self.launches} launches per call"
+        if self.launches_at_load:
+            text += f", {self.launches_at_load} at load"
+        return text
 
     @property
     def unmatched(self) -> list[RuleOutcome]:
@@ -139,17 +166,65 @@ class CompileReport:
     def warnings(self, verbose: bool = True) -> list[str]:
         """One warning per shadowed rule (``shadowed``: an earlier rule's matcher certainly
         takes every op it matches, see :attr:`tdsl.render.Rendered.shadowed`), then one per
-        rule that matched nothing; with ``verbose=False`` and more than
-        :data:`UNMATCHED_SHOWN` such rules, one line that sums them up."""
-        missing = self.unmatched
+        rule that matched nothing. With ``verbose=False``, the ready-library rules
+        (``Rule.optional``) that matched nothing are summed up in one line, and so are the
+        other rules when more than :data:`UNMATCHED_SHOWN` matched nothing."""
         shadowed = [f"{self.strategy_set}.{line}: it never fires on {self.target}" for line in self.shadowed]
-        if not verbose and len(missing) > UNMATCHED_SHOWN:
-            return shadowed + [
-                f"{len(missing)} of {len(self.rules)} rules of {self.strategy_set} matched nothing in "
-                f"{self.payload.name} (rules {_ranges([r.index for r in missing])}; -v lists them, "
+        shadowed += self.unintended_pipelines()
+        if verbose:
+            return shadowed + [self._unmatched_line(r) for r in self.unmatched]
+        own = [r for r in self.unmatched if not r.optional]
+        ready = [r for r in self.unmatched if r.optional]
+        lines = shadowed
+        if len(own) > UNMATCHED_SHOWN:
+            lines.append(
+                f"{len(own)} of {len(self.rules)} rules of {self.strategy_set} matched nothing in "
+                f"{self.payload.name} (rules {_ranges([r.index for r in own])}; -v lists them, "
                 "--strict makes it an error)"
-            ]
-        return shadowed + [f"rule {r.index} ({r.strategy}, {r.kind}) matched nothing in {self.payload.name}" for r in missing]
+            )
+        else:
+            lines += [self._unmatched_line(r) for r in own]
+        if ready:
+            lines.append(
+                f"{len(ready)} ready-library rules found no such op in {self.payload.name} "
+                f"(rules {_ranges([r.index for r in ready])}; -v lists them; expected, never a --strict error)"
+            )
+        return lines
+
+    def unintended_pipelines(self) -> list[str]:
+        """One warning per dispatch where a graph-level rule's op ended on llvm-cpu's
+        ``Default`` pipeline, which neither tiles nor vectorizes (e.g. a packed batch matmul
+        that ``specialize`` turned into ``linalg.contract``: 10-30x slower). No tdsl layout
+        strategy intends that pipeline; a codegen rule that names it does, and is not warned."""
+        by_name = {d.name: d for d in self.dispatches}
+        lines = []
+        for r in self.rules:
+            if r.injection != Injection.PREPROCESSING:
+                continue
+            for name in r.dispatches:
+                d = by_name.get(name)
+                if d is None or short_pipeline(d.pipeline) != DEFAULT_CPU_PIPELINE or d.applied_strategies:
+                    continue
+                lines.append(
+                    f"rule {r.index} ({r.strategy}): its op in {name} ended as {' + '.join(d.compute_ops) or '?'} on "
+                    f"IREE's {DEFAULT_CPU_PIPELINE} pipeline (not tiled or vectorized: expect it to be many times slower "
+                    "than IREE's default; for a packed batch matmul leave specialize off, as mmt4d_layout(batch=True) does, "
+                    "or leave the op to data tiling)"
+                )
+        return lines
+
+    def _hidden_unmatched(self, verbose: bool) -> list[RuleOutcome]:
+        """The rules that matched nothing and that a short listing leaves out: none when
+        ``verbose``, else the ready-library ones, and the others too when more than
+        :data:`UNMATCHED_SHOWN` of them matched nothing."""
+        if verbose:
+            return []
+        own = [r for r in self.unmatched if not r.optional]
+        return [r for r in self.unmatched if r.optional or len(own) > UNMATCHED_SHOWN]
+
+    def _unmatched_line(self, r: RuleOutcome) -> str:
+        ready = " (ready-library rule)" if r.optional else ""
+        return f"rule {r.index} ({r.strategy}, {r.kind}){ready} matched nothing in {self.payload.name}"
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -160,9 +235,14 @@ class CompileReport:
             "compile_seconds": round(self.result.wall_s, 3),
             "flags": list(self.flags),
             "extra_flags": list(self.extra_flags),
+            "executables": len(self.dispatches),
+            "launches": self.launches,
+            "launches_at_load": self.launches_at_load,
             "dispatches": [
                 {
                     "name": d.name,
+                    "launches": d.launches,
+                    "launches_at_load": d.launches_at_load,
                     "compute_ops": list(d.compute_ops),
                     "pipeline": d.pipeline,
                     "codegen_spec": d.codegen_spec,
@@ -217,19 +297,20 @@ class CompileReport:
             lines.append(f"  module: {self.output}")
         if self.dump_dir:
             lines.append(f"  executable dump: {self.dump_dir}")
-        lines.append(f"  {len(self.dispatches)} dispatches:")
+        counts = self.counts()
+        if self.baseline is not None:
+            counts += f" ({IREE_DEFAULT}: {self.baseline.counts()})"
+        lines.append(f"  {counts}:")
         lines += [f"    {d.line()}" for d in self.dispatches]
         if self.rules:
             lines.append("  rules:")
-            missing = self.unmatched
-            collapse = not verbose and len(missing) > UNMATCHED_SHOWN
+            hidden = self._hidden_unmatched(verbose)
             for r in self.rules:
-                if collapse and not r.applied:
-                    continue
-                lines.append(f"    [{r.index}] {r.strategy} ({r.kind} -> {r.injection}): {r.where()}")
-            if collapse:
+                if r not in hidden:
+                    lines.append(f"    [{r.index}] {r.strategy} ({r.kind} -> {r.injection}): {r.where()}")
+            if hidden:
                 lines.append(
-                    f"    {len(missing)} more rules matched nothing: {_ranges([r.index for r in missing])} (-v lists them)"
+                    f"    {len(hidden)} more rules matched nothing: {_ranges([r.index for r in hidden])} (-v lists them)"
                 )
         if report:
             lines += self._detail()
@@ -277,9 +358,11 @@ def _ranges(indices: Sequence[int]) -> str:
 
 
 def dispatch_fields(dispatch: DispatchSummary, kernel: KernelResources | None) -> list[tuple[str, str]]:
-    """(field, value) rows of one dispatch: its pipeline, each op's lowering config entries
-    (``linalg.matmul distribution``) and, on gfx942, its kernel resources."""
-    rows = [("pipeline", short_pipeline(dispatch.pipeline))]
+    """(field, value) rows of one dispatch: its launches per call (when known), pipeline,
+    each op's lowering config entries (``linalg.matmul distribution``) and, on gfx942, its
+    kernel resources."""
+    rows = [("launches per call", dispatch.launch_text())] if dispatch.launches is not None else []
+    rows.append(("pipeline", short_pipeline(dispatch.pipeline)))
     seen: dict[str, int] = {}
     for config in dispatch.lowering_configs:
         seen[config.op] = seen.get(config.op, 0) + 1
@@ -432,11 +515,13 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
         scripts = Path(tmp) / "scripts"
         rendered.write(scripts)
         dump = Path(tmp) / "dump"
+        dump.mkdir()
         flags = [
             *with_threading(rendered.flags(scripts), serial_loading),
             *extra,
             f"--iree-hal-dump-executable-files-to={dump}",
             f"--iree-hal-dump-executable-binaries-to={dump}",
+            *statistics_flags(dump / STATISTICS_FILE),
         ]
         with ExitStack() as stack:
             module = stack.enter_context(staged(out)) if out is not None else None
@@ -448,6 +533,7 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
             with progress.step("compile", "strategy build"):
                 result = run_iree_compile(payload, flags, module, timeout_s=timeout_s, memory_gb=memory_gb, locate=locate)
             dispatches = tuple(summarize_dump(dump))
+            launch_counts = launches_in(dump)
             kernels = tuple(resources(dump, rendered.target.facts)) if isinstance(rendered.target, AmdGpuTarget) else ()
             layout_hits: dict[int, list[str]] = {}
             if has_preprocessing:
@@ -455,8 +541,8 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
                     ir = compile_to_phase(payload, rendered, scripts, Phase.PREPROCESSING, phase_extra, timeout_s, memory_gb)
                 layout_hits = layout_rules_by_function(ir)
             outcomes = tuple(_outcomes(strategy_set, target, dispatches, layout_hits))
-            if strict and any(not o.applied for o in outcomes):
-                missing = [f"rule {o.index} ({o.strategy})" for o in outcomes if not o.applied]
+            if strict and any(not o.applied and not o.optional for o in outcomes):
+                missing = [f"rule {o.index} ({o.strategy})" for o in outcomes if not o.applied and not o.optional]
                 raise StrategyNotApplied(
                     f"--strict: {', '.join(missing)} matched nothing in {payload} for target {target}"
                 )
@@ -494,6 +580,7 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
         baseline=base if base is None or kept is None else _replace(base, dump_dir=kept / IREE_DEFAULT),
         extra_flags=extra,
         shadowed=rendered.shadowed,
+        launch_counts=launch_counts,
     )
 
 
@@ -514,7 +601,14 @@ def _default_build(
 ) -> CompileReport:
     """``payload`` compiled with IREE's default pipeline for ``target_model``, its dump in ``dump``."""
     flags = baseline_flags(target_model)
-    command = [*flags, *extra, f"--iree-hal-dump-executable-files-to={dump}", f"--iree-hal-dump-executable-binaries-to={dump}"]
+    dump.mkdir(parents=True, exist_ok=True)
+    command = [
+        *flags,
+        *extra,
+        f"--iree-hal-dump-executable-files-to={dump}",
+        f"--iree-hal-dump-executable-binaries-to={dump}",
+        *statistics_flags(dump / STATISTICS_FILE),
+    ]
     with progress.step("compile", "IREE default"):
         result = run_iree_compile(payload, command, output, timeout_s=timeout_s, memory_gb=memory_gb)
     kernels = tuple(resources(dump, target_model.facts)) if isinstance(target_model, AmdGpuTarget) else ()
@@ -528,6 +622,7 @@ def _default_build(
         rules=(),
         kernels=kernels,
         extra_flags=extra,
+        launch_counts=launches_in(dump),
     )
 
 
@@ -614,6 +709,7 @@ def _outcomes(
                 hit,
                 tuple(layout_hits.get(index, ())),
                 type(rule.strategy).raw,
+                rule.optional,
             )
         )
     return outcomes

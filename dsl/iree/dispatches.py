@@ -1,18 +1,31 @@
-"""What a compile did: dispatches, their root ops and pipelines, and which tdsl rules applied.
+"""What a compile did: dispatches, their root ops and pipelines, how often each is launched,
+and which tdsl rules applied.
 
 Reads the configured executables IREE dumps with ``--iree-hal-dump-executable-files-to``
 (``configured_module_<dispatch>.mlir``). Proof of application is the marker each
 rendered script attaches: ``tdsl.layout = "<strategy>"`` (graph-level layout, on the
 rewritten op) and ``tdsl.applied = "<strategy>"`` (compilation_info or codegen strategy,
 on the configured root op).
+
+Launches are the one count of dispatch launches tdsl has (the compile report, the
+dispatch goldens, ``tdsl ops`` and ``examples/models/measure.py`` all read it): the same
+``iree-compile`` run writes IREE's stream statistics as CSV (:func:`statistics_flags`;
+``--iree-scheduling-dump-statistics-format=json`` has only the totals), one row per
+``stream.cmd.dispatch`` naming its ``@executable::@export``, under a header naming the
+function it is in. The export is the dispatch function the configured dump holds (IREE has
+already merged identical executables then: a second launch of one names the first's
+export), so counts map onto :class:`DispatchSummary` names exactly. Stream builtins (an
+i64 splat, ``__builtin_splat_i64``) are dispatches too. A dispatch in a ``util.initializer``
+(a weight packed when the module loads) counts at load, not per call. Counts are static: a
+dispatch in a loop counts once; "per call" means one call of each public function, summed.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Mapping
 
 from .. import bindings as mlir
 from ..render import LAYOUT_MARKER, LAYOUT_RULE_MARKER, MARKER, RULE_MARKER
@@ -102,11 +115,23 @@ class DispatchSummary:
     applied_strategies: tuple[str, ...]
     lowering_configs: tuple[OpConfig, ...] = field(default=())
     rules: tuple[int, ...] = field(default=())
+    launches: int | None = None
+    """Launches per call (see the module docstring); None when the dump has no statistics."""
+    launches_at_load: int = 0
+    """Launches in the module's initializers (once, when the module loads)."""
+
+    def launch_text(self) -> str:
+        """``x3``, ``x0 (+1 at load)``; empty when the launches are unknown."""
+        if self.launches is None:
+            return ""
+        return f"x{self.launches}" + (f" (+{self.launches_at_load} at load)" if self.launches_at_load else "")
 
     def line(self) -> str:
-        """One line for a dispatch-summary golden: name, compute ops, pipeline, strategies."""
+        """One line for a dispatch-summary golden: name, launches per call, compute ops,
+        pipeline, strategies."""
         applied = ",".join(self.layout_strategies + self.applied_strategies) or "-"
-        return f"{self.name}: {' + '.join(self.compute_ops) or '-'} | {self.pipeline or '-'} | {applied}"
+        launches = f" {self.launch_text()}" if self.launches is not None else ""
+        return f"{self.name}{launches}: {' + '.join(self.compute_ops) or '-'} | {self.pipeline or '-'} | {applied}"
 
 
 def _is_compute(name: str) -> bool:
@@ -160,11 +185,101 @@ def _ints(op: mlir.OpSummary, *keys: str) -> list[int]:
 
 
 def summarize_dump(directory: Path | str) -> list[DispatchSummary]:
-    """Dispatch summaries of every ``configured_module_*.mlir`` in ``directory``, by name."""
+    """Dispatch summaries of every ``configured_module_*.mlir`` in ``directory``, by name,
+    with their launches when the run also wrote :data:`STATISTICS_FILE` there."""
     summaries: list[DispatchSummary] = []
     for path in sorted(Path(directory).glob("configured_module_*.mlir")):
         summaries.extend(summarize_configured(path.read_text()))
+    counts = launches_in(directory)
+    if counts is not None:
+        summaries = [
+            replace(s, launches=counts.per_call.get(s.name, 0), launches_at_load=counts.at_load.get(s.name, 0)) for s in summaries
+        ]
     return sorted(summaries, key=lambda s: _natural(s.name))
+
+
+STATISTICS_FILE = "tdsl-stream-statistics.csv"
+"""The name of IREE's stream statistics in an executable dump directory tdsl filled."""
+
+
+def statistics_flags(path: Path | str) -> list[str]:
+    """The ``iree-compile`` flags that write IREE's stream statistics (CSV) to ``path``, at
+    no extra cost (a pass over the stream IR). Requires ``path``'s directory to exist (IREE
+    does not create it; it prints the table to stderr instead)."""
+    return ["--iree-scheduling-dump-statistics-format=csv", f"--iree-scheduling-dump-statistics-file={path}"]
+
+
+@dataclass(frozen=True)
+class Launches:
+    """Launches by dispatch function (executable export): ``per_call`` in the program's
+    functions, ``at_load`` in its initializers."""
+
+    per_call: Mapping[str, int]
+    at_load: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        """Launches per call (one call of each public function)."""
+        return sum(self.per_call.values())
+
+    @property
+    def total_at_load(self) -> int:
+        return sum(self.at_load.values())
+
+    def unmapped(self, names: Iterable[str]) -> dict[str, int]:
+        """{export: launches} of the exports that are not among ``names`` (the dispatch
+        functions of the run's dump); empty when every launch maps onto a dispatch."""
+        known = set(names)
+        found: dict[str, int] = {}
+        for counts in (self.per_call, self.at_load):
+            for name, n in counts.items():
+                if name not in known:
+                    found[name] = found.get(name, 0) + n
+        return found
+
+
+# A table header (`; builtin.module > util.func @f > stream.cmd.execute`) and a dispatch row
+# (`0,"dispatch","@exe::@export",,1,"64;32",0,3`; IREE does not escape the quotes of a quoted
+# symbol such as @"a-b", so the row is matched from both ends rather than read as CSV).
+_TABLE = re.compile(r"^; (?P<where>.*> stream\.cmd\.execute)$")
+_ROW = re.compile(r'^\d+,"dispatch","(?P<symbol>.*)",,\d*,"[^"]*",\d+,\d+$')
+_SYMBOL = re.compile(r'@(?:"(?P<quoted>(?:[^"\\]|\\.)*)"|(?P<bare>[^:"]+))$')
+
+
+def read_launches(statistics_csv: str) -> Launches:
+    """Launches per dispatch function from the stream statistics :func:`statistics_flags`
+    writes: a dispatch under a ``util.initializer`` counts at load, any other per call."""
+    per_call: dict[str, int] = {}
+    at_load: dict[str, int] = {}
+    counts = per_call
+    for line in statistics_csv.splitlines():
+        table = _TABLE.match(line)
+        if table is not None:
+            counts = at_load if "util.initializer" in table.group("where") else per_call
+            continue
+        row = _ROW.match(line)
+        if row is None:
+            continue
+        name = _export_name(row.group("symbol"))
+        counts[name] = counts.get(name, 0) + 1
+    return Launches(per_call, at_load)
+
+
+def _export_name(symbol: str) -> str:
+    """``@exe::@export`` -> ``export``; ``@"e-x"::@"a\\22b"`` -> ``a"b`` (MLIR's quoting)."""
+    found = _SYMBOL.search(symbol)
+    if found is None:
+        return symbol
+    if found.group("bare") is not None:
+        return found.group("bare")
+    return re.sub(r"\\([0-9A-Fa-f]{2}|\\)", lambda m: "\\" if m.group(1) == "\\" else chr(int(m.group(1), 16)), found.group("quoted"))
+
+
+def launches_in(directory: Path | str) -> Launches | None:
+    """The launches of the run whose statistics are ``directory``/:data:`STATISTICS_FILE`;
+    None when there are none."""
+    path = Path(directory) / STATISTICS_FILE
+    return read_launches(path.read_text()) if path.is_file() else None
 
 
 def _natural(name: str) -> list[object]:

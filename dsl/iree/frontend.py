@@ -18,8 +18,6 @@ kinds directly; :func:`load_program` brings an ``.onnx`` model to MLIR first.
 * :func:`onnxruntime_reference` runs the model with onnxruntime (one thread) as the numeric
   reference; :func:`as_declared` gives IREE's results the declared dtypes (IREE returns
   ``ui8`` results as int8 buffers).
-* :func:`count_dispatches` counts unique executables and launches per call in the IR
-  that ``iree-compile --compile-to=flow`` prints.
 
 Requires ``iree-base-compiler`` (parsing types, through :mod:`tdsl.bindings`); ``.onnx``
 models and the onnxruntime reference need ``pip install 'tdsl[onnx]'``.
@@ -50,7 +48,6 @@ if TYPE_CHECKING:  # the onnx package is an optional extra
 
 __all__ = [
     "Arg",
-    "DispatchCount",
     "DynamicShapeError",
     "ImportFailed",
     "MissingExtra",
@@ -58,7 +55,6 @@ __all__ = [
     "Signature",
     "STRIP_MARKER",
     "as_declared",
-    "count_dispatches",
     "load_inputs",
     "load_program",
     "make_inputs",
@@ -767,24 +763,3 @@ def onnxruntime_reference(onnx_path: Path | str, inputs: Sequence[np.ndarray]) -
         raise ArgumentError(f"{onnx_path} takes {len(names)} inputs, received {len(inputs)}")
     outputs = session.run(None, dict(zip(names, inputs)))
     return [np.asarray(o) for o in outputs]
-
-
-@dataclass(frozen=True)
-class DispatchCount:
-    """Unique executables and dispatch launches per call of a compiled program."""
-
-    executables: int
-    launches: int
-
-
-def count_dispatches(flow_ir: str) -> DispatchCount:
-    """Counts ``flow.executable`` ops (unique executables) and ``flow.dispatch`` ops
-    (launches per call; ``stream.cmd.dispatch`` at the stream level) in IR printed by
-    ``iree-compile --compile-to=flow`` (or later, up to stream)."""
-    executables = launches = 0
-    for op in mlir.walk(flow_ir):
-        if op.name in ("flow.executable", "stream.executable"):
-            executables += 1
-        elif op.name in ("flow.dispatch", "stream.cmd.dispatch", "stream.async.dispatch"):
-            launches += 1
-    return DispatchCount(executables, launches)

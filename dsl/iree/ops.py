@@ -2,13 +2,13 @@
 op as codegen sees it and as the graph level sees it, its loop roles and the tdsl matcher
 that selects exactly it.
 
-``list_dispatches(payload, target)`` compiles the payload three times with IREE's default
+``list_dispatches(payload, target)`` compiles the payload twice with IREE's default
 pipeline for ``target`` (no strategies): to ``abi`` (the graph level, where data-layout
-rules act), to ``flow`` (dispatch launches) and to ``executable-configurations`` (the
-configured dispatches codegen works on). Ops are read with the bindings
-(:func:`tdsl.bindings.linalg_ops`); a dispatch's root op is linked to its graph-level op by
-their common source location. Launches are the ``flow.dispatch`` ops of the program that
-name the dispatch (a dispatch inside a loop counts once).
+rules act) and to ``executable-configurations`` (the configured dispatches codegen works
+on; the same run writes IREE's stream statistics, which give the launches per call, as for
+the compile report: :func:`tdsl.iree.dispatches.read_launches`). Ops are read with the
+bindings (:func:`tdsl.bindings.linalg_ops`); a dispatch's root op is linked to its
+graph-level op by their common source location.
 
 Requires the pinned ``iree-base-compiler``; emits nothing.
 """
@@ -32,6 +32,7 @@ from ..spec.kinds import Phase
 from ..spec.matchers import ContractionMatch, ConvolutionMatch, FunctionMatch, OpNameMatch
 from ..spec.strategy_set import StrategySet
 from ..targets import AmdGpuTarget, CpuTarget
+from .dispatches import STATISTICS_FILE, Launches, read_launches, statistics_flags
 from .phases import compile_to_phase
 from .iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, run_iree_compile
 
@@ -104,11 +105,14 @@ class Dispatch:
     codegen_matcher: MatcherKind | None
     graph_matcher: MatcherKind | None
     covered_by: tuple[str, ...] = field(default=())
+    launches_at_load: int = 0
+    """Launches in the module's initializers (once, when it loads)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "dispatch": self.name,
             "launches": self.launches,
+            "launches_at_load": self.launches_at_load,
             "root": self.root.to_json() if self.root else None,
             "graph_op": self.graph_op.to_json() if self.graph_op else None,
             "pipeline": self.pipeline,
@@ -131,20 +135,27 @@ class ProgramOps:
     def launches(self) -> int:
         return sum(d.launches for d in self.dispatches)
 
+    @property
+    def launches_at_load(self) -> int:
+        return sum(d.launches_at_load for d in self.dispatches)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "payload": str(self.payload),
             "target": self.target,
             "executables": len(self.dispatches),
             "launches": self.launches,
+            "launches_at_load": self.launches_at_load,
             "dispatches": [d.to_json() for d in self.dispatches],
         }
 
     def text(self) -> str:
-        lines = [f"{self.payload} for {self.target}: {len(self.dispatches)} executables, {self.launches} launches per call"]
+        at_load = f", {self.launches_at_load} at load" if self.launches_at_load else ""
+        lines = [f"{self.payload} for {self.target}: {len(self.dispatches)} executables, {self.launches} launches per call{at_load}"]
         for d in self.dispatches:
             root = d.root
-            lines.append(f"  {d.name}  x{d.launches}  {d.pipeline or '-'}")
+            at_load = f" (+{d.launches_at_load} at load)" if d.launches_at_load else ""
+            lines.append(f"  {d.name}  x{d.launches}{at_load}  {d.pipeline or '-'}")
             if root is not None:
                 lines.append(f"    codegen: {root.name} [{root.loop_roles()}] {root.shapes()}")
             if d.graph_op is not None:
@@ -219,6 +230,15 @@ def _phase_ir(payload: Path, flags: Sequence[str], phase: str, timeout_s: float,
             payload, [*flags, f"--compile-to={phase}", "--mlir-print-debuginfo"], out, timeout_s=timeout_s, memory_gb=memory_gb
         )
         return out.read_text()
+
+
+def _configured_ir(payload: Path, flags: Sequence[str], timeout_s: float, memory_gb: float) -> tuple[str, Launches]:
+    """The IR after ``executable-configurations`` and the launches of the same run's stream
+    statistics (none when the program has no dispatch)."""
+    with tempfile.TemporaryDirectory(prefix="tdsl-ops-stats-") as tmp:
+        statistics = Path(tmp) / STATISTICS_FILE
+        ir = _phase_ir(payload, [*flags, *statistics_flags(statistics)], "executable-configurations", timeout_s, memory_gb)
+        return ir, read_launches(statistics.read_text()) if statistics.is_file() else Launches({})
 
 
 _FILE_LOCATION = re.compile(r'^loc\("[^"]*":(\d+):(\d+)\)$')
@@ -300,14 +320,7 @@ def list_dispatches(
     covered = coverage(payload, ready, target.name, extra_flags=extra_flags, timeout_s=timeout_s, memory_gb=memory_gb) if ready else {}
     flags = [*target.compile_flags(), *extra_flags]
     graph = bindings.linalg_ops(_phase_ir(payload, flags, "abi", timeout_s, memory_gb))
-    flow = bindings.walk(_phase_ir(payload, flags, "flow", timeout_s, memory_gb))
-    configured_ir = _phase_ir(payload, flags, "executable-configurations", timeout_s, memory_gb)
-    launches: dict[str, int] = {}
-    for op in flow:
-        if op.name == "flow.dispatch":
-            entries = op.values.get("entry_points")
-            for entry in entries if isinstance(entries, tuple) else ():
-                launches[str(entry)] = launches.get(str(entry), 0) + 1
+    configured_ir, launches = _configured_ir(payload, flags, timeout_s, memory_gb)
     by_site: dict[str, list[bindings.LinalgOp]] = {}
     for graph_op in graph:
         by_site.setdefault(_site(graph_op), []).append(graph_op)
@@ -333,7 +346,8 @@ def list_dispatches(
         dispatches.append(
             Dispatch(
                 name=name,
-                launches=launches.get(name, 0),
+                launches=launches.per_call.get(name, 0),
+                launches_at_load=launches.at_load.get(name, 0),
                 root=root,
                 graph_op=graph_view,
                 pipeline=info.pipeline,

@@ -84,11 +84,17 @@ class Golden:
     def check_dispatches(
         self, payload: str | Path, strategies: StrategySet | str | Path, target: str, relative: str | Path
     ) -> list[str]:
-        """Golden of the dispatch summary: one line per dispatch with its compute ops,
-        pipeline and the tdsl strategies applied to it."""
+        """Golden of the dispatch summary: a line with the executables and launches per call,
+        then one line per dispatch with its launches per call, compute ops, pipeline and the
+        tdsl strategies applied to it. Fails, before comparing, when a launch names no
+        dispatch of the dump (the per-dispatch counts would not add up to the total)."""
         report = compile(self._here(payload), strategies, target)
+        counts = report.launch_counts
+        unmapped = counts.unmapped(d.name for d in report.dispatches) if counts is not None else {"(no statistics)": 0}
+        if unmapped:
+            pytest.fail(f"launches of {payload} that name no dispatch of its dump: {unmapped}", pytrace=False)
         lines = [d.line() for d in report.dispatches]
-        self.check(f"{len(lines)} dispatches\n" + "\n".join(lines) + "\n", relative)
+        self.check(report.counts() + "\n" + "\n".join(lines) + "\n", relative)
         return lines
 
     def filecheck(self, text: str, checks: str, *flags: str) -> None:

@@ -6,8 +6,10 @@ Needs ``tdsl[onnx]`` (no torch). Run from the repository root (it is slow: minut
     .venv/bin/python examples/models/measure.py                 # all models, 7 rounds
     .venv/bin/python examples/models/measure.py bert --rounds 3 --json out.json
 
-Counts: ``iree-compile --compile-to=flow`` and :func:`tdsl.iree.frontend.count_dispatches`
-(``flow.executable`` ops = unique executables, ``flow.dispatch`` ops = launches per call).
+Counts: the compile report of the build that is timed (:func:`tdsl.compile` with IREE's
+default pipeline; executables = the dispatch functions IREE configured, launches = the
+``stream.cmd.dispatch`` ops per call in IREE's stream statistics of the same run, the count
+``tdsl compile`` and ``tdsl ops`` print).
 Latency: each sample is one process -- ``iree-benchmark-module`` (the runtime wheel's
 binary, ``--device=local-sync``: one thread, ``--benchmark_min_time``, warm-up) or an
 onnxruntime timer (one intra-op and one inter-op thread, same minimum time and warm-up).
@@ -28,11 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from tdsl import CpuTarget
+import tdsl
 from tdsl.iree import frontend as fe
 from tdsl.iree.bench import benchmark_tool
 from tdsl.iree.bench import onnxruntime_sample
-from tdsl.iree.iree_compile import run_iree_compile
 from tdsl.targets.host import detect_isa
 
 HERE = Path(__file__).resolve().parent
@@ -67,17 +68,13 @@ def measure(name: str, work: Path, rounds: int, min_time_s: float) -> dict[str, 
     program = fe.load_program(HERE / name / "model.onnx", weights_seed=0)
     assert program.onnx_path is not None
     [sig] = fe.signatures(program)
-    flags = CpuTarget().compile_flags()
     variants = {"iree-default": [], "iree-data-tiling": ["--iree-opt-data-tiling"]}
-    counts: dict[str, dict[str, int]] = {}
+    counts: dict[str, dict[str, int | None]] = {}
     modules: dict[str, Path] = {}
     for variant, extra in variants.items():
-        flow = run_iree_compile(program.mlir_path, [*flags, *extra, "--compile-to=flow"], work / f"{name}.{variant}.flow.mlir")
-        assert flow.output is not None
-        c = fe.count_dispatches(flow.output.read_text())
-        counts[variant] = {"executables": c.executables, "launches": c.launches}
         modules[variant] = work / f"{name}.{variant}.vmfb"
-        run_iree_compile(program.mlir_path, [*flags, *extra], modules[variant])
+        report = tdsl.compile(program.mlir_path, None, "cpu", modules[variant], extra_flags=extra)
+        counts[variant] = {"executables": len(report.dispatches), "launches": report.launches, "launches_at_load": report.launches_at_load}
     inputs = fe.make_inputs(sig, seed=1)
     paths = []
     for arg, array in zip(sig.inputs, inputs):
