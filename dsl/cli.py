@@ -400,8 +400,9 @@ def _cmd_ops(args: argparse.Namespace) -> int:
     elif isinstance(target, CpuTarget) and not args.no_ready:
         from .strategies.cpu import auto
 
+        # The listing stays IREE's default pipeline (auto()'s data tiling would show every
+        # matmul as the mmt4d it becomes); the coverage is auto()'s.
         ready = auto()
-        target = ready.target("cpu")
     program = _program(args)
     progress = _progress(args)
     try:
@@ -414,7 +415,7 @@ def _cmd_ops(args: argparse.Namespace) -> int:
         from .strategies.emit import emit
 
         emitted = emit(listing, target, f"{Path(args.payload).stem}_{target.name}", ready)
-        text = emitted.python() if args.emit.suffix == ".py" else dump(emitted.strategies, "yaml")
+        text = emitted.python() if args.emit.suffix == ".py" else emitted.yaml()
         atomic_write(args.emit, text)
     if args.json:
         _print_json(listing.to_json())

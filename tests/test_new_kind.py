@@ -82,7 +82,7 @@ def test_a_new_strategy_kind_is_its_module_its_template_and_one_registry_line(tm
     registry = package / "spec" / "registry.py"
     text = registry.read_text()
     text = text.replace("\nSTRATEGY_KINDS", "\nfrom .annotate import Annotate  # noqa: E402\n\nSTRATEGY_KINDS", 1)
-    text = text.replace("(DataLayout, CpuLowering, GpuLowering, Codegen)", "(DataLayout, CpuLowering, GpuLowering, Codegen, Annotate)")
+    text = text.replace("(DataLayout, CpuLowering, GraphCpuLowering, GpuLowering, Codegen)", "(DataLayout, CpuLowering, GraphCpuLowering, GpuLowering, Codegen, Annotate)")
     assert "Annotate)" in text
     registry.write_text(text)
 

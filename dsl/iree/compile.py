@@ -48,10 +48,10 @@ IREE_DEFAULT = "iree-default"
 DUMP_MARKER = "tdsl-dump.txt"
 """The file that marks a --keep-dump directory as tdsl's (a later run may replace it)."""
 UNMATCHED_SHOWN = 3
-# llvm-cpu's fallback pipeline: no tiling and no vectorization (scalar loops).
-DEFAULT_CPU_PIPELINE = "Default"
 """Up to this many rules that matched nothing are listed one by one; more are summed up in
 one line (ready-made sets hold rules for shapes and types a payload lacks)."""
+DEFAULT_CPU_PIPELINE = "Default"
+"""llvm-cpu's fallback pipeline: no tiling and no vectorization (scalar loops)."""
 
 
 def default_targets() -> dict[str, Target]:
