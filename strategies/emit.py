@@ -2,15 +2,18 @@
 
 * llvm-cpu: the ready library, :func:`tdsl.strategies.cpu.auto` for the host (or given) ISA;
   the listing says which of its rules cover which dispatch.
-* gfx942: one chooser rule per contraction dispatch (:func:`~tdsl.strategies.gpu.chooser.choose_contraction`,
-  matched by the exact codegen matcher of the listing) and per 2-D convolution dispatch
-  with a batch (:func:`~tdsl.strategies.gpu.chooser.choose_convolution`). A dispatch the
-  chooser cannot express (a multi-dimensional M/N/K group, a convolution with its unit
-  batch dropped, strides or dilations) is listed as such in a comment, never dropped
-  silently.
+* gfx942: one chooser rule per contraction dispatch (:func:`~tdsl.strategies.gpu.chooser.choose_contraction`:
+  any batch / m / n / k groups, the loops in any order) and per convolution dispatch
+  (:func:`~tdsl.strategies.gpu.chooser.choose_convolution`: implicit GEMM, any layout,
+  batch or none, strides, dilations), matched by the exact codegen matcher of the listing
+  (with ``loop_order`` where a contraction's loops are not in batch, m, n, k order); ops of
+  one shape share a rule. A dispatch the chooser cannot express (e.g. a depthwise
+  convolution: no input channel loop for the implicit GEMM) is listed with the chooser's
+  reason (field and value) in a comment, never dropped silently.
 
-Each rule is commented with the dispatch it targets. Emits Python source (or YAML via
-:func:`tdsl.dump`); requires nothing beyond tdsl.
+Each rule is commented with the dispatch it targets. Emits Python source
+(:meth:`Emitted.python`) or YAML (:meth:`Emitted.yaml`, the same comments as YAML comments);
+requires nothing beyond tdsl.
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Union
 
-from tdsl import AmdGpuTarget, ContractionMatch, ConvolutionMatch, CpuTarget, GpuLowering, Rule, StrategySet, TdslError
+from tdsl import AmdGpuTarget, ContractionMatch, ConvolutionMatch, CpuTarget, GpuLowering, Rule, StrategySet, TdslError, dump
 from tdsl.iree.ops import Dispatch, ProgramOps, python_source
-from tdsl.strategies.gpu.chooser import Contraction, Convolution2d, choose_contraction, choose_convolution
+from tdsl.spec.kinds import MatcherKind
+from tdsl.strategies.gpu.chooser import Contraction, Convolution, choose_contraction, choose_convolution
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,15 @@ class Emitted:
         lines += [f"# not covered: {reason}" for reason in self.left_out]
         return "\n".join(lines) + "\n"
 
+    def yaml(self) -> str:
+        """The set as YAML (:func:`tdsl.dump`), headed by a comment per rule (the dispatch it
+        targets) and followed by the dispatches left out with the reason, as comments."""
+        head = [f"# Strategies for {self.strategies.name}, emitted by `tdsl ops --emit`; edit freely."]
+        head += [f"# rule {rule.strategy.name}: {comment}" for rule, comment in zip(self.strategies.rules, self.comments)]
+        tail = [f"# not covered: {reason}" for reason in self.left_out]
+        body: str = dump(self.strategies, "yaml")
+        return "\n".join(head) + "\n" + body + "".join(f"{line}\n" for line in tail)
+
 
 def _symbol(text: str) -> str:
     cleaned = "".join(c if c.isalnum() or c == "_" else "_" for c in text)
@@ -67,36 +80,32 @@ def _describe(d: Dispatch) -> str:
     return f"{d.name} (x{d.launches}): {where}"
 
 
-def _gpu_choice(d: Dispatch, name: str) -> Union[GpuLowering, str]:
-    """The chooser's configuration for ``d``, or why the chooser cannot express it."""
+def _gpu_choice(d: Dispatch, name: str) -> Union[tuple[MatcherKind, GpuLowering], str]:
+    """The rule's matcher (the listing's codegen matcher, with the loop order where the loops
+    are not in batch, m, n, k order) and the chooser's configuration for ``d``, or why the
+    chooser cannot express it."""
     root, match = d.root, d.codegen_matcher
     if root is None:
         return "no root op"
+    letters = root.loop_roles()
     if isinstance(match, ContractionMatch):
-        groups = {role: root.sizes(role) for role in ("batch", "m", "n", "k")}
-        if any(len(groups[role]) != 1 for role in ("m", "n", "k")):
-            return f"contraction with multi-dimensional groups {groups} (the chooser takes one m, n and k loop)"
-        order = "".join(letter for letter in root.loop_roles() if letter in "mnk")
-        problem = Contraction(tuple(groups["batch"]), groups["m"][0], groups["n"][0], groups["k"][0],
-                              match.lhs_type, match.rhs_type, match.output_type, loop_order=order)
+        groups = {role: tuple(root.sizes(role)) for role in ("batch", "m", "n", "k")}
+        problem = Contraction(groups["batch"], groups["m"], groups["n"], groups["k"],
+                              match.lhs_type, match.rhs_type, match.output_type, loop_order=letters)
         try:
-            return choose_contraction(problem, name)
+            lowering = choose_contraction(problem, name)
+            return problem.match(), lowering
         except TdslError as err:
-            return str(err)
+            return f"the chooser cannot express it: {err}"
     if isinstance(match, ConvolutionMatch):
-        sizes = {role: root.sizes(role) for role in ("batch", "output_image", "output_channel", "filter_loop", "input_channel")}
-        shape_ok = len(sizes["batch"]) == 1 and len(sizes["output_image"]) == 2 and len(sizes["filter_loop"]) == 2
-        if not shape_ok or any(s != 1 for s in (*root.strides, *root.dilations)):
-            return (f"convolution the chooser cannot express: groups {sizes}, strides {list(root.strides)}, "
-                    f"dilations {list(root.dilations)} (it takes a 2-D unit-stride convolution with a batch loop)")
-        layout = "nchw" if root.loop_roles().startswith("bf") else "nhwc"
-        (oh, ow), (kh, kw) = sizes["output_image"], sizes["filter_loop"]
-        conv = Convolution2d(sizes["batch"][0], oh, ow, sizes["output_channel"][0], kh, kw, sizes["input_channel"][0],
-                             match.lhs_type, match.rhs_type, match.output_type, layout)
+        sizes = {role: tuple(root.sizes(role)) for role in ("batch", "output_image", "output_channel", "filter_loop", "input_channel", "depth")}
+        conv = Convolution(sizes["batch"], sizes["output_image"], sizes["output_channel"], sizes["filter_loop"], sizes["input_channel"],
+                           match.lhs_type, match.rhs_type, match.output_type, letters, sizes["depth"], tuple(root.strides), tuple(root.dilations))
         try:
-            return choose_convolution(conv, name)
+            lowering = choose_convolution(conv, name)
+            return match, lowering
         except TdslError as err:
-            return str(err)
+            return f"the chooser cannot express it: {err}"
     return "not a contraction or convolution"
 
 
@@ -115,15 +124,15 @@ def emit(ops: ProgramOps, target: CpuTarget | AmdGpuTarget, name: str, ready: St
     comments: list[str] = []
     left: list[str] = []
     for i, d in enumerate(ops.dispatches):
-        same = next((j for j, r in enumerate(rules) if d.codegen_matcher is not None and r.match == d.codegen_matcher), None)
-        if same is not None:  # an op of the same shape: the earlier rule configures it too
-            comments[same] += f"; also {d.name} (x{d.launches})"
-            continue
         choice = _gpu_choice(d, f"d{i}_{_symbol(d.root.name.split('.')[-1]) if d.root else 'op'}")
         if isinstance(choice, str):
             left.append(f"{_describe(d)}: {choice}")
             continue
-        assert d.codegen_matcher is not None
-        rules.append(Rule(target=target.name, match=d.codegen_matcher, strategy=choice))
+        match, lowering = choice
+        same = next((j for j, r in enumerate(rules) if r.match == match), None)
+        if same is not None:  # an op of the same shape: the earlier rule configures it too
+            comments[same] += f"; also {d.name} (x{d.launches})"
+            continue
+        rules.append(Rule(target=target.name, match=match, strategy=lowering))
         comments.append(_describe(d))
     return Emitted(StrategySet(name=_symbol(name), targets=[target], rules=rules), tuple(comments), tuple(left))

@@ -61,7 +61,8 @@ def test_conv1x1_compiles_with_mfma_in_budget_and_the_tail_fused() -> None:
 
 def test_chooser_pads_when_no_intrinsic_divides_and_uses_simt_without_one() -> None:
     odd = choose_contraction(Contraction((), 1000, 1000, 1000, "bf16", "bf16", "f32"), "odd")
-    assert odd.mma_kind == "MFMA_F32_16x16x16_BF16" and odd.padding is not None
+    assert odd.mma_kind in ("MFMA_F32_16x16x16_BF16", "MFMA_F32_32x32x8_BF16") and odd.padding is not None
+    assert odd.padding[0] % 16 == 0 and odd.padding[1] % 16 == 0 and odd.padding[2] % 8 == 0
     mixed = choose_contraction(Contraction((), 256, 256, 256, "f16", "f16", "f16"), "mixed")
     assert mixed.mma_kind is None and mixed.thread is not None
     assert {name for name, _ in REFERENCE_PROBLEMS} == {"mm_f16", "mm_bf16", "mm_i8", "mm_f32", "bmm_f16"}

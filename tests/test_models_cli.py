@@ -49,14 +49,6 @@ def test_ops_emit_covers_every_contraction_on_gfx942(tmp_path: Path, capsys: pyt
     assert len(strategies.rules) < len(contractions)  # ops of one shape share a rule
 
 
-def test_ops_emit_says_which_convolutions_the_chooser_cannot_express(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    emitted = tmp_path / "resnet_gfx942.py"
-    assert main(["ops", str(MODELS / "resnet" / "model.onnx"), "--target", "gfx942", "--emit", str(emitted)]) == 0
-    text = emitted.read_text()
-    load(emitted)
-    assert "# not covered:" in text and "strides [2, 2]" in text
-
-
 def test_run_an_onnx_model_against_onnxruntime(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", str(MODELS / "gpt2_block" / "model.onnx"), "--strategies", str(CPU_AUTO), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)

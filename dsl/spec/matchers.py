@@ -357,17 +357,24 @@ class ContractionMatch(MatcherKind):
     @model_validator(mode="after")
     def _loop_order(self) -> "ContractionMatch":
         if self.loop_order is not None:
-            if len(self.loop_order) > MAX_RANK or sorted(self.loop_order.replace("b", "")) != ["k", "m", "n"] or set(self.loop_order) - set("bmnk"):
+            order = self.loop_order
+            if len(order) > MAX_RANK or set(order) - set("bmnk") or not {"m", "n", "k"} <= set(order):
                 raise problem(
                     "loop_order",
-                    "the roles of the op's loops in order, each of m, n, k once after any 'b's, e.g. 'mnk' or 'nmk'",
-                    self.loop_order,
+                    "the roles of the op's loops in order, one of b, m, n, k per loop and each of m, n, k at least once, "
+                    "e.g. 'mnk', 'nmk' or 'nmmk'",
+                    order,
                 )
-            if self.operand_layout is not None and self.loop_order.lstrip("b") != "mnk":
-                raise problem("loop_order", "'mnk' (after batch) when operand_layout is set", self.loop_order)
-            for group in ("m", "n", "k"):
-                if _rank(getattr(self, group)) not in (None, 1):
-                    raise problem(group, "a single dimension when loop_order is set", [list(a) for a in getattr(self, group)])
+            if self.operand_layout is not None and order.lstrip("b") != "mnk":
+                raise problem("loop_order", "'mnk' (after batch) when operand_layout is set", order)
+            for group, letter in (("m", "m"), ("n", "n"), ("k", "k")):
+                rank = _rank(getattr(self, group))
+                if rank is not None and rank != order.count(letter):
+                    raise problem(
+                        group,
+                        f"{order.count(letter)} dimension(s), one per '{letter}' of loop_order {order!r}",
+                        [list(a) for a in getattr(self, group)],
+                    )
         return self
 
     @model_validator(mode="after")
@@ -426,7 +433,7 @@ class ContractionMatch(MatcherKind):
         if any(r is None for r in ranks):
             return None
         if self.loop_order is not None:
-            if self.loop_order.count("b") != ranks[0]:
+            if any(self.loop_order.count(letter) != rank for letter, rank in zip("bmnk", ranks)):
                 return None
             return tuple(self.loop_order)
         return tuple(role for role, r in zip("bmnk", ranks) for _ in range(r or 0))

@@ -12,9 +12,10 @@ and promoting the result (operand 2) adds two B x M x N tiles of the result type
 padded by 8 bytes per row (64x64 f32: 33792 bytes, 32x128 f32: 33280 bytes, measured).
 
 where B, M, N are the products of the workgroup tile over batch / m / n loops and Kt is
-the reduction tile in elements (TileAndFuse with an ``mma_kind`` counts intrinsics:
-Kt = reduction * intrinsic K). When the padded size would exceed the budget IREE drops
-the padding, so a configuration is legal when the unpadded size fits. Prefetching
+the reduction tile in elements (TileAndFuse with an ``mma_kind`` counts intrinsics on the
+innermost k loop: Kt = reduction * intrinsic K there; outer k loops count elements). When
+the padded size would exceed the budget IREE drops the padding, so a configuration is legal
+when the unpadded size fits. Prefetching
 (TileAndFuse ``prefetch_num_stages``) does not change LDS in IREE 3.13.
 """
 
@@ -70,15 +71,16 @@ class LdsProblem:
         """The estimate for this problem (or for another ``reduction`` tile)."""
         red = list(self.reduction if reduction is None else reduction)
         b = m = n = kt = 1
-        for role, wg, r in zip(self.roles, self.workgroup, red + [0] * len(self.roles)):
+        innermost_k = max((i for i, role in enumerate(self.roles) if role == "k"), default=-1)
+        for i, (role, wg, r) in enumerate(zip(self.roles, self.workgroup, red + [0] * len(self.roles))):
             if role == "b":
                 b *= max(wg, 1)
             elif role == "m":
                 m *= max(wg, 1)
             elif role == "n":
                 n *= max(wg, 1)
-            elif role == "k":
-                kt *= max(r, 1) * self.k_per_reduction_step
+            elif role == "k":  # only the innermost k loop is packed into intrinsics; outer ones count elements
+                kt *= max(r, 1) * (self.k_per_reduction_step if i == innermost_k else 1)
         unpadded = padding = 0
         if 0 in self.promote_operands:
             unpadded += b * m * kt * self.lhs_bytes

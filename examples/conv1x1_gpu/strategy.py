@@ -5,7 +5,7 @@ elementwise tail into its dispatch: ins(input 64x3136, filter 128x64), loops
 (d0 = 128 output channels, d1 = 3136 = 56 x 56 pixels, d2 = 64 input channels). The
 contraction's lhs is the input, so M = 3136 (pixels), N = 128 (channels), K = 64, and
 the loops are in the order n, m, k. The chooser picks an MFMA configuration that divides 128x3136x64
-(no padding), fits the LDS budget and keeps four subgroups per workgroup.
+(no padding) and fits the LDS budget.
 """
 
 from tdsl import AmdGpuTarget, StrategySet

@@ -7,11 +7,11 @@ IREE's default configuration, see tests/test_gpu_library.py).
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Union
 
 from tdsl import AmdGpuTarget, StrategySet
 
-from .chooser import Contraction, Convolution2d, conv_rule_for, rules_for
+from .chooser import Contraction, Convolution, Convolution2d, conv_rule_for, rules_for
 
 REFERENCE_PROBLEMS: tuple[tuple[str, Contraction], ...] = (
     ("mm_f16", Contraction((), 1024, 2048, 512, "f16", "f16", "f32")),
@@ -29,7 +29,7 @@ REFERENCE_CONVOLUTIONS: tuple[tuple[str, Convolution2d], ...] = (
 
 
 def convolution_set(
-    problems: Optional[Sequence[tuple[str, Convolution2d]]] = None, name: str = "gfx942_convolutions"
+    problems: Optional[Sequence[tuple[str, Union[Convolution, Convolution2d]]]] = None, name: str = "gfx942_convolutions"
 ) -> StrategySet:
     """A StrategySet for gfx942 with one implicit-GEMM configuration per named convolution
     (default: :data:`REFERENCE_CONVOLUTIONS`)."""

@@ -13,15 +13,15 @@ module @tdsl_conv1x1_gpu attributes {transform.with_named_sequence} {
   transform.named_sequence @tdsl_r0_conv1x1_mfma(%op: !transform.any_op {transform.readonly}) {
     %config = transform.param.constant #iree_codegen.compilation_info<
         lowering_config = #iree_gpu.lowering_config<{
-          workgroup = [32, 64, 0],
+          workgroup = [64, 32, 0],
           reduction = [0, 0, 4],
-          subgroup = [1, 2, 0],
+          subgroup = [1, 1, 0],
           mma_kind = #iree_gpu.mma_layout<MFMA_F32_16x16x16_F16>,
           promote_operands = [0, 1]
         }>,
         translation_info = #iree_codegen.translation_info<
           pipeline = #iree_gpu.pipeline<TileAndFuse>
-          workgroup_size = [256, 1, 1]
+          workgroup_size = [512, 1, 1]
           subgroup_size = 64,
           {gpu_pipeline_options = #iree_gpu.pipeline_options<
             prefetch_num_stages = 0

@@ -45,15 +45,15 @@ module @tdsl_gfx942_library attributes {transform.with_named_sequence} {
   transform.named_sequence @tdsl_r0_mm_f16(%op: !transform.any_op {transform.readonly}) {
     %config = transform.param.constant #iree_codegen.compilation_info<
         lowering_config = #iree_gpu.lowering_config<{
-          workgroup = [128, 64, 0],
+          workgroup = [64, 128, 0],
           reduction = [0, 0, 4],
-          subgroup = [4, 2, 0],
+          subgroup = [4, 1, 0],
           mma_kind = #iree_gpu.mma_layout<MFMA_F32_16x16x16_F16>,
           promote_operands = [0, 1]
         }>,
         translation_info = #iree_codegen.translation_info<
           pipeline = #iree_gpu.pipeline<TileAndFuse>
-          workgroup_size = [256, 1, 1]
+          workgroup_size = [512, 1, 1]
           subgroup_size = 64,
           {gpu_pipeline_options = #iree_gpu.pipeline_options<
             prefetch_num_stages = 2
@@ -71,15 +71,15 @@ module @tdsl_gfx942_library attributes {transform.with_named_sequence} {
   transform.named_sequence @tdsl_r1_mm_bf16(%op: !transform.any_op {transform.readonly}) {
     %config = transform.param.constant #iree_codegen.compilation_info<
         lowering_config = #iree_gpu.lowering_config<{
-          workgroup = [64, 32, 0],
-          reduction = [0, 0, 4],
-          subgroup = [2, 1, 0],
+          workgroup = [32, 64, 0],
+          reduction = [0, 0, 8],
+          subgroup = [1, 1, 0],
           mma_kind = #iree_gpu.mma_layout<MFMA_F32_16x16x16_BF16>,
           promote_operands = [0, 1]
         }>,
         translation_info = #iree_codegen.translation_info<
           pipeline = #iree_gpu.pipeline<TileAndFuse>
-          workgroup_size = [256, 1, 1]
+          workgroup_size = [512, 1, 1]
           subgroup_size = 64,
           {gpu_pipeline_options = #iree_gpu.pipeline_options<
             prefetch_num_stages = 2
@@ -98,7 +98,7 @@ module @tdsl_gfx942_library attributes {transform.with_named_sequence} {
     %config = transform.param.constant #iree_codegen.compilation_info<
         lowering_config = #iree_gpu.lowering_config<{
           workgroup = [32, 32, 0],
-          reduction = [0, 0, 4],
+          reduction = [0, 0, 16],
           subgroup = [1, 1, 0],
           mma_kind = #iree_gpu.mma_layout<MFMA_I32_16x16x32_I8>,
           promote_operands = [0, 1]
@@ -108,7 +108,7 @@ module @tdsl_gfx942_library attributes {transform.with_named_sequence} {
           workgroup_size = [256, 1, 1]
           subgroup_size = 64,
           {gpu_pipeline_options = #iree_gpu.pipeline_options<
-            prefetch_num_stages = 2
+            prefetch_num_stages = 0
           >}
         >
       > -> !transform.any_param loc("mm_i8")
@@ -124,7 +124,7 @@ module @tdsl_gfx942_library attributes {transform.with_named_sequence} {
     %config = transform.param.constant #iree_codegen.compilation_info<
         lowering_config = #iree_gpu.lowering_config<{
           workgroup = [32, 32, 0],
-          reduction = [0, 0, 4],
+          reduction = [0, 0, 16],
           subgroup = [1, 1, 0],
           mma_kind = #iree_gpu.mma_layout<MFMA_F32_16x16x4_F32>,
           promote_operands = [0, 1]
@@ -149,15 +149,15 @@ module @tdsl_gfx942_library attributes {transform.with_named_sequence} {
   transform.named_sequence @tdsl_r4_bmm_f16(%op: !transform.any_op {transform.readonly}) {
     %config = transform.param.constant #iree_codegen.compilation_info<
         lowering_config = #iree_gpu.lowering_config<{
-          workgroup = [1, 128, 64, 0],
+          workgroup = [1, 64, 128, 0],
           reduction = [0, 0, 0, 4],
-          subgroup = [1, 4, 2, 0],
+          subgroup = [1, 4, 1, 0],
           mma_kind = #iree_gpu.mma_layout<MFMA_F32_16x16x16_F16>,
           promote_operands = [0, 1]
         }>,
         translation_info = #iree_codegen.translation_info<
           pipeline = #iree_gpu.pipeline<TileAndFuse>
-          workgroup_size = [256, 1, 1]
+          workgroup_size = [512, 1, 1]
           subgroup_size = 64,
           {gpu_pipeline_options = #iree_gpu.pipeline_options<
             prefetch_num_stages = 2

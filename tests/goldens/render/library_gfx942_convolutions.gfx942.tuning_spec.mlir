@@ -23,9 +23,9 @@ module @tdsl_gfx942_convolutions attributes {transform.with_named_sequence} {
   transform.named_sequence @tdsl_r0_conv_nhwc_f16(%op: !transform.any_op {transform.readonly}) {
     %config = transform.param.constant #iree_codegen.compilation_info<
         lowering_config = #iree_gpu.lowering_config<{
-          workgroup = [1, 4, 32, 64, 0],
-          reduction = [0, 0, 0, 0, 4],
-          subgroup = [1, 2, 1, 2, 0],
+          workgroup = [1, 1, 32, 64, 0],
+          reduction = [0, 0, 0, 0, 12],
+          subgroup = [1, 1, 1, 1, 0],
           mma_kind = #iree_gpu.mma_layout<MFMA_F32_16x16x16_F16>,
           promote_operands = [0, 1]
         }>,
@@ -50,18 +50,18 @@ module @tdsl_gfx942_convolutions attributes {transform.with_named_sequence} {
   transform.named_sequence @tdsl_r1_conv_nchw_f16(%op: !transform.any_op {transform.readonly}) {
     %config = transform.param.constant #iree_codegen.compilation_info<
         lowering_config = #iree_gpu.lowering_config<{
-          workgroup = [1, 64, 4, 32, 0],
-          reduction = [0, 0, 0, 0, 2],
-          subgroup = [1, 2, 2, 1, 0],
+          workgroup = [1, 32, 1, 32, 0],
+          reduction = [0, 0, 0, 0, 18],
+          subgroup = [1, 1, 1, 1, 0],
           mma_kind = #iree_gpu.mma_layout<MFMA_F32_16x16x16_F16>,
           promote_operands = [0, 1]
         }>,
         translation_info = #iree_codegen.translation_info<
           pipeline = #iree_gpu.pipeline<TileAndFuse>
-          workgroup_size = [512, 1, 1]
+          workgroup_size = [256, 1, 1]
           subgroup_size = 64,
           {gpu_pipeline_options = #iree_gpu.pipeline_options<
-            prefetch_num_stages = 2,
+            prefetch_num_stages = 0,
             use_igemm_convolution = true
           >}
         >
