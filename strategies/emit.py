@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from tdsl import AmdGpuTarget, ContractionMatch, ConvolutionMatch, CpuTarget, GpuLowering, Rule, StrategySet, TdslError, dump
-from tdsl.iree.ops import Dispatch, ProgramOps, python_source
+from tdsl.iree.ops import Dispatch, ProgramOps, python_names, python_source
 from tdsl.spec.kinds import MatcherKind
 from tdsl.strategies.gpu.chooser import Contraction, Convolution, choose_contraction, choose_convolution
 
@@ -38,7 +38,7 @@ class Emitted:
 
     def python(self, variable: str = "strategies") -> str:
         """A Python module that builds the set, each rule commented with its dispatch."""
-        names = sorted({type(x).__name__ for r in self.strategies.rules for x in (r.match, r.strategy)}
+        names = sorted({n for r in self.strategies.rules for x in (r.match, r.strategy) for n in python_names(x)}
                        | {type(t).__name__ for t in self.strategies.targets} | {"Rule", "StrategySet"})
         lines = [
             f'"""Strategies for {self.strategies.name}, emitted by `tdsl ops --emit`; edit freely."""',
@@ -53,7 +53,8 @@ class Emitted:
         for rule, comment in zip(self.strategies.rules, self.comments):
             lines.append(f"        # {comment}")
             lines.append(f'        Rule(target="{rule.target}", match={python_source(rule.match)},')
-            lines.append(f"             strategy={python_source(rule.strategy)}),")
+            optional = ", optional=True" if rule.optional else ""
+            lines.append(f"             strategy={python_source(rule.strategy)}{optional}),")
         lines.append("    ],")
         lines.append(")")
         lines += [f"# not covered: {reason}" for reason in self.left_out]
@@ -117,7 +118,9 @@ def emit(ops: ProgramOps, target: CpuTarget | AmdGpuTarget, name: str, ready: St
 
             ready = auto()
         covered = [f"covered: {d.name}: {', '.join(d.covered_by)}" for d in ops.dispatches if d.covered_by]
-        bare = [f"{_describe(d)}: no ready rule applies (IREE's default pipeline)" for d in ops.dispatches if not d.covered_by]
+        cpu = ready.target(target.name) if any(t.name == target.name for t in ready.targets) else target
+        path = "IREE's data tiling path" if isinstance(cpu, CpuTarget) and cpu.data_tiling else "IREE's default pipeline"
+        bare = [f"{_describe(d)}: no ready rule applies ({path})" for d in ops.dispatches if not d.covered_by]
         emitted = StrategySet(name=_symbol(name), targets=ready.targets, rules=ready.rules)
         return Emitted(emitted, tuple(f"ready rule {r.strategy.name}" for r in ready.rules), tuple(bare + covered))
     rules: list[Rule] = []

@@ -55,3 +55,20 @@ def test_op_left_on_the_default_pipeline_is_warned() -> None:
     assert warned[0] in report.warnings(verbose=False)
     clean = compile(AUTO, StrategySet(name="b3", targets=[CpuTarget(ukernels="none")], rules=[_user_rule(3)]), "cpu")
     assert clean.rules[0].applied and not clean.unintended_pipelines()
+
+
+@pytest.mark.compile
+def test_ops_emit_keeps_ready_rules_optional(tmp_path: Path) -> None:
+    """`tdsl ops --emit` on CPU writes the ready set's rules with ``optional=True``, and names
+    the path that takes the dispatches no ready rule covers."""
+    from tdsl import load
+    from tdsl.cli import main
+
+    emitted = tmp_path / "emitted.py"
+    strategy = ROOT / "examples" / "cpu_auto" / "strategy.py"
+    assert main(["ops", str(AUTO), "--target", "cpu", "--strategies", str(strategy), "--emit", str(emitted), "-q"]) == 0
+    loaded = load(emitted)
+    assert loaded.rules and all(rule.optional for rule in loaded.rules)
+    dt = tmp_path / "dt.py"
+    assert main(["ops", str(AUTO), "--target", "cpu", "--emit", str(dt), "-q"]) == 0
+    assert "no ready rule applies (IREE's data tiling path)" in dt.read_text()

@@ -181,6 +181,20 @@ def python_source(model: StrategyModel) -> str:
     return f"{type(model).__name__}({', '.join(parts)})"
 
 
+def python_names(model: StrategyModel) -> set[str]:
+    """The class names :func:`python_source` of ``model`` calls (``model``'s and those of
+    the models in its non-default fields): what a module must import to run it."""
+    names = {type(model).__name__}
+    for name, info in type(model).model_fields.items():
+        value = getattr(model, name)
+        if name == "kind" or value == info.default:
+            continue
+        for item in value if isinstance(value, (tuple, list)) else (value,):
+            if isinstance(item, StrategyModel):
+                names |= python_names(item)
+    return names
+
+
 def _python_value(value: Any) -> str:
     if isinstance(value, StrategyModel):
         return python_source(value)
