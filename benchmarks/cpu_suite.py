@@ -1,7 +1,8 @@
 """The issue-4 CPU suite: tdsl.strategies.cpu.auto() against IREE default, IREE with data
 tiling and numpy, side by side (interleaved) per shape; 1 thread by default.
 
-Shapes: square f32 matmuls 256..2048, 1000^3, 384x128x384, 3136x128x64, the 1x4096x4096
+Shapes: square f32 matmuls 256..2048, 1000^3, 384x128x384, 3136x128x64, 3136x64x64 and
+3136x128x128 (1x1 convs of a 56x56 image as matmuls), the 1x4096x4096
 matrix-vector product, a 3x3 conv 1x56x56x64 -> 64 (NHWC, input pre-padded), a 1024^3
 matmul followed by a transposed add, and one followed by bias + ReLU. ``--weights
 runtime`` (default): every operand is a function argument, packed on every call;
@@ -40,6 +41,8 @@ MATMULS = {
     "mm1000": (1000, 1000, 1000),
     "mm384x128x384": (384, 128, 384),
     "mm3136x128x64": (3136, 128, 64),
+    "mm3136x64x64": (3136, 64, 64),
+    "mm3136x128x128": (3136, 128, 128),
     "mv1x4096x4096": (1, 4096, 4096),
 }
 FLOPS = {name: 2 * m * n * k for name, (m, n, k) in MATMULS.items()}

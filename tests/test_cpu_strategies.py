@@ -88,15 +88,40 @@ def test_auto_leaves_what_it_did_not_measure_to_data_tiling(isa: str) -> None:
     cpu = constant.targets[0]
     assert isinstance(cpu, CpuTarget) and cpu.data_tiling and cpu.ukernels == "default"
     assert "--iree-opt-data-tiling" in cpu.compile_flags()
-    assert cpu.im2col_convs == choices.im2col_convs and not constant.rules
+    assert cpu.im2col_convs == choices.im2col_convs
+    assert len(constant.rules) == choices.narrow_matmuls_off_data_tiling
     runtime = auto(isa=isa, weights="runtime")  # type: ignore[arg-type]
-    assert len(runtime.rules) == choices.matvec_tiles_with_runtime_weights
+    assert len(runtime.rules) == choices.narrow_matmuls_off_data_tiling + choices.matvec_tiles_with_runtime_weights
     assert all(rule.optional for rule in runtime.rules)
     assert choices.evidence and all(line.strip() for line in choices.evidence)
     packed = auto(isa=isa, pack_matmuls=True, im2col_convs=not choices.im2col_convs)  # type: ignore[arg-type]
     target = packed.targets[0]
     assert isinstance(target, CpuTarget) and not target.data_tiling and target.ukernels == "none"
     assert target.im2col_convs != choices.im2col_convs and all(rule.optional for rule in packed.rules)
+
+
+@pytest.mark.compile
+def test_narrow_matmuls_keep_iree_default_tiles_under_data_tiling(tmp_path: Path) -> None:
+    """auto() on AVX-512: a 3136x64x64 matmul (N, K <= 128) is one DoubleTilingExpert
+    matmul dispatch with the pinned tiles and no encode dispatch; a 3136x64x256 one (K too
+    large) and a 3136x64x72 one (K no multiple of 16) are data tiled; numbers agree."""
+    payload = tmp_path / "narrow.mlir"
+    fn = """
+func.func @{name}(%a: tensor<3136x{k}xf32>, %b: tensor<{k}x64xf32>) -> tensor<3136x64xf32> {{
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3136x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<3136x64xf32>) -> tensor<3136x64xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<3136x{k}xf32>, tensor<{k}x64xf32>) outs(%f : tensor<3136x64xf32>) -> tensor<3136x64xf32>
+  return %r : tensor<3136x64xf32>
+}}"""
+    payload.write_text("".join(fn.format(name=n, k=k) for n, k in (("narrow", 64), ("deep", 256), ("odd", 72))))
+    report = run(payload, auto(isa="avx512"))
+    assert report.ok, report.text()
+    dispatches = report.compile_report.dispatches
+    pinned = [d for d in dispatches if "avx512_f32_narrow_matmul_tiles" in d.applied_strategies]
+    assert [d.name.split("_dispatch")[0] for d in pinned] == ["narrow"] and pinned[0].compute_ops == ("linalg.matmul",)
+    tiled = {d.name.split("_dispatch")[0] for d in dispatches if d.compute_ops and d.compute_ops[0] == "linalg.mmt4d"}
+    assert tiled == {"deep", "odd"}
 
 
 @pytest.mark.compile
