@@ -102,21 +102,23 @@ NARROW_MAX = 128
 
 
 def narrow_matmul_rule(name: str, types: tuple[str, str, str], target: str = "cpu") -> Rule:
-    """Keeps a 2-D (k, n)-weight matmul with N and K at most :data:`NARROW_MAX` and multiples
-    of 16 (M at least 2) away from data tiling, on the tiles IREE's default pipeline picks
-    for such shapes on AVX-512 (``distribution = [64, 128, 0]``, 8x16 vector tile, K step
-    16), pinned at the graph level. Data tiling is many times slower there with constant
-    weights. Measured on AVX-512 (1 thread, 5 rounds, medians, constant weights; ms):
+    """Keeps a 2-D (k, n)-weight matmul with N and K at most :data:`NARROW_MAX` and M, N, K
+    multiples of 16 away from data tiling, on IREE default's vector tiles (8x16, K step 16;
+    16 x N workgroups so that no M remainder is left), pinned at the graph level. Data
+    tiling is many times slower there with constant weights. Measured on AVX-512 (1 thread,
+    5 rounds, medians; ms; pinned / IREE default / data tiling), constant weights:
 
-    * 3136x64x64: pinned 0.132, IREE default 0.133, data tiling 0.741 (5.6x);
-    * 3136x128x128: 0.520, 0.524, 1.870 (3.6x);
-    * 3136x128x64: 0.269, 0.266, 0.286;
-    * 12544x64x32: 0.414, 0.477, 0.462;
-    * 1024x96x64: 0.065, 0.065, 0.076.
+    * 3136x64x64: 0.128 / 0.129 / 0.717;  3136x128x128: 0.502 / 0.504 / 1.690;
+    * 784x128x128: 0.127 / 0.127 / 0.393;  1024x96x64: 0.063 / 0.064 / 0.069;
+    * (with 64-row workgroups) 3136x128x64: 0.269 / 0.266 / 0.286; 12544x64x32: 0.414 / 0.477 / 0.462.
 
-    With runtime weights: 3136x64x64 0.132 vs 0.151 data tiling, 3136x128x128 0.515 vs
-    0.545, 3136x128x64 0.381 vs 0.450. Not taken: K = 256 (2048x128x256: data tiling and
-    IREE default within 5 % of each other, either way in two runs).
+    Runtime weights (64-row workgroups): 3136x64x64 0.132 / 0.133 / 0.151, 3136x128x128 0.515 /
+    0.519 / 0.545, 3136x128x64 0.381 / 0.387 / 0.450.
+
+    Known data-tiling losses this rule does not take (left to per-op measurement): constant
+    3136x256x256 (IREE default 2.20 ms, data tiling 4.49) and 3136x64x256 (0.486 vs 0.548);
+    at K = 256 or N = 256 data tiling also wins elsewhere (256^3, 3136x512x64 1.25x), so no
+    bound on N or K alone separates them.
     """
     lhs, rhs, out = types
     narrow = [DimConstraint(dim=1, max=NARROW_MAX, multiple_of=16)]
@@ -125,11 +127,11 @@ def narrow_matmul_rule(name: str, types: tuple[str, str, str], target: str = "cp
         match=AllOf(
             matchers=[
                 ContractionMatch(lhs_type=lhs, rhs_type=rhs, output_type=out, batch=[], operand_layout="mk_kn"),
-                OperandMatch(operand=0, dims=[DimConstraint(dim=0, min=2), *narrow]),
+                OperandMatch(operand=0, dims=[DimConstraint(dim=0, multiple_of=16), *narrow]),
                 OperandMatch(operand=1, dims=narrow),
             ]
         ),
-        strategy=GraphCpuLowering(name=name, distribution=[64, 128, 0], vector_common_parallel=[8, 16, 0], vector_reduction=[0, 0, 16]),
+        strategy=GraphCpuLowering(name=name, distribution=[16, NARROW_MAX, 0], vector_common_parallel=[8, 16, 0], vector_reduction=[0, 0, 16]),
     )
 
 
