@@ -153,6 +153,7 @@ def main() -> int:
     parser.add_argument("--threads", default="1")
     parser.add_argument("--repetitions", type=int, default=3)
     parser.add_argument("--min-time", type=float, default=0.1)
+    parser.add_argument("--allocator", choices=("default", "caching"), default="default", help="IREE runtime device allocator")
     parser.add_argument("--weights", choices=("runtime", "constant"), default="runtime")
     parser.add_argument("--only", default="", help="substring of the shape names to run")
     parser.add_argument("--strategies", default=None, help="a strategy file (default: auto() for this machine)")
@@ -172,7 +173,7 @@ def main() -> int:
                 continue
             payload = Path(tmp) / f"{name}.mlir"
             payload.write_text(text)
-            report = bench(payload, strategies, threads=threads, repetitions=args.repetitions, min_time_s=args.min_time)
+            report = bench(payload, strategies, threads=threads, repetitions=args.repetitions, min_time_s=args.min_time, allocator=args.allocator)
             for t in threads:
                 rows = {v: report.row(name, t, v) for v in (STRATEGY, DEFAULT, DATA_TILING, NUMPY)}
                 med = {v: r.median * 1e3 for v, r in rows.items() if r is not None}

@@ -53,6 +53,7 @@ def main() -> int:
     parser.add_argument("--weights", default="constant,runtime")
     parser.add_argument("--repetitions", type=int, default=5)
     parser.add_argument("--min-time", type=float, default=0.2)
+    parser.add_argument("--allocator", choices=("default", "caching"), default="default", help="IREE runtime device allocator")
     args = parser.parse_args()
     isa = detect_isa()
     print(f"ISA: {isa}; 1 thread; medians of {args.repetitions} interleaved rounds")
@@ -64,7 +65,7 @@ def main() -> int:
             for weights in args.weights.split(","):
                 path = model if weights == "constant" else runtime_weights(model, Path(tmp) / f"{name}_runtime.onnx")
                 strategies = auto(weights="runtime" if weights == "runtime" else "constant")
-                report = bench(path, strategies, repetitions=args.repetitions, min_time_s=args.min_time, numpy_baseline=False)
+                report = bench(path, strategies, repetitions=args.repetitions, min_time_s=args.min_time, numpy_baseline=False, allocator=args.allocator)
                 function = report.rows[0].function
                 med = {}
                 for variant in (STRATEGY, DEFAULT, DATA_TILING, ONNXRUNTIME):

@@ -367,6 +367,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
             memory_gb=args.memory_gb,
             extra_flags=extra,
             serial_loading=not args.no_serial_loading,
+            allocator=args.allocator,
             progress=progress,
         )
     finally:
@@ -610,6 +611,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=thread_counts, default=(1,), metavar="N[,N...]", help="comma-separated thread counts, e.g. 1,2 (default 1)")
     p.add_argument("--repetitions", type=positive_int, default=5, help="interleaved rounds, at least 1 (default 5)")
     p.add_argument("--min-time", type=positive_float, default=0.1, metavar="SECONDS", help="seconds of back-to-back calls per sample, above 0 (default 0.1)")
+    p.add_argument("--allocator", choices=("default", "caching"), default="default",
+                   help="the IREE runtime's device allocator: default (transient buffers are fresh memory on every call) or caching (reused across calls)")
     p.add_argument("--no-numpy", action="store_true", help="skip the numpy baseline")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--plot", type=Path, metavar="OUT.png", help="also write a chart of the speed-up over IREE default, log scale, with the spread of the samples (needs matplotlib: pip install 'tdsl[plot]'; checked before benchmarking)")

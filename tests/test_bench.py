@@ -53,3 +53,15 @@ def test_bench_command_prints_a_table(capsys) -> None:
     assert main(["bench", str(PACK / "payload.mlir"), "--strategies", str(PACK / "strategy.py"), "--repetitions", "1", "--min-time", "0.01", "--no-numpy"]) == 0
     out = capsys.readouterr().out
     assert "iree-data-tiling" in out and "strategy x" in out and "numpy" not in out.split("strategy x =")[0]
+
+
+@pytest.mark.compile
+def test_bench_with_the_caching_allocator(capsys) -> None:
+    """--allocator caching reaches iree-benchmark-module (a note says so); an unknown
+    allocator is one line and exit code 2."""
+    assert main(["bench", str(PACK / "payload.mlir"), "--strategies", str(PACK / "strategy.py"), "--repetitions", "1",
+                 "--min-time", "0.01", "--no-numpy", "--allocator", "caching"]) == 0
+    assert "--device_allocator=caching" in capsys.readouterr().out
+    with pytest.raises(BenchFailed, match=r"allocator: expected one of \['default', 'caching'\], received 'pool'"):
+        bench(PACK / "payload.mlir", PACK / "strategy.py", allocator="pool")
+    assert main(["bench", str(PACK / "payload.mlir"), "--strategies", str(PACK / "strategy.py"), "--allocator", "pool"]) == 2

@@ -194,13 +194,20 @@ def _device_flags(threads: int) -> list[str]:
     return ["--device=local-task", f"--task_topology_group_count={threads}"]
 
 
-def _iree_sample(vmfb: Path, function: str, inputs: Sequence[Path], threads: int, min_time_s: float) -> float:
+ALLOCATORS = ("default", "caching")
+"""The IREE runtime's device allocators ``bench`` can time with: ``default`` (every call's
+transient buffers come fresh from the system: large ones page-fault on first touch) and
+``caching`` (``--device_allocator=caching``: buffers are reused across calls)."""
+
+
+def _iree_sample(vmfb: Path, function: str, inputs: Sequence[Path], threads: int, min_time_s: float, allocator: str = "default") -> float:
     command = [
         benchmark_tool(),
         f"--module={vmfb}",
         f"--function={function}",
         *(f"--input=@{p}" for p in inputs),
         *_device_flags(threads),
+        *([f"--device_allocator={allocator}"] if allocator != "default" else []),
         "--benchmark_repetitions=1",
         f"--benchmark_min_time={min_time_s}s",
         "--benchmark_min_warmup_time=0.05",
@@ -332,12 +339,14 @@ def bench(
     memory_gb: float = DEFAULT_MEMORY_GB,
     extra_flags: Sequence[str] = (),
     serial_loading: bool = True,
+    allocator: str = "default",
     progress: Progress = NO_PROGRESS,
 ) -> BenchReport:
     """Times every public function of ``payload`` under each variant; see the module docstring.
 
     ``extra_flags`` go to every build (strategy, IREE default, IREE data tiling);
-    ``serial_loading`` as in :func:`tdsl.compile`; ``progress`` receives a ``compile`` step
+    ``serial_loading`` as in :func:`tdsl.compile`; ``allocator`` (one of :data:`ALLOCATORS`)
+    is the IREE runtime's device allocator for the IREE builds; ``progress`` receives a ``compile`` step
     per ``iree-compile`` run and a ``sample`` step per timed sample. ``payload`` is an
     ``.onnx`` model (then onnxruntime is timed too), a torch/ONNX-dialect or linalg
     ``.mlir`` file, or a loaded program; seeded inputs as in :func:`tdsl.run`."""
@@ -347,6 +356,8 @@ def bench(
         raise BenchFailed(f"tdsl bench measures on this CPU; target {target!r} is {target_model.backend}")
     if repetitions < 1 or any(t < 1 for t in threads):
         raise BenchFailed("repetitions and thread counts must be at least 1")
+    if allocator not in ALLOCATORS:
+        raise BenchFailed(f"allocator: expected one of {list(ALLOCATORS)}, received {allocator!r}")
     program = program_of(payload, dims, weights_seed)
     payload = program.mlir_path
     functions = signatures(program)
@@ -357,6 +368,13 @@ def bench(
         report.notes.append("weights are compile-time constants (util.global): packs of them can run at compile time")
     else:
         report.notes.append("weights are runtime inputs: every operand is a function argument, packed per call")
+    if allocator == "caching":
+        report.notes.append("IREE builds run with --device_allocator=caching: transient buffers are reused across calls")
+    else:
+        report.notes.append(
+            "IREE builds run with the runtime's default allocator: transient buffers (e.g. data tiling's packed "
+            "activations) are fresh memory on every call; --allocator caching reuses them"
+        )
     with tempfile.TemporaryDirectory(prefix="tdsl-bench-") as tmp:
         work = Path(tmp)
         modules = {STRATEGY: work / "strategy.vmfb", DEFAULT: work / "default.vmfb", DATA_TILING: work / "dt.vmfb"}
@@ -411,7 +429,7 @@ def bench(
                     seconds = onnxruntime_sample(model, paths, t, min_time_s)
                 else:
                     module, paths = how
-                    seconds = _iree_sample(module, function, paths, t, min_time_s)
+                    seconds = _iree_sample(module, function, paths, t, min_time_s, allocator)
                 samples[(function, t, variant)].append(seconds)
                 progress.advance("sample")
     order_of = {STRATEGY: 0, DEFAULT: 1, DATA_TILING: 2, NUMPY: 3, ONNXRUNTIME: 4}

@@ -55,7 +55,9 @@ CHOICES: dict[Isa, IsaChoices] = {
             "tiling wins (1.72 ms) and keeps them",
             "f32 (k, n)-weight matmuls with N, K <= 128 (multiples of 16) -> IREE default's tiles pinned before data "
             "tiling: constant weights 3136x64x64 0.128 vs 0.717 ms data tiling, 3136x128x128 0.502 vs 1.690 ms, "
-            "equal to IREE default (see packing.narrow_matmul_rule). Known losses left to data tiling: constant "
+            "equal to IREE default (see packing.narrow_matmul_rule). The cause is data tiling's per-call transient "
+            "buffer under IREE's default runtime allocator: with --allocator caching data tiling ties IREE default "
+            "(3136x64x64 0.133 vs 0.122 ms). Known losses left to data tiling (default allocator): constant "
             "3136x256x256 0.49x and 3136x64x256 0.88x of IREE default; no static bound on M, N or K separates them "
             "from data tiling's wins (256^3 1.1x, 3136x512x64 1.25x, 1024^3 2.6x)",
         ),

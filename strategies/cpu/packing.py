@@ -105,8 +105,14 @@ def narrow_matmul_rule(name: str, types: tuple[str, str, str], target: str = "cp
     """Keeps a 2-D (k, n)-weight matmul with N and K at most :data:`NARROW_MAX` and M, N, K
     multiples of 16 away from data tiling, on IREE default's vector tiles (8x16, K step 16;
     16 x N workgroups so that no M remainder is left), pinned at the graph level. Data
-    tiling is many times slower there with constant weights. Measured on AVX-512 (1 thread,
-    5 rounds, medians; ms; pinned / IREE default / data tiling), constant weights:
+    tiling is many times slower there with constant weights and IREE's default runtime
+    allocator: the cause is not the kernels but its per-call transient buffer (the packed
+    activations) coming fresh from the system on every call (with ``tdsl bench --allocator
+    caching`` data tiling ties IREE default: 3136x64x64 0.133 vs 0.122 ms, 784x128x128 0.125
+    vs 0.123, 3136x256x256 1.95 vs 2.31; with the default allocator 0.697 vs 0.125, 0.400 vs
+    0.128, 4.74 vs 2.16). The pinned op needs no transient buffer, so it wins with the
+    default allocator and ties with the caching one. Measured on AVX-512 (1 thread, 5
+    rounds, medians; ms; pinned / IREE default / data tiling), default allocator, constant weights:
 
     * 3136x64x64: 0.128 / 0.129 / 0.717;  3136x128x128: 0.502 / 0.504 / 1.690;
     * 784x128x128: 0.127 / 0.127 / 0.393;  1024x96x64: 0.063 / 0.064 / 0.069;
@@ -115,10 +121,10 @@ def narrow_matmul_rule(name: str, types: tuple[str, str, str], target: str = "cp
     Runtime weights (64-row workgroups): 3136x64x64 0.132 / 0.133 / 0.151, 3136x128x128 0.515 /
     0.519 / 0.545, 3136x128x64 0.381 / 0.387 / 0.450.
 
-    Known data-tiling losses this rule does not take (left to per-op measurement): constant
-    3136x256x256 (IREE default 2.20 ms, data tiling 4.49) and 3136x64x256 (0.486 vs 0.548);
-    at K = 256 or N = 256 data tiling also wins elsewhere (256^3, 3136x512x64 1.25x), so no
-    bound on N or K alone separates them.
+    Known default-allocator losses of data tiling this rule does not take (left to per-op
+    measurement): constant 3136x256x256 (IREE default 2.20 ms, data tiling 4.49) and
+    3136x64x256 (0.486 vs 0.548); at K = 256 or N = 256 data tiling also wins elsewhere
+    (256^3, 3136x512x64 1.25x), so no bound on N or K alone separates them.
     """
     lhs, rhs, out = types
     narrow = [DimConstraint(dim=1, max=NARROW_MAX, multiple_of=16)]
