@@ -198,9 +198,13 @@ class OpNameMatch(MatcherKind):
     """Operation names accepted (transform.match.operation_name %op [..]), e.g. linalg.matmul."""
 
     def loop_count(self) -> Optional[int]:
-        return {"linalg.matmul": 3, "linalg.batch_matmul": 4, "linalg.mmt4d": 6}.get(
-            self.names[0]
-        ) if len(self.names) == 1 else None
+        return {
+            "linalg.matmul": 3,
+            "linalg.batch_matmul": 4,
+            "linalg.mmt4d": 6,
+            "linalg.quantized_matmul": 3,
+            "linalg.quantized_batch_matmul": 4,
+        }.get(self.names[0]) if len(self.names) == 1 else None
 
     # Named ops with their default indexing maps (a linalg.matmul written with transposed
     # indexing_maps: match it with a contraction matcher and its operand_layout instead).
@@ -213,6 +217,16 @@ class OpNameMatch(MatcherKind):
             ((0, 1, 3), (0, 3, 2), (0, 1, 2)),
             "linalg.batch_matmul's default indexing maps (lhs BxMxK, rhs BxKxN)",
         ),
+        # ONNX QLinearMatMul / MatMulInteger at the graph level: ins(lhs, rhs, lhs zero point,
+        # rhs zero point), the lhs, rhs and result indexed as linalg.matmul's / batch_matmul's.
+        "linalg.quantized_matmul": LoopShape.of(
+            ("m", "n", "k"), ((0, 2), (2, 1), (0, 1)), "linalg.quantized_matmul's indexing maps (lhs MxK, rhs KxN)"
+        ),
+        "linalg.quantized_batch_matmul": LoopShape.of(
+            ("b", "m", "n", "k"),
+            ((0, 1, 3), (0, 3, 2), (0, 1, 2)),
+            "linalg.quantized_batch_matmul's indexing maps (lhs BxMxK, rhs BxKxN)",
+        ),
     }
 
     def loop_shape(self) -> Optional[LoopShape]:
@@ -223,6 +237,9 @@ class OpNameMatch(MatcherKind):
         return all(n.startswith(("linalg.conv_", "linalg.depthwise_conv_")) for n in self.names)
 
     def operand_count(self) -> Optional[int]:
+        quantized = ("linalg.quantized_matmul", "linalg.quantized_batch_matmul")
+        if all(n in quantized for n in self.names):
+            return 5  # lhs, rhs, lhs zero point, rhs zero point, result
         named = ("linalg.matmul", "linalg.batch_matmul", "linalg.mmt4d", "linalg.batch_mmt4d", "linalg.matvec", "linalg.conv_")
         return 3 if all(n.startswith(named) for n in self.names) else None
 
@@ -243,9 +260,18 @@ class ContractionMatch(MatcherKind):
     ``operand_layout``) requires M, N and K all <= size_max (``dim_bounds`` with ``umax`` on
     the lhs's M and K and the rhs's N dimension).
 
+    A batch-1 ``linalg.batch_matmul`` (what ONNX MatMul of a 3-D activation by a 2-D weight
+    becomes at the graph level) is selected by ``batch=[1]``; ``batch={"one_of": [[], [1]]}``
+    selects it and the plain matmul of the same m, n, k alike (tests/test_unit_batch.py).
+
     ``maps`` pins any other indexing maps exactly (the op's three ``indexing_maps`` over its
     loops, e.g. ``["(d0, d1, d2, d3) -> (d0, d1, d3)", ...]``, as amdsharktuner and IREE's
     default tuning specs write them); it excludes ``operand_layout``.
+
+    Integer contractions match with their signless types (``i8`` for u8 and s8 data). It
+    never selects ``linalg.quantized_matmul`` (ONNX QLinearMatMul at the graph level: two
+    more inputs, its zero points, which IREE's matcher refuses); select that op by name and
+    operand types, ``AllOf(OpNameMatch, OperandMatch, ...)``, as ``tdsl ops`` prints it.
     """
 
     template: ClassVar[Optional[str]] = "matchers/contraction.mlir.j2"
