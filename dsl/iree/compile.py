@@ -169,13 +169,12 @@ class CompileReport:
         rule that matched nothing. With ``verbose=False``, the ready-library rules
         (``Rule.optional``) that matched nothing are summed up in one line, and so are the
         other rules when more than :data:`UNMATCHED_SHOWN` matched nothing."""
-        shadowed = [f"{self.strategy_set}.{line}: it never fires on {self.target}" for line in self.shadowed]
-        shadowed += self.unintended_pipelines()
+        lines = [f"{self.strategy_set}.{line}: it never fires on {self.target}" for line in self.shadowed]
+        lines += self.unintended_pipelines()
         if verbose:
-            return shadowed + [self._unmatched_line(r) for r in self.unmatched]
-        own = [r for r in self.unmatched if not r.optional]
+            return lines + [self._unmatched_line(r) for r in self.unmatched]
+        own = self._own_unmatched()
         ready = [r for r in self.unmatched if r.optional]
-        lines = shadowed
         if len(own) > UNMATCHED_SHOWN:
             lines.append(
                 f"{len(own)} of {len(self.rules)} rules of {self.strategy_set} matched nothing in "
@@ -219,8 +218,12 @@ class CompileReport:
         :data:`UNMATCHED_SHOWN` of them matched nothing."""
         if verbose:
             return []
-        own = [r for r in self.unmatched if not r.optional]
-        return [r for r in self.unmatched if r.optional or len(own) > UNMATCHED_SHOWN]
+        many = len(self._own_unmatched()) > UNMATCHED_SHOWN
+        return [r for r in self.unmatched if r.optional or many]
+
+    def _own_unmatched(self) -> list[RuleOutcome]:
+        """The user's rules (not ready-library ones) that matched nothing."""
+        return [r for r in self.unmatched if not r.optional]
 
     def _unmatched_line(self, r: RuleOutcome) -> str:
         ready = " (ready-library rule)" if r.optional else ""
