@@ -336,6 +336,9 @@ class LinalgOp:
     strides: tuple[int, ...] = ()
     dilations: tuple[int, ...] = ()
     values: dict[str, AttrValue] = field(default_factory=dict)
+    zero_points: tuple[str, ...] = ()
+    """Types of the scalar zero-point inputs of a contraction with zero points
+    (``linalg.quantized_matmul``: ``("i32", "i32")``), empty for other ops."""
 
     def sizes(self, role: str) -> tuple[int, ...]:
         """The loop sizes of ``role`` (``m``, ``batch``, ``output_image``, ...)."""
@@ -367,6 +370,27 @@ def _shaped(t: Any) -> TensorType | None:
 
 
 _INDEX = "tdsl.op_index"
+
+ZERO_POINT_CONTRACTIONS = ("linalg.quantized_matmul", "linalg.quantized_batch_matmul")
+"""Contractions with two scalar zero-point inputs after lhs and rhs (``ins(lhs, rhs,
+lhs_zero_point, rhs_zero_point)``). linalg's contraction check (and so
+``transform.iree.match.contraction``) refuses them: it wants exactly two inputs."""
+
+
+def _zero_point_roles(op: Any) -> dict[str, tuple[int, ...]] | None:
+    """Loop roles of a generalized contraction with zero points, from the indexing maps of
+    its lhs, rhs and result (the zero points' maps have no results); None when they do not
+    classify as a contraction."""
+    ir = _ir()
+    from iree.compiler.dialects import linalg
+
+    maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
+    if len(maps) != 5 or any(len(m.results) for m in maps[2:4]):
+        return None
+    dims = linalg.infer_contraction_dimensions_from_maps([maps[0], maps[1], maps[4]])
+    if dims is None or not list(dims.k):
+        return None
+    return {r: tuple(int(d) for d in getattr(dims, r)) for r in ("batch", "m", "n", "k")}
 
 
 def linalg_ops(text: str) -> list[LinalgOp]:
@@ -434,20 +458,32 @@ def linalg_ops(text: str) -> list[LinalgOp]:
             raise TdslError("linalg_ops: an op lost its identity in linalg-generalize-named-ops")
         ops = []
         for (name, function, location, kind, values), op, role, (strides, dilations) in zip(named, generic, roles, convs):
-            operands = tuple(t for t in (_shaped(v.type) for v in op.operands) if t is not None)
+            typed = [_shaped(v.type) for v in op.operands]
+            operands = tuple(t for t in typed if t is not None)
             sizes: list[int] = []
             iterators: tuple[str, ...] = ()
+            zero_points: tuple[str, ...] = ()
             if "indexing_maps" in op.attributes and "iterator_types" in op.attributes:
                 maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
                 iterators = tuple(str(t).split("<")[-1].rstrip(">") for t in ir.ArrayAttr(op.attributes["iterator_types"]))
                 sizes = [-1] * len(iterators)
-                for amap, operand in zip(maps, operands):
+                for amap, operand in zip(maps, typed):
+                    if operand is None:
+                        continue
                     for position, expr in enumerate(amap.results):
                         if isinstance(expr, ir.AffineDimExpr):
                             dim = expr.position
                             if sizes[dim] < 0 and position < len(operand.shape):
                                 sizes[dim] = operand.shape[position]
-            ops.append(LinalgOp(name, function, location, operands, tuple(sizes), iterators, kind, role, strides, dilations, values))
+                if name in ZERO_POINT_CONTRACTIONS and kind == "other":
+                    found = _zero_point_roles(op)
+                    if found is not None and len(typed) == 5:
+                        kind, role = "contraction", found
+                        zero_points = tuple(str(v.type) for v in list(op.operands)[2:4])
+                        operands = tuple(t for t in (typed[0], typed[1], typed[4]) if t is not None)
+            ops.append(
+                LinalgOp(name, function, location, operands, tuple(sizes), iterators, kind, role, strides, dilations, values, zero_points)
+            )
     return ops
 
 

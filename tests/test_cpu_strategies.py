@@ -89,9 +89,10 @@ def test_auto_leaves_what_it_did_not_measure_to_data_tiling(isa: str) -> None:
     assert isinstance(cpu, CpuTarget) and cpu.data_tiling and cpu.ukernels == "default"
     assert "--iree-opt-data-tiling" in cpu.compile_flags()
     assert cpu.im2col_convs == choices.im2col_convs
-    assert len(constant.rules) == choices.narrow_matmuls_off_data_tiling
+    pinned = choices.narrow_matmuls_off_data_tiling + 2 * choices.i64_matmul_tiles
+    assert len(constant.rules) == pinned
     runtime = auto(isa=isa, weights="runtime")  # type: ignore[arg-type]
-    assert len(runtime.rules) == choices.narrow_matmuls_off_data_tiling + choices.matvec_tiles_with_runtime_weights
+    assert len(runtime.rules) == pinned + choices.matvec_tiles_with_runtime_weights
     assert all(rule.optional for rule in runtime.rules)
     assert choices.evidence and all(line.strip() for line in choices.evidence)
     packed = auto(isa=isa, pack_matmuls=True, im2col_convs=not choices.im2col_convs)  # type: ignore[arg-type]

@@ -14,7 +14,15 @@ kinds directly; :func:`load_program` brings an ``.onnx`` model to MLIR first.
 * :func:`signatures` gives every public function's arguments and results (names, shapes,
   element types, numpy dtypes, the index bound of token ids).
 * :func:`make_inputs` draws seeded inputs that respect integer semantics (token ids below
-  the vocabulary size, masks in {0, 1}); :func:`load_inputs` reads ``.npz`` / ``.npy`` files.
+  the vocabulary size, masks in {0, 1}, quantized tensors over their type's range, positive
+  scales, zero points near the middle of their type: :func:`quantization_roles`);
+  :func:`load_inputs` reads ``.npz`` / ``.npy`` files.
+* :func:`output_steps` gives the quantization step of each output that a quantizing op
+  produces (1 for a u8/i8 result, the scale of a ``DequantizeLinear``): the numeric check
+  accepts one step of difference there.
+* :func:`import_fixes` rewrites, in the copy that is imported (never in the model
+  onnxruntime runs), the ONNX forms IREE 3.13's importer gets wrong, each into an
+  equivalent form, and says so in the program's notes.
 * :func:`onnxruntime_reference` runs the model with onnxruntime (one thread) as the numeric
   reference; :func:`as_declared` gives IREE's results the declared dtypes (IREE returns
   ``ui8`` results as int8 buffers).
@@ -73,6 +81,8 @@ STRIP_MARKER = "tdsl.stripped"
 REFILLED_MARKER = "tdsl.refilled"
 DEFAULT_INT_RANGE = (0, 7)
 """Integers that are neither masks nor token ids with a known vocabulary: small, non-negative."""
+SCALE_RANGE = (0.005, 0.05)
+"""Quantization scales that are inputs: uniform in this range (positive, as ONNX requires)."""
 
 
 class MissingExtra(TdslError):
@@ -103,7 +113,8 @@ class Program:
     ONNX graph's (empty for MLIR: the arguments are then ``arg0``, ``arg1``, ..);
     ``index_bounds`` maps an input name to the size of the table it indexes (a ``Gather``
     of a constant: token ids lie in ``[0, bound)``). ``notes`` say what was done to the
-    program on the way (weights refilled, dimensions set).
+    program on the way (weights refilled, dimensions set, import fixes). ``roles`` and
+    ``steps`` are the quantization roles of inputs and steps of outputs (ONNX models only).
     """
 
     source: Path
@@ -116,6 +127,10 @@ class Program:
     index_bounds: Mapping[str, int] = field(default_factory=dict)
     dims: Mapping[str, int] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    roles: Mapping[str, str] = field(default_factory=dict)
+    """Input name -> its role in quantization (:func:`quantization_roles`)."""
+    steps: Mapping[str, float] = field(default_factory=dict)
+    """Output name -> its quantization step (:func:`output_steps`)."""
 
     def text(self) -> str:
         """The MLIR text that ``iree-compile`` reads."""
@@ -309,11 +324,22 @@ def _load_onnx(source: Path, dims: dict[str, int], seed: int, timeout_s: float) 
     key = hashlib.sha256(data + version.encode()).hexdigest()[:24]
     directory = _writable_cache()
     runnable = source if not dims and not refilled else directory / f"{source.stem}.{key}.onnx"
-    imported = directory / f"{source.stem}.{key}.mlir"
     if runnable != source and not runnable.exists():
         atomic_write(runnable, data)
+    fixed = onnx_module.ModelProto()
+    fixed.CopyFrom(model)
+    fixes = import_fixes(fixed)
+    notes.extend(fixes)
+    to_import = runnable
+    if fixes:
+        fixed_data = fixed.SerializeToString()
+        key = hashlib.sha256(fixed_data + version.encode()).hexdigest()[:24]
+        to_import = directory / f"{source.stem}.{key}.import.onnx"
+        if not to_import.exists():
+            atomic_write(to_import, fixed_data)
+    imported = directory / f"{source.stem}.{key}.mlir"
     if not imported.exists():
-        _import_onnx(runnable, imported, timeout_s)
+        _import_onnx(to_import, imported, timeout_s)
     functions = tuple(mlir.function_types(imported.read_text()))
     for function in functions:
         _check_static(function, names)
@@ -328,6 +354,8 @@ def _load_onnx(source: Path, dims: dict[str, int], seed: int, timeout_s: float) 
         _index_bounds(model, set(names)),
         dims,
         tuple(notes),
+        quantization_roles(model, set(names)),
+        output_steps(model),
     )
 
 
@@ -427,6 +455,188 @@ def _index_bounds(model: "onnx.ModelProto", names: set[str]) -> dict[str, int]:
 
 
 # --------------------------------------------------------------------------------------
+# Quantization: the roles of inputs, the steps of outputs, and import fixes.
+
+_QUANT_SLOTS: dict[str, dict[int, str]] = {
+    "QuantizeLinear": {1: "scale", 2: "zero_point"},
+    "DequantizeLinear": {0: "quantized", 1: "scale", 2: "zero_point"},
+    "QLinearMatMul": {0: "quantized", 1: "scale", 2: "zero_point", 3: "quantized", 4: "scale", 5: "zero_point", 6: "scale", 7: "zero_point"},
+    "QLinearConv": {0: "quantized", 1: "scale", 2: "zero_point", 3: "quantized", 4: "scale", 5: "zero_point", 6: "scale", 7: "zero_point", 8: "quantized"},
+    "MatMulInteger": {0: "quantized", 1: "quantized", 2: "zero_point", 3: "zero_point"},
+    "ConvInteger": {0: "quantized", 1: "quantized", 2: "zero_point", 3: "zero_point"},
+}
+"""ONNX ops (default domain) -> input position -> the role of the value there."""
+
+_QUANTIZING = frozenset({"QuantizeLinear", "QLinearMatMul", "QLinearConv", "DynamicQuantizeLinear"})
+"""Ops whose first output is a quantized (integer) tensor."""
+
+_SHAPE_ONLY = {"Reshape", "Transpose", "Flatten", "Squeeze", "Unsqueeze", "Identity"}
+"""Ops that move values without changing them (a quantization step passes through)."""
+
+
+def quantization_roles(model: "onnx.ModelProto", names: set[str]) -> dict[str, str]:
+    """Graph input name -> its role where it feeds a quantization op: ``quantized`` (the
+    integer tensor of QLinearMatMul / MatMulInteger / DequantizeLinear / ...), ``scale`` or
+    ``zero_point``; a ``Cast`` between the input and the op is followed. The first role
+    found wins."""
+    aliases = {n: n for n in names}
+    for node in model.graph.node:
+        if node.op_type in ("Cast", "Identity") and node.input and node.input[0] in aliases:
+            aliases[node.output[0]] = aliases[node.input[0]]
+    roles: dict[str, str] = {}
+    for node in model.graph.node:
+        slots = _QUANT_SLOTS.get(node.op_type) if node.domain in ("", "ai.onnx") else None
+        for position, role in (slots or {}).items():
+            if position < len(node.input) and node.input[position] in aliases:
+                roles.setdefault(aliases[node.input[position]], role)
+    return roles
+
+
+def _constant_value(model: "onnx.ModelProto", name: str) -> np.ndarray | None:
+    """The value of the initializer or ``Constant`` node output ``name``; None for any other value."""
+    from onnx import numpy_helper
+
+    for tensor in model.graph.initializer:
+        if tensor.name == name:
+            return np.asarray(numpy_helper.to_array(tensor))
+    for node in model.graph.node:
+        if node.op_type == "Constant" and list(node.output) == [name]:
+            for attr in node.attribute:
+                if attr.name == "value":
+                    return np.asarray(numpy_helper.to_array(attr.t))
+    return None
+
+
+def output_steps(model: "onnx.ModelProto") -> dict[str, float]:
+    """Graph output name -> the quantization step of its values, where a quantizing op
+    produces it (through shape-only ops): 1 (one integer step) for the result of
+    QuantizeLinear, QLinearMatMul, QLinearConv or DynamicQuantizeLinear, the largest scale
+    for a DequantizeLinear with a constant scale. Two correct implementations may round a
+    value that lies on a rounding boundary differently: one step apart."""
+    producers = {out: node for node in model.graph.node for out in node.output}
+    steps: dict[str, float] = {}
+    for output in model.graph.output:
+        name = output.name
+        node = producers.get(name)
+        while node is not None and node.op_type in _SHAPE_ONLY and node.input:
+            name = node.input[0]
+            node = producers.get(name)
+        if node is None or node.domain not in ("", "ai.onnx"):
+            continue
+        if node.op_type in _QUANTIZING and name == node.output[0]:
+            steps[output.name] = 1.0
+        elif node.op_type == "DequantizeLinear" and len(node.input) > 1:
+            scale = _constant_value(model, node.input[1])
+            if scale is not None and scale.size:
+                steps[output.name] = float(np.abs(scale).max())
+    return steps
+
+
+def _value_types(model: "onnx.ModelProto") -> dict[str, Any]:
+    """Value name -> its ``TypeProto`` tensor type (inputs, outputs, shape inference, initializers)."""
+    import onnx as onnx_module
+
+    try:
+        inferred = onnx_module.shape_inference.infer_shapes(model)
+    except Exception:  # an invalid or unusual model: use what the file declares
+        inferred = model
+    types: dict[str, Any] = {}
+    for value in [*inferred.graph.input, *inferred.graph.value_info, *inferred.graph.output]:
+        if value.type.HasField("tensor_type"):
+            types[value.name] = value.type.tensor_type
+    for tensor in model.graph.initializer:
+        types[tensor.name] = onnx_module.helper.make_tensor_type_proto(tensor.data_type, list(tensor.dims)).tensor_type
+    return types
+
+
+def _static_shape(tensor_type: Any) -> list[int] | None:
+    if tensor_type is None or not tensor_type.HasField("shape"):
+        return None
+    dims = [d.dim_value if d.HasField("dim_value") else -1 for d in tensor_type.shape.dim]
+    return dims if all(d >= 0 for d in dims) else None
+
+
+def _scalar(types: dict[str, Any], name: str) -> bool:
+    shape = _static_shape(types.get(name))
+    return shape is not None and int(np.prod(shape)) == 1
+
+
+def import_fixes(model: "onnx.ModelProto") -> list[str]:
+    """Rewrites ``model`` (in place) where IREE 3.13's ONNX import goes wrong, each into an
+    equivalent graph; returns one note per kind of rewrite (empty: nothing to fix).
+
+    * ``QLinearMatMul`` of a 3-D (or higher) activation by a 2-D weight, per-tensor
+      activation quantization: imported as ``torch.aten.bmm`` of a 3-D by a 2-D tensor,
+      which fails to compile ("failed to legalize operation 'torch.aten.bmm'"). Rewritten to
+      a 2-D QLinearMatMul between two Reshapes (static shapes only).
+    * ``MatMulInteger`` of two u8 tensors without zero points: imported as
+      ``linalg.matmul {cast = cast_unsigned}``, which IREE 3.13 computes as signed (its
+      generalization and vectorization emit ``arith.extsi``: wrong results for values >= 128).
+      Rewritten with explicit zero points 0, which IREE imports as an exact i32 contraction.
+    """
+    from onnx import TensorProto, helper, numpy_helper
+
+    if not any(node.op_type in ("QLinearMatMul", "MatMulInteger") for node in model.graph.node):
+        return []
+    types = _value_types(model)
+    taken = {v for node in model.graph.node for v in [*node.input, *node.output]} | {t.name for t in model.graph.initializer}
+
+    def fresh(base: str) -> str:
+        name, i = base, 0
+        while name in taken:
+            i += 1
+            name = f"{base}_{i}"
+        taken.add(name)
+        return name
+
+    batched = unsigned = 0
+    nodes = []
+    for node in model.graph.node:
+        default = node.domain in ("", "ai.onnx")
+        if default and node.op_type == "QLinearMatMul" and len(node.input) == 8:
+            a_shape = _static_shape(types.get(node.input[0]))
+            b_shape = _static_shape(types.get(node.input[3]))
+            if a_shape and b_shape and len(a_shape) >= 3 and len(b_shape) == 2 and _scalar(types, node.input[1]) and _scalar(types, node.input[2]):
+                flat_shape = fresh(f"{node.name or node.output[0]}_tdsl_flat_shape")
+                out_shape = fresh(f"{node.name or node.output[0]}_tdsl_out_shape")
+                flat_in, flat_out = fresh(f"{node.input[0]}_tdsl_flat"), fresh(f"{node.output[0]}_tdsl_flat")
+                model.graph.initializer.extend(
+                    [
+                        numpy_helper.from_array(np.array([-1, a_shape[-1]], np.int64), flat_shape),
+                        numpy_helper.from_array(np.array([*a_shape[:-1], b_shape[1]], np.int64), out_shape),
+                    ]
+                )
+                nodes.append(helper.make_node("Reshape", [node.input[0], flat_shape], [flat_in]))
+                inner = helper.make_node("QLinearMatMul", [flat_in, *node.input[1:]], [flat_out], name=node.name)
+                nodes.append(inner)
+                nodes.append(helper.make_node("Reshape", [flat_out, out_shape], [node.output[0]]))
+                batched += 1
+                continue
+        if default and node.op_type == "MatMulInteger" and len(node.input) == 2:
+            elements = [types[n].elem_type if n in types else None for n in node.input]
+            if elements == [TensorProto.UINT8, TensorProto.UINT8]:
+                zero = fresh(f"{node.name or node.output[0]}_tdsl_zero_point")
+                model.graph.initializer.append(numpy_helper.from_array(np.array(0, np.uint8), zero))
+                node.input.extend([zero, zero])
+                unsigned += 1
+        nodes.append(node)
+    del model.graph.node[:]
+    model.graph.node.extend(nodes)
+    notes = []
+    if batched:
+        notes.append(
+            f"{batched} QLinearMatMul of a 3-D activation by a 2-D weight imported as 2-D between Reshapes "
+            "(IREE 3.13 imports the batched form as torch.aten.bmm, which fails to compile)"
+        )
+    if unsigned:
+        notes.append(
+            f"{unsigned} MatMulInteger of u8 by u8 without zero points imported with zero points 0 "
+            "(IREE 3.13 computes the unsigned form as signed)"
+        )
+    return notes
+
+
+# --------------------------------------------------------------------------------------
 # Weights: stripped by examples/models/export.py, drawn again here.
 
 
@@ -512,13 +722,17 @@ class Arg:
     """One argument or result: its position, name (the ONNX name, else ``argN`` /
     ``resultN``), shape (a dynamic result dimension is None; arguments are static), element
     type as spelled in the IR and, for integer arguments that index a table, ``bound``: the
-    values lie in ``[0, bound)`` (token ids: the vocabulary size)."""
+    values lie in ``[0, bound)`` (token ids: the vocabulary size). ``role`` is an input's
+    part in quantization (``quantized``, ``scale``, ``zero_point``: :func:`quantization_roles`),
+    ``step`` a result's quantization step (:func:`output_steps`)."""
 
     index: int
     name: str
     shape: tuple[int | None, ...]
     element: str
     bound: int | None = None
+    role: str | None = None
+    step: float | None = None
 
     @property
     def dtype(self) -> np.dtype[Any]:
@@ -568,8 +782,11 @@ def signatures(program: Program) -> list[Signature]:
         inputs = []
         for i, t in enumerate(f.inputs):
             name = names[i] if names else f"arg{i}"
-            inputs.append(Arg(i, name, t.shape or (), t.element or t.text, program.index_bounds.get(name)))
-        results = tuple(Arg(i, outs[i] if outs else f"result{i}", t.shape or (), t.element or t.text) for i, t in enumerate(f.results))
+            inputs.append(Arg(i, name, t.shape or (), t.element or t.text, program.index_bounds.get(name), program.roles.get(name)))
+        results = tuple(
+            Arg(i, outs[i] if outs else f"result{i}", t.shape or (), t.element or t.text, step=program.steps.get(outs[i]) if outs else None)
+            for i, t in enumerate(f.results)
+        )
         found.append(Signature(f.name, tuple(inputs), results))
     return found
 
@@ -605,6 +822,24 @@ def parse_input_ranges(specs: Iterable[str]) -> dict[str, tuple[float, float]]:
     return ranges
 
 
+def _role_range(arg: Arg) -> tuple[float, float] | None:
+    """The default range of an input with a quantization role: a quantized tensor spans its
+    type (``u8`` 0:255; 32-bit tensors, e.g. an i32 bias, +-2^15), a scale lies in
+    [SCALE_RANGE), a zero point within 32 of the middle of its type (``u8`` 96:160, ``i8``
+    -32:32)."""
+    if arg.role == "scale":
+        return SCALE_RANGE
+    if arg.role not in ("quantized", "zero_point") or arg.dtype.kind not in "iu":
+        return None
+    info = np.iinfo(arg.dtype)
+    if arg.role == "quantized":
+        if info.bits >= 32:
+            return (0, 2**15) if info.kind == "u" else (-(2**15), 2**15)
+        return int(info.min), int(info.max)
+    middle = 0 if info.kind == "i" else 2 ** (info.bits - 1)
+    return middle - min(32, middle), middle + 32
+
+
 def _integer_range(arg: Arg, key: str, low: float, high: float) -> tuple[int, int]:
     if low != int(low) or high != int(high):
         raise ArgumentError(f"--input-range {key}={low:g}:{high:g}: {arg.name} is {arg.element}; expected integer bounds")
@@ -613,7 +848,10 @@ def _integer_range(arg: Arg, key: str, low: float, high: float) -> tuple[int, in
     if arg.element == "i1" and not (0 <= lo <= hi <= 1):
         raise ArgumentError(f"--input-range {key}={lo}:{hi}: {arg.name} is i1; expected bounds within 0:1")
     if info is not None and (lo < info.min or hi > info.max):
-        raise ArgumentError(f"--input-range {key}={lo}:{hi}: outside the range of {arg.element} ({info.min}:{info.max})")
+        raise ArgumentError(
+            f"--input-range {key}={lo}:{hi}: outside the range of {arg.element}: {arg.name} expects bounds within "
+            f"{info.min}:{info.max}, received {lo}:{hi}"
+        )
     return lo, hi
 
 
@@ -622,9 +860,11 @@ def make_inputs(signature: Signature, seed: int = 0, ranges: Mapping[str, tuple[
 
     Floats are uniform in [-1, 1); i1 tensors and integer arguments whose name contains
     ``mask`` are 0 or 1; integer arguments with a known ``bound`` (token ids) lie in
-    [0, bound); other integers in [0, 7]. ``ranges`` (``--input-range ARG=LO:HI``, ARG a name,
-    ``argN`` or ``N``) overrides an argument: floats uniform in [LO, HI), integers uniform
-    in [LO, HI] (both ends included, so ``mask=0:1`` gives 0 and 1).
+    [0, bound); inputs with a quantization ``role`` take its range (:func:`_role_range`:
+    quantized tensors over their type, positive scales, zero points near the middle); other
+    integers in [0, 7]. ``ranges`` (``--input-range ARG=LO:HI``, ARG a name, ``argN`` or
+    ``N``) overrides an argument: floats uniform in [LO, HI), integers uniform in [LO, HI]
+    (both ends included, so ``mask=0:1`` gives 0 and 1); a scale's bounds must be positive.
     """
     chosen: dict[int, tuple[str, tuple[float, float]]] = {}
     for key, bounds in ranges.items():
@@ -634,12 +874,21 @@ def make_inputs(signature: Signature, seed: int = 0, ranges: Mapping[str, tuple[
     for arg in signature.inputs:
         shape, dtype = arg.static_shape, arg.dtype
         given = chosen.get(arg.index)
+        role = _role_range(arg)
+        if given and arg.role == "scale" and given[1][0] <= 0:
+            low, high = given[1]
+            raise ArgumentError(
+                f"--input-range {given[0]}={low:g}:{high:g}: {arg.name} is a quantization scale; expected positive bounds, "
+                f"received {low:g}:{high:g}"
+            )
         if dtype.kind == "f" or arg.element == "bf16":
-            low, high = given[1] if given else (-1.0, 1.0)
+            low, high = given[1] if given else role if role is not None else (-1.0, 1.0)
             arrays.append(rng.uniform(low, high, size=shape).astype(dtype))
             continue
         if given:
             lo, hi = _integer_range(arg, given[0], *given[1])
+        elif role is not None:
+            lo, hi = int(role[0]), int(role[1])
         elif arg.is_mask:
             lo, hi = 0, 1
         elif arg.bound is not None:

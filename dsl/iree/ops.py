@@ -29,7 +29,7 @@ from ..spec.element_types import ELEMENT_BITS
 from ..spec.kinds import MatcherKind
 from ..render import LAYOUT_MARKER, MARKER, render
 from ..spec.kinds import Phase
-from ..spec.matchers import ContractionMatch, ConvolutionMatch, FunctionMatch, OpNameMatch
+from ..spec.matchers import ContractionMatch, ConvolutionMatch, FunctionMatch, OperandMatch, OpNameMatch
 from ..spec.strategy_set import StrategySet
 from ..targets import AmdGpuTarget, CpuTarget
 from .dispatches import STATISTICS_FILE, Launches, read_launches, statistics_flags
@@ -45,7 +45,8 @@ _ROLE_LETTER = {"batch": "b", "m": "m", "n": "n", "k": "k", "output_image": "o",
 @dataclass(frozen=True)
 class OpView:
     """One op as a phase sees it: name, shapes and element types of its operands (ins then
-    outs), loop sizes with the role of each loop, and strides / dilations of a convolution."""
+    outs), loop sizes with the role of each loop, strides / dilations of a convolution, and
+    the scalar zero points of a contraction with zero points (``linalg.quantized_matmul``)."""
 
     name: str
     kind: str
@@ -54,10 +55,11 @@ class OpView:
     roles: dict[str, tuple[int, ...]]
     strides: tuple[int, ...] = ()
     dilations: tuple[int, ...] = ()
+    zero_points: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, op: bindings.LinalgOp) -> "OpView":
-        return cls(op.name, op.kind, op.operands, op.loop_sizes, op.roles, op.strides, op.dilations)
+        return cls(op.name, op.kind, op.operands, op.loop_sizes, op.roles, op.strides, op.dilations, op.zero_points)
 
     def sizes(self, role: str) -> list[int]:
         return [self.loop_sizes[d] for d in self.roles.get(role, ())]
@@ -73,9 +75,12 @@ class OpView:
         return "".join(letters)
 
     def shapes(self) -> str:
-        """``128x256xf32, 256x512xf32 -> 128x512xf32``."""
+        """``128x256xf32, 256x512xf32 -> 128x512xf32``; zero points after the lhs and rhs
+        (``16x64xi8, 64x32xi8, i32, i32 -> 16x32xi32``), as the op's ``ins`` list them."""
         spelled = ["x".join(str(d) for d in t.shape) + ("x" if t.shape else "") + t.element for t in self.operands]
-        return ", ".join(spelled[:-1]) + " -> " + spelled[-1] if spelled else "-"
+        if not spelled:
+            return "-"
+        return ", ".join([*spelled[:-1], *self.zero_points]) + " -> " + spelled[-1]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -87,6 +92,7 @@ class OpView:
             "roles": {role: self.sizes(role) for role in self.roles},
             "strides": list(self.strides),
             "dilations": list(self.dilations),
+            "zero_points": list(self.zero_points),
         }
 
 
@@ -211,14 +217,36 @@ def _dump(model: MatcherKind | None) -> dict[str, Any] | None:
     return None if model is None else model.model_dump(mode="json", exclude_defaults=True) | {"kind": model.kind}
 
 
+def _tensor_type(t: bindings.TensorType) -> str:
+    return "tensor<" + "".join(f"{d}x" for d in t.shape) + t.element + ">"
+
+
 def matcher_for(view: OpView, function: str | None = None) -> MatcherKind | None:
     """The matcher that selects exactly ``view``: a contraction or convolution matcher with
     its element types and every dimension group (strides and dilations too), else the op's
-    name scoped to ``function``. None when the op's element types are not tdsl's."""
+    name scoped to ``function``. None when the op's element types are not tdsl's.
+
+    A contraction with zero points (``linalg.quantized_matmul``) is no contraction to IREE's
+    matcher (it wants two inputs): it is selected by its name and the exact types of its lhs,
+    rhs and init (``AllOf(OpNameMatch, OperandMatch x 3)``; the init, operand 4 after the
+    two zero points, has the result's type), which fix its element types and every loop."""
     types = [t.element for t in view.operands]
     known = len(types) >= 3 and all(t in ELEMENT_BITS for t in types[:2] + types[-1:])
     complete = known and all(s >= 0 for s in view.loop_sizes)
     data: dict[str, Any] = {"lhs_type": types[0], "rhs_type": types[1], "output_type": types[-1]} if known else {}
+    if view.kind == "contraction" and view.zero_points and complete and all(d >= 0 for t in view.operands for d in t.shape):
+        lhs, rhs, result = view.operands[0], view.operands[1], view.operands[-1]
+        leaves: list[MatcherKind] = [
+            OpNameMatch(names=(view.name,)),
+            OperandMatch(operand=0, type=_tensor_type(lhs)),
+            OperandMatch(operand=1, type=_tensor_type(rhs)),
+            OperandMatch(operand=2 + len(view.zero_points), type=_tensor_type(result)),
+        ]
+        scoped = [FunctionMatch(function=function), *leaves] if function is not None else leaves
+        try:
+            return AllOf(matchers=tuple(scoped))
+        except StrategyError:  # a dispatch symbol FunctionMatch cannot name
+            return AllOf(matchers=tuple(leaves))
     if view.kind == "contraction" and complete:
         found: MatcherKind = ContractionMatch.model_validate(data | {role: view.sizes(role) for role in CONTRACTION_ROLES})
         return found

@@ -8,6 +8,8 @@ ukernels. On top of it, where measured:
 * f32 matmuls with a narrow (k, n) weight (N, K <= 128) keep IREE default's tiles, pinned
   before data tiling, which is many times slower there with constant weights
   (:func:`tdsl.strategies.cpu.packing.narrow_matmul_rule`);
+* i32 x i32 -> i64 matmuls (ONNX ``MatMulInteger`` with zero points) get 4x32 K8 tiles
+  pinned at the graph level (:mod:`tdsl.strategies.cpu.quantized`);
 * matrix-vector products whose matrix is a runtime argument (``weights="runtime"``) get
   K-blocked tiles pinned at the graph level (data tiling would pack the whole matrix on
   every call; :func:`tdsl.strategies.cpu.packing.matvec_pin`);
@@ -34,6 +36,7 @@ from tdsl.targets.host import Caches, Isa, detect_caches, detect_isa
 from .blocking import lhs_pack_rule, mmt4d_blocking
 from .measured import CHOICES, Weights
 from .packing import SMALL_MAX, matvec_pin, narrow_matmul_rule, packing_rules
+from .quantized import i64_accumulator_tiles
 from .tiles import inner_tile
 
 ELEMENT_TYPES: tuple[tuple[str, str, str], ...] = (
@@ -81,6 +84,7 @@ def auto(
         cpu = base.model_copy(update={"data_tiling": True, "im2col_convs": im2col})
         if choices.narrow_matmuls_off_data_tiling:
             rules.append(narrow_matmul_rule(f"{chosen}_f32_narrow_matmul_tiles", ("f32", "f32", "f32"), cpu.name))
+        rules += i64_accumulator_tiles(chosen, cpu.name)
         if weights == "runtime" and choices.matvec_tiles_with_runtime_weights:
             rules.append(
                 Rule(

@@ -32,6 +32,8 @@ class IsaChoices:
     """K-blocked tiles pinned on matrix-vector products whose matrix is a runtime argument."""
     narrow_matmuls_off_data_tiling: bool
     """f32 matmuls with N, K <= 128 keep IREE default's tiles, pinned before data tiling."""
+    i64_matmul_tiles: bool
+    """4x32 K8 tiles pinned on i32 x i32 -> i64 matmuls (ONNX MatMulInteger with zero points)."""
     evidence: tuple[str, ...]
 
 
@@ -41,6 +43,7 @@ CHOICES: dict[Isa, IsaChoices] = {
         im2col_convs=False,
         matvec_tiles_with_runtime_weights=True,
         narrow_matmuls_off_data_tiling=True,
+        i64_matmul_tiles=True,
         evidence=(
             "matmuls -> IREE data tiling. Graph-level 8x32x1 packing (ukernels off) against data tiling, AMD EPYC Zen 5: "
             "CPU suite 0.98x geomean with constant weights, 1.19x with runtime weights; example models (constant weights) "
@@ -60,6 +63,9 @@ CHOICES: dict[Isa, IsaChoices] = {
             "(3136x64x64 0.133 vs 0.122 ms). Known losses left to data tiling (default allocator): constant "
             "3136x256x256 0.49x and 3136x64x256 0.88x of IREE default; no static bound on M, N or K separates them "
             "from data tiling's wins (256^3 1.1x, 3136x512x64 1.25x, 1024^3 2.6x)",
+            "i32 x i32 -> i64 matmuls (ONNX MatMulInteger with zero points) -> 4x32 K8 tiles pinned at the graph level: "
+            "1.41-1.57x data tiling on five models (128x768x768 2.05 vs 2.96 ms; see quantized.py); i8 x i8 -> i32 "
+            "forms (QLinearMatMul) stay with data tiling, which ties onnxruntime there",
         ),
     ),
     "avx2": IsaChoices(
@@ -67,6 +73,7 @@ CHOICES: dict[Isa, IsaChoices] = {
         im2col_convs=True,
         matvec_tiles_with_runtime_weights=True,
         narrow_matmuls_off_data_tiling=False,
+        i64_matmul_tiles=False,
         evidence=(
             "matmuls -> IREE data tiling. Graph-level 6x16x1 packing measured 1.39x the better of IREE default and "
             "data tiling on an AMD EPYC AVX2 machine with runtime weights only; with constant weights not measured, "
@@ -75,8 +82,9 @@ CHOICES: dict[Isa, IsaChoices] = {
             "matrix-vector products with runtime weights -> K-blocked tiles: 1x4096x4096 f32 3.7 ms vs 23.1 ms IREE "
             "default (AVX2 machine; data tiling 76.7 ms)",
             "narrow matmuls (N, K <= 128) with data tiling: not measured on AVX2 (IREE default's tiles differ there)",
+            "i64-accumulating integer matmuls: not measured on AVX2",
         ),
     ),
-    "neon": IsaChoices(False, False, False, False, ("not measured on this ISA: everything is left to IREE data tiling",)),
-    "generic": IsaChoices(False, False, False, False, ("not measured on this ISA: everything is left to IREE data tiling",)),
+    "neon": IsaChoices(False, False, False, False, False, ("not measured on this ISA: everything is left to IREE data tiling",)),
+    "generic": IsaChoices(False, False, False, False, False, ("not measured on this ISA: everything is left to IREE data tiling",)),
 }
