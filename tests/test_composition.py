@@ -32,6 +32,7 @@ from tdsl.spec.matchers import PackMatch
 from tdsl.spec.strategy_set import combine
 from tdsl.spec.subsume import covers, leaf_covers, specificity
 from tdsl.strategies.cpu import auto, head_split_fusion
+from tdsl.strategies.cpu.fusion import head_transpose_fusion
 from tdsl.strategies.gpu import library
 from tdsl.targets import GFX942, MmaIntrinsic
 
@@ -240,6 +241,21 @@ def test_head_split_fusion_composes_with_auto(precedence: str) -> None:
     report = compile(EXAMPLES / "bert_heads" / "payload.mlir", strategies, "cpu")
     (dispatch,) = report.dispatches
     assert dispatch.layout_strategies + dispatch.applied_strategies == ("q_proj_fuse", "q_proj_tiles")
+
+
+@pytest.mark.compile
+def test_head_transpose_fusion_composes_with_auto_packing() -> None:
+    """The exported head-split rules select transposes, auto()'s packing rules 2-D matmuls:
+    no rule shadows another. The walk meets a contraction before its transpose, so where
+    packing takes the 2-D projection (@proj_2d) the head-split rule finds no chain there and
+    leaves it; the batch-1 projections (which packing leaves alone) are fused."""
+    heads = head_transpose_fusion(layouts=["hsd", "hds"], data_tiling=False)
+    strategies = combine(heads, auto(isa="avx2", pack_matmuls=True), name="heads_auto")
+    assert render(strategies, "cpu").shadowed == ()
+    report = compile(ROOT / "tests" / "payloads" / "cpu" / "exported_heads.mlir", strategies, "cpu")
+    applied = {rule.strategy: rule.functions for rule in report.rules if rule.applied}
+    assert applied["heads_hsd4"] == ("attention",) and applied["heads_hds4"] == ("attention",)
+    assert "heads_hsd3" not in applied and any(name.startswith("avx2_") for name in applied)
 
 
 def test_gfx942_target_sets_combine_with_equal_targets() -> None:

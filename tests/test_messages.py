@@ -135,7 +135,7 @@ def test_pack_transpose_rules() -> None:
 
 
 def test_data_layout_rules() -> None:
-    with raises("mm.pack: expected at least one of generalize, interchange, consumer_interchange or pack, received None", "mm", "pack"):
+    with raises("mm.pack: expected at least one of generalize, interchange, consumer_interchange, pack or fuse_head_split, received None", "mm", "pack"):
         DataLayout(name="mm")
     with raises("mm.specialize: expected a 'pack' to act on (it is None), received True"):
         DataLayout(name="mm", generalize=True, specialize=True)

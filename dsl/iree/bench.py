@@ -200,7 +200,9 @@ transient buffers come fresh from the system: large ones page-fault on first tou
 ``caching`` (``--device_allocator=caching``: buffers are reused across calls)."""
 
 
-def _iree_sample(vmfb: Path, function: str, inputs: Sequence[Path], threads: int, min_time_s: float, allocator: str = "default") -> float:
+def iree_sample(vmfb: Path, function: str, inputs: Sequence[Path], threads: int, min_time_s: float, allocator: str = "default") -> float:
+    """Seconds per call of ``function`` in ``vmfb`` (one iree-benchmark-module process: warm-up,
+    then back-to-back calls for ``min_time_s``) on ``threads`` threads with ``allocator``."""
     command = [
         benchmark_tool(),
         f"--module={vmfb}",
@@ -429,7 +431,7 @@ def bench(
                     seconds = onnxruntime_sample(model, paths, t, min_time_s)
                 else:
                     module, paths = how
-                    seconds = _iree_sample(module, function, paths, t, min_time_s, allocator)
+                    seconds = iree_sample(module, function, paths, t, min_time_s, allocator)
                 samples[(function, t, variant)].append(seconds)
                 progress.advance("sample")
     order_of = {STRATEGY: 0, DEFAULT: 1, DATA_TILING: 2, NUMPY: 3, ONNXRUNTIME: 4}

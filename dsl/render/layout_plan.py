@@ -13,6 +13,11 @@ the op the walk visits next (IREE 3.13 then crashes, now and then, in the walk),
 are :class:`Deferred`: the entry runs them after the rule's run, on the ops the action
 marked with the rule's index, named ``%<symbol>_ops`` (the action's symbol keeps them
 apart from other rules' handles in the entry).
+
+``fuse_head_split`` plans a :class:`HeadSplit` instead of steps: matcher sequences
+``@<symbol>_<form>`` (one per contraction form) that walk back from the matched transpose
+to the contraction, and ``@<symbol>_fuse``, which generalizes it and marks it; the action
+runs them with ``transform.foreach_match restrict_root`` on the matched op.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ GENERIC = op_type("linalg.generic")
 PACK = op_type("linalg.pack")
 UNPACK = op_type("linalg.unpack")
 PARAM = "!transform.any_param"
+VALUE = "!transform.any_value"
+I64 = "!transform.param<i64>"
 
 
 @dataclass(frozen=True)
@@ -183,13 +190,59 @@ class Specialize(Step):
 
 
 @dataclass(frozen=True)
+class ChainForm:
+    """One contraction form of a head-split chain: the matcher sequence ``@symbol`` accepts a
+    contraction named ``name``; with ``unit_batch`` its first loop (the batch) must have size 1."""
+
+    symbol: str
+    name: str
+    unit_batch: bool
+
+
+@dataclass(frozen=True)
+class HeadSplit:
+    """``fuse_head_split``: each matcher sequence of ``forms`` takes the matched transpose
+    ``op`` and walks back: ``expand_in`` = its operand 0, ``expand`` = the op defining it (a
+    ``tensor.expand_shape``); ``epilogue_in`` / ``epilogue`` the same from the expand (a
+    ``linalg.generic`` with only parallel loops, checked in ``transform.match.structured``
+    with block argument ``structured``, whose result has a single user: ``user`` inside,
+    ``epilogue_user`` outside); ``contraction_in`` / ``contraction`` from the epilogue's
+    first input (the form's op, its result's single user ``contraction_user``; for a
+    unit-batch form its loop 0 size, ``size`` inside and ``batch`` outside, equals the
+    constant ``one``); it yields ``contraction``. The action ``@fuse`` takes
+    ``contraction``, generalizes it into ``generic`` and marks ``generic``; the rule's
+    action runs the forms with ``foreach_match restrict_root`` on ``op`` into ``fused``."""
+
+    forms: tuple[ChainForm, ...]
+    fuse: str
+    op: Handle
+    expand_in: Handle
+    expand: Handle
+    epilogue_in: Handle
+    epilogue: Handle
+    structured: Handle
+    user: Handle
+    epilogue_user: Handle
+    contraction_in: Handle
+    contraction: Handle
+    contraction_user: Handle
+    size: Handle
+    batch: Handle
+    one: Handle
+    generic: Handle
+    fused: Handle
+
+
+@dataclass(frozen=True)
 class LayoutPlan(ActionPlan):
     """The steps of a DataLayout action in order; ``result`` is the rewritten op's handle;
-    ``deferred`` what runs after the rule's run, if anything."""
+    ``deferred`` what runs after the rule's run, if anything; ``head_split`` replaces the
+    steps when the strategy sets ``fuse_head_split`` (then ``steps`` is empty)."""
 
     steps: tuple[Step, ...]
     result: Handle
     deferred: Optional[Deferred] = None
+    head_split: Optional[HeadSplit] = None
 
     def has_deferred(self) -> bool:
         return self.deferred is not None
@@ -256,10 +309,41 @@ _LOWER: tuple[Callable[[int, Handle], Step], ...] = (_lower_pack, _lower_pack, _
 """Operand index (lhs, rhs, result) -> its planner: operands have packs, the result an unpack."""
 
 
+HEAD_SPLIT_FORMS = (("matmul", "linalg.matmul", False), ("batch_matmul", "linalg.batch_matmul", True))
+"""The contraction forms of a head-split chain: (symbol suffix, op name, batch of 1)."""
+
+
+def _head_split(symbol: str) -> HeadSplit:
+    forms = tuple(ChainForm(f"{symbol}_{suffix}", name, unit) for suffix, name, unit in HEAD_SPLIT_FORMS)
+    return HeadSplit(
+        forms,
+        f"{symbol}_fuse",
+        Handle("%op"),
+        Handle("%expand_in", VALUE),
+        Handle("%expand"),
+        Handle("%epilogue_in", VALUE),
+        Handle("%epilogue"),
+        Handle("%s"),
+        Handle("%user"),
+        Handle("%epilogue_user"),
+        Handle("%contraction_in", VALUE),
+        Handle("%contraction"),
+        Handle("%contraction_user"),
+        Handle("%size", I64),
+        Handle("%batch", I64),
+        Handle("%one", I64),
+        Handle("%generic"),
+        Handle("%fused"),
+    )
+
+
 def plan_layout(strategy: DataLayout, symbol: str, target: Target) -> LayoutPlan:
     """The steps of ``strategy``'s action; see the module docstring for the handle names."""
     s = strategy
     current = Handle("%op")
+    if s.fuse_head_split:
+        chain = _head_split(symbol)
+        return LayoutPlan((), chain.generic, head_split=chain)
     steps: list[Step] = []
     if s.generalize:
         result = Handle("%generic")

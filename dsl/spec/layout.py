@@ -23,6 +23,20 @@ A :class:`DataLayout` rewrites each matched op, in this order:
    becomes ``linalg.mmt4d`` when the RHS is packed transposed);
 6. ``lower_packs`` -> ``transform.structured.lower_pack`` / ``lower_unpack``.
 
+``fuse_head_split`` acts on no op but the contraction of one head-split chain, for a rule
+whose matcher selects a transpose (``linalg.transpose``, as exporters write it): the chain
+is ``linalg.matmul`` or a batch-1 ``linalg.batch_matmul`` (ONNX MatMul of a 3-D activation)
+-> an elementwise ``linalg.generic`` that reads its result as first input (the bias add) ->
+``tensor.expand_shape`` -> the matched transpose, each op the single user of the one before
+(contraction and epilogue checked). The action runs ``transform.foreach_match
+restrict_root`` on the matched op with one matcher per contraction form (backward from the
+transpose: ``get_operand`` / ``get_defining_op``, ``match.operation_name``,
+``match.structured``) and generalizes the contraction it yields
+(``transform.structured.generalize``); IREE 3.13 then folds the reshape into it and puts the
+epilogue and the transpose in its dispatch. Nothing else in the function is rewritten (no
+pattern runs on the function); a matched op that reads no such chain is left as it is and
+gets no marker (the contraction carries the markers).
+
 Example::
 
     DataLayout(name="mm_pack", pack=PackGreedily(matmul_packed_sizes=[8, 32, 1]),
@@ -58,8 +72,20 @@ from .base import (
     problem,
 )
 from .kinds import Backend, Injection, LoopShape, MatcherKind, StrategyKind
+from .matchers import AttentionMatch, ContractionMatch, ConvolutionMatch
 
 OPERANDS = ("lhs", "rhs", "result")
+# The fields fuse_head_split excludes, with their unset value as a message spells it.
+_NOT_WITH_HEAD_SPLIT = (
+    ("generalize", "False"),
+    ("interchange", "None"),
+    ("propagate_reshapes", "False"),
+    ("consumer_interchange", "None"),
+    ("pack", "None"),
+    ("pack_transposes", "no pack_transposes"),
+    ("specialize", "False"),
+    ("lower_packs", "False"),
+)
 # The loop roles each operand of a contraction is indexed by.
 _OPERAND_ROLES = ("bmk", "bkn", "bmn")
 # linalg.mmt4d / batch_mmt4d: the roles of each operand's outer and inner dims.
@@ -207,9 +233,21 @@ class DataLayout(StrategyKind):
     """transform.structured.specialize of the packed generic (e.g. to linalg.mmt4d)."""
     lower_packs: StrictBool = False
     """transform.structured.lower_pack / lower_unpack on the packs and the unpack."""
+    fuse_head_split: StrictBool = False
+    """The matched transpose reads a head split (contraction -> epilogue -> expand_shape): generalize that contraction."""
 
     @model_validator(mode="after")
     def _check(self) -> "DataLayout":
+        if self.fuse_head_split:
+            for field, unset in _NOT_WITH_HEAD_SPLIT:
+                if getattr(self, field):
+                    raise problem(
+                        field,
+                        f"{unset} when fuse_head_split is set (the matched op is the transpose; the strategy "
+                        "rewrites only the contraction it reads)",
+                        getattr(self, field),
+                    )
+            return self
         if self.interchange is not None:
             check_permutation("interchange", self.interchange)
         if self.consumer_interchange is not None:
@@ -254,7 +292,7 @@ class DataLayout(StrategyKind):
                 True,
             )
         if not (self.generalize or self.interchange or self.pack or self.consumer_interchange):
-            raise problem("pack", "at least one of generalize, interchange, consumer_interchange or pack", None)
+            raise problem("pack", "at least one of generalize, interchange, consumer_interchange, pack or fuse_head_split", None)
         if isinstance(self.pack, PackGreedily):
             packed = self.pack.packed_roles()
             for i, t in enumerate(self.pack_transposes):
@@ -301,7 +339,17 @@ class DataLayout(StrategyKind):
         """Where ``match`` fixes the contraction's loops: each pack transpose fits the rank
         and inner tiles of its packed operand, and ``specialize`` gets linalg.mmt4d's layout
         (the packed generic is specialized to linalg.mmt4d whatever its operand layout, and
-        a wrong layout makes an invalid op)."""
+        a wrong layout makes an invalid op). ``fuse_head_split`` needs a matcher of the
+        transpose, not of a contraction, convolution or attention op."""
+        leaves = tuple(getattr(match, "matchers", None) or (match,))  # an all_of's leaves
+        if self.fuse_head_split and any(isinstance(m, (ContractionMatch, ConvolutionMatch, AttentionMatch)) for m in leaves):
+            raise problem(
+                "fuse_head_split",
+                "a rule whose matcher selects the transpose of the head split (e.g. a dag matcher of a "
+                "linalg.transpose), not a contraction: the strategy finds the contraction from the transpose",
+                True,
+                strategy=self.name,
+            )
         if self.specialize and match.selects_convolutions():
             raise problem(
                 "specialize",
