@@ -339,6 +339,9 @@ class LinalgOp:
     zero_points: tuple[str, ...] = ()
     """Types of the scalar zero-point inputs of a contraction with zero points
     (``linalg.quantized_matmul``: ``("i32", "i32")``), empty for other ops."""
+    maps: tuple[str, ...] = ()
+    """The indexing maps of the op generalized, printed without ``affine_map<>`` (e.g.
+    ``(d0, d1, d2) -> (d0, d2)``), one per operand; empty when it has none."""
 
     def sizes(self, role: str) -> tuple[int, ...]:
         """The loop sizes of ``role`` (``m``, ``batch``, ``output_image``, ...)."""
@@ -463,8 +466,10 @@ def linalg_ops(text: str) -> list[LinalgOp]:
             sizes: list[int] = []
             iterators: tuple[str, ...] = ()
             zero_points: tuple[str, ...] = ()
+            printed: tuple[str, ...] = ()
             if "indexing_maps" in op.attributes and "iterator_types" in op.attributes:
                 maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
+                printed = tuple(str(m) for m in maps)
                 iterators = tuple(str(t).split("<")[-1].rstrip(">") for t in ir.ArrayAttr(op.attributes["iterator_types"]))
                 sizes = [-1] * len(iterators)
                 for amap, operand in zip(maps, typed):
@@ -482,7 +487,9 @@ def linalg_ops(text: str) -> list[LinalgOp]:
                         zero_points = tuple(str(v.type) for v in list(op.operands)[2:4])
                         operands = tuple(t for t in (typed[0], typed[1], typed[4]) if t is not None)
             ops.append(
-                LinalgOp(name, function, location, operands, tuple(sizes), iterators, kind, role, strides, dilations, values, zero_points)
+                LinalgOp(
+                    name, function, location, operands, tuple(sizes), iterators, kind, role, strides, dilations, values, zero_points, printed
+                )
             )
     return ops
 

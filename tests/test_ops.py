@@ -79,6 +79,19 @@ def test_graph_matchers_select_exactly_their_op(tmp_path: Path) -> None:
         assert rule.functions == (dispatch.name.split("_dispatch")[0],), rule
 
 
+def test_matchers_tell_a_transposed_result_from_a_plain_matmul() -> None:
+    """Same m, n, k: the plain matmul's matcher pins operand_layout, the transposed-result
+    contraction's pins its maps, and each rule applies to its own function only."""
+    payload = ROOT / "tests" / "payloads" / "cpu" / "transposed_output.mlir"
+    ops = list_dispatches(payload, CpuTarget())
+    matchers = {d.name.split("_dispatch")[0]: d.graph_matcher for d in ops.dispatches}
+    assert "operand_layout=\"mk_kn\"" in python_source(matchers["plain"])  # type: ignore[arg-type]
+    assert "(d1, d0)" in python_source(matchers["tout"])  # type: ignore[arg-type]
+    rules = [Rule(target="cpu", match=m, strategy=DataLayout(name=f"g_{f}", generalize=True)) for f, m in matchers.items() if m is not None]
+    report = compile(payload, StrategySet(name="each", targets=[CpuTarget()], rules=rules), "cpu")
+    assert sorted(r.functions for r in report.rules) == [("plain",), ("tout",)]
+
+
 def test_codegen_matchers_select_exactly_their_op_on_gfx942() -> None:
     payload = EXAMPLES / "mlp" / "payload.mlir"
     ops = list_dispatches(payload, AmdGpuTarget())

@@ -164,7 +164,7 @@ def test_listing_shows_the_quantized_matmul_with_roles_types_and_matchers() -> N
     assert (d.root.name, d.root.loop_roles(), d.root.shapes()) == ("linalg.matmul", "mnk", "16x64xi8, 64x32xi8 -> 16x32xi32")
     assert (d.graph_op.loop_roles(), d.graph_op.shapes()) == ("mnk", "16x64xi8, 64x32xi8, i32, i32 -> 16x32xi32")
     assert python_source(d.codegen_matcher) == (  # type: ignore[arg-type]
-        'ContractionMatch(lhs_type="i8", rhs_type="i8", output_type="i32", batch=[], m=[16], n=[32], k=[64])'
+        'ContractionMatch(lhs_type="i8", rhs_type="i8", output_type="i32", operand_layout="mk_kn", batch=[], m=[16], n=[32], k=[64])'
     )
     assert python_source(d.graph_matcher) == (  # type: ignore[arg-type]
         'AllOf(matchers=[OpNameMatch(names=["linalg.quantized_matmul"]), OperandMatch(type="tensor<16x64xi8>"), '

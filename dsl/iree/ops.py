@@ -56,10 +56,11 @@ class OpView:
     strides: tuple[int, ...] = ()
     dilations: tuple[int, ...] = ()
     zero_points: tuple[str, ...] = ()
+    maps: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, op: bindings.LinalgOp) -> "OpView":
-        return cls(op.name, op.kind, op.operands, op.loop_sizes, op.roles, op.strides, op.dilations, op.zero_points)
+        return cls(op.name, op.kind, op.operands, op.loop_sizes, op.roles, op.strides, op.dilations, op.zero_points, op.maps)
 
     def sizes(self, role: str) -> list[int]:
         return [self.loop_sizes[d] for d in self.roles.get(role, ())]
@@ -223,7 +224,8 @@ def _tensor_type(t: bindings.TensorType) -> str:
 
 def matcher_for(view: OpView, function: str | None = None) -> MatcherKind | None:
     """The matcher that selects exactly ``view``: a contraction or convolution matcher with
-    its element types and every dimension group (strides and dilations too), else the op's
+    its element types and every dimension group (strides and dilations too; a contraction's
+    indexing maps where they are not the named ops' own), else the op's
     name scoped to ``function``. None when the op's element types are not tdsl's.
 
     A contraction with zero points (``linalg.quantized_matmul``) is no contraction to IREE's
@@ -248,7 +250,12 @@ def matcher_for(view: OpView, function: str | None = None) -> MatcherKind | None
         except StrategyError:  # a dispatch symbol FunctionMatch cannot name
             return AllOf(matchers=tuple(leaves))
     if view.kind == "contraction" and complete:
-        found: MatcherKind = ContractionMatch.model_validate(data | {role: view.sizes(role) for role in CONTRACTION_ROLES})
+        sized = data | {role: view.sizes(role) for role in CONTRACTION_ROLES}
+        # Sizes alone also select contractions of other operand or result layouts (e.g. a
+        # transposed result): pin the layout, or the maps where no operand_layout spells them.
+        layout = _operand_layout(view, sized)
+        pinned = {"operand_layout": layout} if layout else {"maps": list(view.maps)} if len(view.maps) == 3 else {}
+        found: MatcherKind = ContractionMatch.model_validate(sized | pinned)
         return found
     if view.kind == "convolution" and complete:
         groups: dict[str, Any] = {role: view.sizes(role) for role in CONVOLUTION_ROLES}
@@ -263,6 +270,20 @@ def matcher_for(view: OpView, function: str | None = None) -> MatcherKind | None
         return AllOf(matchers=(FunctionMatch(function=function), names))
     except StrategyError:  # a dispatch symbol FunctionMatch cannot name (e.g. with '$')
         return names
+
+
+def _operand_layout(view: OpView, groups: dict[str, Any]) -> str | None:
+    """The ``operand_layout`` whose maps are ``view``'s exactly, if one is (it needs one m, n
+    and k loop and at most one batch loop, in the named ops' loop order)."""
+    loops = ", ".join(f"d{i}" for i in range(len(view.loop_sizes)))
+    for layout in ("mk_kn", "mk_nk", "km_kn", "km_nk"):
+        try:
+            dims = ContractionMatch.model_validate(groups | {"operand_layout": layout}).indexing_maps()
+        except StrategyError:
+            return None
+        if dims is not None and tuple(f"({loops}) -> ({', '.join(f'd{d}' for d in ds)})" for ds in dims) == view.maps:
+            return layout
+    return None
 
 
 def _phase_ir(payload: Path, flags: Sequence[str], phase: str, timeout_s: float, memory_gb: float) -> str:
