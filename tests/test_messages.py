@@ -664,3 +664,12 @@ def test_bad_json_and_unvalidated_matchers() -> None:
     many = ContractionMatch.model_construct(**F32, batch=((1,), (2,)), m=tuple((i,) for i in range(1, 9)), n=tuple((i,) for i in range(1, 9)), k=None)
     with raises("ContractionMatch: expected at most 64 matcher sequences per rule, received 128 sequences"):
         expand(many)
+
+
+def test_operand_match_refuses_a_result() -> None:
+    """IREE 3.13 refuses transform.get_result in a matcher: result=True is a field error,
+    never a script that fails inside iree-compile."""
+    from tdsl import OperandMatch
+
+    with pytest.raises(StrategyError, match=r"OperandMatch\.result: expected False: IREE 3\.13 refuses transform\.get_result"):
+        OperandMatch(operand=0, result=True, type="tensor<?x?xf32>")

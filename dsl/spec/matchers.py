@@ -719,7 +719,7 @@ class OperandMatch(MatcherKind):
     operand: OperandIndex = 0
     """Index of the operand (transform.get_operand %op[operand]), or of the result with result set."""
     result: StrictBool = False
-    """Constrain a result (transform.get_result) instead of an operand."""
+    """Must stay False: IREE 3.13 refuses transform.get_result in a matcher; constrain the init operand instead."""
     type: Optional[TensorTypeText] = None
     """A tensor type the value must be cast-compatible with (match.cast_compatible_type); '?' any size."""
     dims: tuple[DimConstraint, ...] = ()
@@ -727,6 +727,14 @@ class OperandMatch(MatcherKind):
 
     @model_validator(mode="after")
     def _check(self) -> "OperandMatch":
+        if self.result:
+            raise problem(
+                "result",
+                "False: IREE 3.13 refuses transform.get_result inside a matcher ('expected operations in the match "
+                "part to implement MatchOpInterface'); constrain the init operand instead (the last operand, "
+                "which has the result's type)",
+                True,
+            )
         if self.type is None and not self.dims:
             raise problem("type", "a type and/or dims constraints", None)
         check_length("dims", self.dims, what="one per constrained dimension")
