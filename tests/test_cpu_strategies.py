@@ -103,8 +103,8 @@ def test_auto_leaves_what_it_did_not_measure_to_data_tiling(isa: str) -> None:
 
 @pytest.mark.compile
 def test_narrow_matmuls_keep_iree_default_tiles_under_data_tiling(tmp_path: Path) -> None:
-    """auto() on AVX-512: a 3136x64x64 matmul (N, K <= 128) is one DoubleTilingExpert
-    matmul dispatch with the pinned tiles and no encode dispatch; a 3136x64x256 one (K too
+    """auto() on AVX-512: a 3136x64x64 matmul (N <= 128, K <= 1024) is one DoubleTilingExpert
+    matmul dispatch with the pinned tiles and no encode dispatch; a 3136x64x2048 one (K too
     large) and a 3136x64x72 one (K no multiple of 16) are data tiled; numbers agree."""
     payload = tmp_path / "narrow.mlir"
     fn = """
@@ -115,7 +115,7 @@ func.func @{name}(%a: tensor<3136x{k}xf32>, %b: tensor<{k}x64xf32>) -> tensor<31
   %r = linalg.matmul ins(%a, %b : tensor<3136x{k}xf32>, tensor<{k}x64xf32>) outs(%f : tensor<3136x64xf32>) -> tensor<3136x64xf32>
   return %r : tensor<3136x64xf32>
 }}"""
-    payload.write_text("".join(fn.format(name=n, k=k) for n, k in (("narrow", 64), ("deep", 256), ("odd", 72))))
+    payload.write_text("".join(fn.format(name=n, k=k) for n, k in (("narrow", 64), ("deep", 2048), ("odd", 72))))
     report = run(payload, auto(isa="avx512"))
     assert report.ok, report.text()
     dispatches = report.compile_report.dispatches

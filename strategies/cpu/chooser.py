@@ -5,8 +5,8 @@ The choices per ISA and the figures behind them are in :mod:`tdsl.strategies.cpu
 On every ISA the base is IREE's best path: ``--iree-opt-data-tiling`` with IREE's mmt4d
 ukernels. On top of it, where measured:
 
-* f32 matmuls with a narrow (k, n) weight (N, K <= 128) keep IREE default's tiles, pinned
-  before data tiling, which is many times slower there with constant weights
+* f32 matmuls with a narrow (k, n) weight (N <= 128, K <= 1024) keep IREE default's tiles,
+  pinned before data tiling, which is slower there (up to 5.6x with constant weights)
   (:func:`tdsl.strategies.cpu.packing.narrow_matmul_rule`);
 * i32 x i32 -> i64 matmuls (ONNX ``MatMulInteger`` with zero points) get 4x32 K8 tiles
   pinned at the graph level (:mod:`tdsl.strategies.cpu.quantized`);

@@ -31,7 +31,7 @@ class IsaChoices:
     matvec_tiles_with_runtime_weights: bool
     """K-blocked tiles pinned on matrix-vector products whose matrix is a runtime argument."""
     narrow_matmuls_off_data_tiling: bool
-    """f32 matmuls with N, K <= 128 keep IREE default's tiles, pinned before data tiling."""
+    """f32 matmuls with N <= 128 and K <= 1024 keep IREE default's tiles, pinned before data tiling."""
     i64_matmul_tiles: bool
     """4x32 K8 tiles pinned on i32 x i32 -> i64 matmuls (ONNX MatMulInteger with zero points)."""
     evidence: tuple[str, ...]
@@ -56,13 +56,12 @@ CHOICES: dict[Isa, IsaChoices] = {
             "matrix-vector products with runtime weights -> pinned K-blocked tiles (data tiling packs the whole "
             "matrix on every call: 1x4096x4096 f32 34.0 ms vs 10.4 ms IREE default); with constant weights data "
             "tiling wins (1.72 ms) and keeps them",
-            "f32 (k, n)-weight matmuls with N, K <= 128 (multiples of 16) -> IREE default's tiles pinned before data "
-            "tiling: constant weights 3136x64x64 0.128 vs 0.717 ms data tiling, 3136x128x128 0.502 vs 1.690 ms, "
-            "equal to IREE default (see packing.narrow_matmul_rule). The cause is data tiling's per-call transient "
-            "buffer under IREE's default runtime allocator: with --allocator caching data tiling ties IREE default "
-            "(3136x64x64 0.133 vs 0.122 ms). Known losses left to data tiling (default allocator): constant "
-            "3136x256x256 0.49x and 3136x64x256 0.88x of IREE default; no static bound on M, N or K separates them "
-            "from data tiling's wins (256^3 1.1x, 3136x512x64 1.25x, 1024^3 2.6x)",
+            "f32 (k, n)-weight matmuls with N <= 128 and K <= 1024 (multiples of 16) -> IREE default's tiles pinned "
+            "before data tiling: 3136x64x64 0.128 vs 0.717 ms data tiling (its per-call transient buffer under IREE's "
+            "default allocator; with --allocator caching they tie), 4096x128x1024 5.63 vs 8.36 ms, 384x128x384 0.177 "
+            "vs 0.192 ms; equal to IREE default (packing.narrow_matmul_rule). From K = 2048 data tiling wins "
+            "(512x128x2048 1.36 vs 1.65 ms). Known loss left to data tiling: constant 3136x256x256 0.49x of IREE "
+            "default; no static bound separates it from data tiling's wins on wider N",
             "i32 x i32 -> i64 matmuls (ONNX MatMulInteger with zero points) -> 4x32 K8 tiles pinned at the graph level: "
             "1.41-1.57x data tiling on five models (128x768x768 2.05 vs 2.96 ms; see quantized.py); i8 x i8 -> i32 "
             "forms (QLinearMatMul) stay with data tiling, which ties onnxruntime there",

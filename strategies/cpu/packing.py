@@ -97,47 +97,45 @@ def matvec_pin(name: str, tile: InnerTile) -> GraphCpuLowering:
     )
 
 
-NARROW_MAX = 128
-"""The largest N and K of a "narrow" matmul (:func:`narrow_matmul_rule`)."""
+NARROW_N_MAX = 128
+"""The largest N of a "narrow" matmul (:func:`narrow_matmul_rule`)."""
+NARROW_K_MAX = 1024
+"""The largest K of a "narrow" matmul: from K = 2048 on, data tiling wins again."""
 
 
 def narrow_matmul_rule(name: str, types: tuple[str, str, str], target: str = "cpu") -> Rule:
-    """Keeps a 2-D (k, n)-weight matmul with N and K at most :data:`NARROW_MAX` and M, N, K
-    multiples of 16 away from data tiling, on IREE default's vector tiles (8x16, K step 16;
-    16 x N workgroups so that no M remainder is left), pinned at the graph level. Data
-    tiling is many times slower there with constant weights and IREE's default runtime
-    allocator: the cause is not the kernels but its per-call transient buffer (the packed
-    activations) coming fresh from the system on every call (with ``tdsl bench --allocator
-    caching`` data tiling ties IREE default: 3136x64x64 0.133 vs 0.122 ms, 784x128x128 0.125
-    vs 0.123, 3136x256x256 1.95 vs 2.31; with the default allocator 0.697 vs 0.125, 0.400 vs
-    0.128, 4.74 vs 2.16). The pinned op needs no transient buffer, so it wins with the
-    default allocator and ties with the caching one. Measured on AVX-512 (1 thread, 5
-    rounds, medians; ms; pinned / IREE default / data tiling), default allocator, constant weights:
+    """Keeps a 2-D (k, n)-weight matmul with N <= :data:`NARROW_N_MAX` and K <=
+    :data:`NARROW_K_MAX` (M, N, K multiples of 16) away from data tiling, on IREE default's
+    vector tiles (8x16, K step 16; 16 x N workgroups, so that no M remainder is left),
+    pinned at the graph level. Measured on AVX-512 (AMD EPYC Zen 5), 1 thread, 5 interleaved
+    rounds, medians in ms, pinned / IREE default / data tiling, constant weights (runtime
+    weights alike within 5 %):
 
-    * 3136x64x64: 0.128 / 0.129 / 0.717;  3136x128x128: 0.502 / 0.504 / 1.690;
-    * 784x128x128: 0.127 / 0.127 / 0.393;  1024x96x64: 0.063 / 0.064 / 0.069;
-    * (with 64-row workgroups) 3136x128x64: 0.269 / 0.266 / 0.286; 12544x64x32: 0.414 / 0.477 / 0.462.
+    * 3136x64x64: 0.128 / 0.129 / 0.717; 3136x128x128: 0.502 / 0.504 / 1.690; 784x128x128:
+      0.127 / 0.127 / 0.393 (data tiling's per-call transient buffer under IREE's default
+      runtime allocator: with ``tdsl bench --allocator caching`` it ties, 0.133 vs 0.122 ms
+      on 3136x64x64);
+    * 4096x128x1024: 5.628 / 5.752 / 8.364; 1024x64x1024: 0.659 / 0.655 / 0.735;
+      3136x64x256: 0.494 / 0.496 / 0.556; 2048x128x256: 0.647 / 0.647 / 0.684;
+      384x128x384: 0.177 / 0.177 / 0.192; 256x64x1024: 0.172 / 0.167 / 0.183;
+      128x128x1024: 0.163 / 0.168 / 0.168; 64x128x512: 0.042 / 0.044 / 0.045.
 
-    Runtime weights (64-row workgroups): 3136x64x64 0.132 / 0.133 / 0.151, 3136x128x128 0.515 /
-    0.519 / 0.545, 3136x128x64 0.381 / 0.387 / 0.450.
-
-    Known default-allocator losses of data tiling this rule does not take (left to per-op
-    measurement): constant 3136x256x256 (IREE default 2.20 ms, data tiling 4.49) and
-    3136x64x256 (0.486 vs 0.548); at K = 256 or N = 256 data tiling also wins elsewhere
-    (256^3, 3136x512x64 1.25x), so no bound on N or K alone separates them.
+    Not taken, data tiling wins: 512x128x2048 (1.654 pinned vs 1.357) and 128x128x4096
+    (1.136 vs 0.669). Wider N is left to data tiling (it wins from 3136x512x64 1.25x to
+    1024^3 2.6x), except where IREE default measured better: 3136x256x256 with constant
+    weights (2.20 vs 4.49 ms, the transient buffer again), which no static bound separates.
     """
     lhs, rhs, out = types
-    narrow = [DimConstraint(dim=1, max=NARROW_MAX, multiple_of=16)]
     return Rule(
         target=target,
         match=AllOf(
             matchers=[
                 ContractionMatch(lhs_type=lhs, rhs_type=rhs, output_type=out, batch=[], operand_layout="mk_kn"),
-                OperandMatch(operand=0, dims=[DimConstraint(dim=0, multiple_of=16), *narrow]),
-                OperandMatch(operand=1, dims=narrow),
+                OperandMatch(operand=0, dims=[DimConstraint(dim=0, multiple_of=16), DimConstraint(dim=1, max=NARROW_K_MAX, multiple_of=16)]),
+                OperandMatch(operand=1, dims=[DimConstraint(dim=1, max=NARROW_N_MAX, multiple_of=16)]),
             ]
         ),
-        strategy=GraphCpuLowering(name=name, distribution=[16, NARROW_MAX, 0], vector_common_parallel=[8, 16, 0], vector_reduction=[0, 0, 16]),
+        strategy=GraphCpuLowering(name=name, distribution=[16, NARROW_N_MAX, 0], vector_common_parallel=[8, 16, 0], vector_reduction=[0, 0, 16]),
     )
 
 
