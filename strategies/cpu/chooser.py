@@ -62,7 +62,8 @@ def auto(
     from this machine when not given).
 
     ``weights``: how the deployed program gets its weights (``constant``: compile-time
-    constants, as exported models ship them; ``runtime``: function arguments).
+    constants, as exported models ship them; ``runtime``: function arguments; the
+    ``pack_matmuls`` rules are the same for both, matvec tiles included).
     ``pack_matmuls`` / ``im2col_convs``: override the ISA's measured choice. ``element_types``,
     ``caches`` and ``small_max`` shape the ``pack_matmuls`` rules (see ``packing_rules``).
     """
