@@ -192,6 +192,8 @@ def _level(draw: Draw, roles: tuple[str, ...], parallel: bool, choices: list[int
 @st.composite
 def data_layouts(draw: Draw, name: str, op: Op, specialize_ok: bool) -> Data:
     s: Data = {"kind": "data_layout", "name": name}
+    if draw(st.integers(0, 11)) == 0:
+        return s | {"fuse_head_split": True}  # refused on a contraction / convolution matcher
     n = op.loops
     contraction = op.family in ("matmul", "batch_matmul", "conv")
     if draw(st.booleans()):
@@ -410,6 +412,8 @@ def targets(draw: Draw) -> Optional[list[Data]]:
         cpu["ukernels"] = _pick(draw, ["none", "none", "default", "mmt4d", "all"])
     if draw(st.integers(0, 4)) == 0:
         cpu["im2col_convs"] = True
+    if draw(st.integers(0, 3)) == 0:
+        cpu["data_tiling"] = True
     found = [cpu]
     if draw(st.booleans()):
         found.append({"kind": "rocm", "name": "gfx942", "arch": "gfx942"} if draw(st.booleans()) else {"kind": "rocm"})
@@ -420,21 +424,25 @@ def targets(draw: Draw) -> Optional[list[Data]]:
 def rules(draw: Draw, index: int, target: str, backend: str, specialize_ok: bool, op: Optional[Op] = None, exact: bool = False) -> Data:
     op = op if op is not None else draw(ops())
     kinds = ["data_layout", "cpu_lowering" if backend == "llvm-cpu" else "gpu_lowering"] + ([] if op.epilogue else ["codegen"])
+    kinds += ["graph_cpu_lowering"] if backend == "llvm-cpu" and op.family != "pack" else []
     kind = _pick(draw, kinds + kinds[1:2])  # lowering configs twice as often
     if op.family == "pack" and kind != "data_layout":
         kind = "cpu_lowering" if backend == "llvm-cpu" else "data_layout"
     name = f"{kind.split('_')[0]}{index}"
-    codegen_phase = kind != "data_layout"
+    codegen_phase = kind not in ("data_layout", "graph_cpu_lowering")
     match = draw(matchers(op, codegen_phase, backend, exact))
     if kind == "data_layout":
         strategy = draw(data_layouts(name, op, specialize_ok))
-    elif kind == "cpu_lowering":
-        strategy = draw(cpu_lowerings(name, op))
+    elif kind in ("cpu_lowering", "graph_cpu_lowering"):
+        strategy = draw(cpu_lowerings(name, op)) | {"kind": kind}
     elif kind == "gpu_lowering":
         strategy = draw(gpu_lowerings(name, op))
     else:
         strategy = draw(codegens(name, op, backend))
-    return {"target": target, "match": match, "strategy": strategy}
+    rule = {"target": target, "match": match, "strategy": strategy}
+    if draw(st.integers(0, 4)) == 0:
+        rule["optional"] = True
+    return rule
 
 
 @st.composite
