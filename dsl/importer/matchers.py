@@ -30,6 +30,7 @@ from ..spec.matchers import (
     OperandMatch,
     OpNameMatch,
     PackMatch,
+    contraction_with_layout,
 )
 from .ir import Attr, MapA, Module, Op, Sequence, TypeA, Unit
 from .problems import Unsupported
@@ -37,8 +38,6 @@ from .problems import Unsupported
 CONTRACTION_GROUPS = ("batch", "m", "n", "k")
 CONVOLUTION_GROUPS = ("batch", "output_image", "output_channel", "filter", "input_channel", "depth", "strides", "dilations")
 ATTENTION_GROUPS = ("batch", "m", "n", "k1", "k2")
-
-_LAYOUTS = ("mk_kn", "mk_nk", "km_kn", "km_nk", "k_kn", "k_nk")
 
 
 @dataclass
@@ -576,23 +575,9 @@ def _contraction(fields: dict[str, Any]) -> ContractionMatch:
     """A contraction matcher; maps that are one of tdsl's operand layouts (with an exact
     batch of the maps' batch rank) become ``operand_layout``."""
     maps = fields.get("maps")
-    batch = fields.get("batch")
-    if maps is not None and batch is not None and len(batch) == 1 and len(batch[0]) <= 1:
-        for layout in _LAYOUTS:
-            trial = {k: v for k, v in fields.items() if k != "maps"}
-            trial["operand_layout"] = layout
-            if layout.startswith("k_") and trial.get("m") is None:
-                trial["m"] = ((),)
-            try:
-                candidate: ContractionMatch = ContractionMatch.model_validate(trial)
-            except StrategyError:
-                continue
-            rendered = candidate.indexing_maps()
-            if rendered is None:
-                continue
-            dims = ", ".join(f"d{d}" for d in range(len(rendered[2]) + 1))
-            texts = tuple(f"({dims}) -> (" + ", ".join(f"d{d}" for d in r) + ")" for r in rendered)
-            if texts == tuple(maps) and (not layout.startswith("k_") or fields.get("m") == ((),)):
-                return candidate
+    if maps is not None:
+        layout = contraction_with_layout(fields, tuple(maps))
+        if layout is not None:
+            return layout
     plain: ContractionMatch = ContractionMatch.model_validate(fields)
     return plain

@@ -29,7 +29,7 @@ from ..spec.element_types import ELEMENT_BITS
 from ..spec.kinds import MatcherKind
 from ..render import LAYOUT_MARKER, MARKER, render
 from ..spec.kinds import Phase
-from ..spec.matchers import ContractionMatch, ConvolutionMatch, FunctionMatch, OperandMatch, OpNameMatch
+from ..spec.matchers import ContractionMatch, ConvolutionMatch, FunctionMatch, OperandMatch, OpNameMatch, contraction_with_layout
 from ..spec.strategy_set import StrategySet
 from ..targets import AmdGpuTarget, CpuTarget
 from .dispatches import STATISTICS_FILE, Launches, read_launches, statistics_flags
@@ -253,9 +253,8 @@ def matcher_for(view: OpView, function: str | None = None) -> MatcherKind | None
         sized = data | {role: view.sizes(role) for role in CONTRACTION_ROLES}
         # Sizes alone also select contractions of other operand or result layouts (e.g. a
         # transposed result): pin the layout, or the maps where no operand_layout spells them.
-        layout = _operand_layout(view, sized)
-        pinned = {"operand_layout": layout} if layout else {"maps": list(view.maps)} if len(view.maps) == 3 else {}
-        found: MatcherKind = ContractionMatch.model_validate(sized | pinned)
+        with_layout = contraction_with_layout(sized, view.maps) if len(view.maps) == 3 else None
+        found: MatcherKind = with_layout or ContractionMatch.model_validate(sized | ({"maps": list(view.maps)} if len(view.maps) == 3 else {}))
         return found
     if view.kind == "convolution" and complete:
         groups: dict[str, Any] = {role: view.sizes(role) for role in CONVOLUTION_ROLES}
@@ -270,20 +269,6 @@ def matcher_for(view: OpView, function: str | None = None) -> MatcherKind | None
         return AllOf(matchers=(FunctionMatch(function=function), names))
     except StrategyError:  # a dispatch symbol FunctionMatch cannot name (e.g. with '$')
         return names
-
-
-def _operand_layout(view: OpView, groups: dict[str, Any]) -> str | None:
-    """The ``operand_layout`` whose maps are ``view``'s exactly, if one is (it needs one m, n
-    and k loop and at most one batch loop, in the named ops' loop order)."""
-    loops = ", ".join(f"d{i}" for i in range(len(view.loop_sizes)))
-    for layout in ("mk_kn", "mk_nk", "km_kn", "km_nk"):
-        try:
-            dims = ContractionMatch.model_validate(groups | {"operand_layout": layout}).indexing_maps()
-        except StrategyError:
-            return None
-        if dims is not None and tuple(f"({loops}) -> ({', '.join(f'd{d}' for d in ds)})" for ds in dims) == view.maps:
-            return layout
-    return None
 
 
 def _phase_ir(payload: Path, flags: Sequence[str], phase: str, timeout_s: float, memory_gb: float) -> str:

@@ -238,11 +238,7 @@ _CONTRACTION_GROUPS = ("batch", "m", "n", "k")
 @plan_leaf.register
 def _contraction(matcher: ContractionMatch, site: LeafSite, choice: Choice) -> LeafPlan:
     p = site.prefix
-    maps: tuple[str, ...] = tuple(matcher.maps or ())
-    results = matcher.indexing_maps()
-    if results is not None:
-        dims = ", ".join(f"d{d}" for d in range(len(results[2]) + 1))
-        maps = tuple(f"({dims}) -> (" + ", ".join(f"d{d}" for d in r) + ")" for r in results)
+    maps: tuple[str, ...] = matcher.layout_maps() or tuple(matcher.maps or ())
     bounds = []
     if matcher.k_min is not None:
         bounds.append(DimBound(f"{p}_lhs", 0, matcher.lhs_k_dim(), matcher.k_min, None, "k_min"))

@@ -28,10 +28,11 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Annotated, Any, ClassVar, Literal, Optional
+from typing import Annotated, Any, ClassVar, Literal, Optional, get_args
 
 from pydantic import AfterValidator, BeforeValidator, Field, Strict, model_validator
 
+from ..errors import StrategyError
 from .base import (
     MAX_RANK,
     Described,
@@ -439,6 +440,15 @@ class ContractionMatch(MatcherKind):
         rhs = [k, n] if self.operand_layout[3:] == "kn" else [n, k]
         return [b + lhs, b + rhs, b + [m, n]]
 
+    def layout_maps(self) -> Optional[tuple[str, ...]]:
+        """The indexing maps ``operand_layout`` fixes, printed as ``(d0, d1, d2) -> (d0, d2)``
+        (None without an operand_layout)."""
+        results = self.indexing_maps()
+        if results is None:
+            return None
+        dims = ", ".join(f"d{d}" for d in range(len(results[2]) + 1))
+        return tuple(f"({dims}) -> (" + ", ".join(f"d{d}" for d in r) + ")" for r in results)
+
     def alternatives(self) -> list[dict[str, Any]]:
         groups = self.GROUPS
         combos = itertools.product(*(_alternatives(getattr(self, g)) for g in groups))
@@ -511,6 +521,21 @@ class ContractionMatch(MatcherKind):
             return read[0] if read is not None else None
         ranks = [_rank(getattr(self, g)) for g in ("batch", "m", "n", "k")]
         return None if any(r is None for r in ranks) else sum(r for r in ranks if r is not None)
+
+
+def contraction_with_layout(fields: dict[str, Any], maps: tuple[str, ...]) -> Optional[ContractionMatch]:
+    """The contraction matcher of ``fields`` (without ``maps``) with the ``operand_layout``
+    whose indexing maps are ``maps`` exactly, if one is and validates (a layout needs an exact
+    batch of at most one dim, and the ``k_`` ones ``m = []``)."""
+    base = {k: v for k, v in fields.items() if k != "maps"}
+    for layout in get_args(OperandLayout):
+        try:
+            candidate: ContractionMatch = ContractionMatch.model_validate(base | {"operand_layout": layout})
+        except StrategyError:
+            continue
+        if candidate.layout_maps() == tuple(maps):
+            return candidate
+    return None
 
 
 class ConvolutionMatch(MatcherKind):
