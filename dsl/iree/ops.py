@@ -19,7 +19,7 @@ import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from .. import bindings
 from ..errors import StrategyError
@@ -176,15 +176,18 @@ class ProgramOps:
         return "\n".join(lines)
 
 
+def _set_fields(model: StrategyModel) -> Iterator[tuple[str, Any]]:
+    """(name, value) of ``model``'s fields that differ from their defaults, but ``kind``."""
+    for name, info in type(model).model_fields.items():
+        value = getattr(model, name)
+        if name != "kind" and value != info.default:
+            yield name, value
+
+
 def python_source(model: StrategyModel) -> str:
     """``model`` as the Python expression that builds it (only fields that differ from
     their defaults), e.g. ``ContractionMatch(lhs_type="f32", ..., m=[128])``."""
-    parts = []
-    for name, info in type(model).model_fields.items():
-        value = getattr(model, name)
-        if name == "kind" or value == info.default:
-            continue
-        parts.append(f"{name}={_python_value(value)}")
+    parts = [f"{name}={_python_value(value)}" for name, value in _set_fields(model)]
     return f"{type(model).__name__}({', '.join(parts)})"
 
 
@@ -192,10 +195,7 @@ def python_names(model: StrategyModel) -> set[str]:
     """The class names :func:`python_source` of ``model`` calls (``model``'s and those of
     the models in its non-default fields): what a module must import to run it."""
     names = {type(model).__name__}
-    for name, info in type(model).model_fields.items():
-        value = getattr(model, name)
-        if name == "kind" or value == info.default:
-            continue
+    for _, value in _set_fields(model):
         for item in value if isinstance(value, (tuple, list)) else (value,):
             if isinstance(item, StrategyModel):
                 names |= python_names(item)
