@@ -24,7 +24,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("tdsl.errors", "tdsl.files", "tdsl.bindings")),
     ("spec concepts", ("tdsl.spec",)),
     ("targets", ("tdsl.targets",)),
-    ("strategy sets", ("tdsl.spec.strategy_set", "tdsl.spec.loader")),
+    ("strategy sets", ("tdsl.spec.strategy_set", "tdsl.spec.loader", "tdsl.spec.space")),
     ("render", ("tdsl.render",)),
     ("iree", ("tdsl.iree",)),
     ("importer", ("tdsl.importer",)),

@@ -49,7 +49,9 @@ def injections(rules: Sequence[Rule]) -> list[Injection]:
 
 
 def render(strategy_set: StrategySet, target: str) -> Rendered:
-    """Renders and verifies every script ``strategy_set`` needs for ``target``."""
+    """Renders and verifies every script ``strategy_set`` needs for ``target`` (a set
+    without knobs)."""
+    strategy_set.require_concrete("render")
     target_model = strategy_set.target(target)
     rules = strategy_set.rules_for(target)
     groups: dict[Injection, list[tuple[int, Rule]]] = {}

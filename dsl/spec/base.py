@@ -18,10 +18,12 @@ import types
 import typing
 from typing import Annotated, Any, ClassVar, Iterable, Sequence, Union
 
-from pydantic import AfterValidator, BeforeValidator, BaseModel, ConfigDict, Strict, ValidationError
+from pydantic import AfterValidator, BeforeValidator, BaseModel, ConfigDict, PrivateAttr, Strict, ValidationError
 from pydantic_core import PydanticCustomError
 
 from ..errors import FieldProblem, StrategyError
+from . import knobs as _knobs
+from .knobs import Knob
 
 # Whole-string patterns: always used with ``fullmatch`` (``$`` in ``match`` would accept a
 # trailing newline).
@@ -249,6 +251,7 @@ class StrategyModel(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True, use_attribute_docstrings=True)
     _names_errors: ClassVar[bool] = False
+    _knob_paths: dict[_knobs.Path, Knob] = PrivateAttr(default_factory=dict)
 
     def __init__(self, /, **data: Any) -> None:
         # pydantic also calls this __init__ for nested models while validating a parent:
@@ -256,7 +259,19 @@ class StrategyModel(BaseModel):
         depth = _DEPTH.get()
         token = _DEPTH.set(depth + 1)
         try:
-            super().__init__(**data)
+            found = knobs_in(data) if _knobs.seen() else {}
+            if found:
+                for concrete in _tries(data, found):
+                    try:
+                        super().__init__(**concrete)
+                        break
+                    except ValidationError:
+                        continue
+                else:
+                    super().__init__(**_substitute(data, found, _first(found)))
+                self._knob_paths = found
+            else:
+                super().__init__(**data)
         except ValidationError as err:
             if depth:
                 raise
@@ -269,13 +284,111 @@ class StrategyModel(BaseModel):
         depth = _DEPTH.get()
         token = _DEPTH.set(depth + 1)
         try:
-            return super().model_validate(obj, *args, **kwargs)
+            found = knobs_in(obj) if _knobs.seen() and isinstance(obj, dict) else {}
+            if not found:
+                return super().model_validate(obj, *args, **kwargs)
+            for concrete in _tries(obj, found):
+                try:
+                    model = super().model_validate(concrete, *args, **kwargs)
+                    break
+                except ValidationError:
+                    continue
+            else:
+                model = super().model_validate(_substitute(obj, found, _first(found)), *args, **kwargs)
+            model._knob_paths = found
+            return model
         except ValidationError as err:
             if depth:
                 raise
             raise strategy_error(cls, obj, err) from None
         finally:
             _DEPTH.reset(token)
+
+    def require_concrete(self, what: str) -> None:
+        """Raises :class:`StrategyError` if this model holds knobs: ``what`` (render,
+        dump, ...) needs one value per field; a :class:`tdsl.spec.space.Space` gives those."""
+        if self._knob_paths:
+            path, knob = next(iter(self._knob_paths.items()))
+            raise StrategyError(
+                getattr(self, "name", type(self).__name__),
+                [FieldProblem(path_text(path), f"a value ({what} needs a concrete set: tdsl tune or Space(...).candidates() give those)", f"the knob {knob.name!r}")],
+            )
+
+    def knobs(self) -> dict[_knobs.Path, Knob]:
+        """{path: knob} of every knob in this model and the models below it (empty for a
+        concrete model); paths are field names and indices from this model."""
+        return dict(self._knob_paths)
+
+    def with_values(self, assignment: dict[str, Any]) -> Any:
+        """This model with every knob replaced by ``assignment[knob name]``, validated in
+        full as a concrete model (raises :class:`StrategyError` where the values do not fit)."""
+        return type(self).model_validate(_substitute(self.model_dump(mode="json"), self._knob_paths, assignment))
+
+
+# --------------------------------------------------------------------------------------
+# Knobs in fields: found in the received data, replaced by values for validation.
+
+_STRUCTURAL_TRIES = 16
+"""Seeded knob assignments tried after the first values when validating a model with knobs
+structurally (a model is accepted when one assignment validates)."""
+
+
+def knobs_in(data: Any, path: _knobs.Path = ()) -> dict[_knobs.Path, Knob]:
+    """{path: knob} of the knobs in received ``data``: knob values, and the knobs of models
+    built with knobs (their paths prefixed). Raises when two knobs of one name differ."""
+    found: dict[_knobs.Path, Knob] = {}
+    if isinstance(data, Knob):
+        found[path] = data
+    elif isinstance(data, StrategyModel):
+        found.update({path + p: k for p, k in data._knob_paths.items()})
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            found.update(knobs_in(value, path + (key,)))
+    elif isinstance(data, (list, tuple)):
+        for i, value in enumerate(data):
+            found.update(knobs_in(value, path + (i,)))
+    if found and not path:
+        _knobs.merge(found)
+    return found
+
+
+def _plain(data: Any) -> Any:
+    """``data`` as mutable plain data: models dumped (JSON mode), tuples as lists."""
+    if isinstance(data, BaseModel):
+        return data.model_dump(mode="json")
+    if isinstance(data, dict):
+        return {k: _plain(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_plain(v) for v in data]
+    return data
+
+
+def _substitute(data: Any, found: dict[_knobs.Path, Knob], assignment: dict[str, Any]) -> Any:
+    """Plain ``data`` with the value ``assignment`` gives each knob's name at its path."""
+    out = _plain(data)
+    for path, knob in sorted(found.items(), key=lambda item: len(item[0])):
+        value = _plain(assignment[knob.name])
+        if not path:
+            return value
+        node = out
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+    return out
+
+
+def _first(found: dict[_knobs.Path, Knob]) -> dict[str, Any]:
+    return {name: knob.values()[0] for name, knob in _knobs.merge(found).items()}
+
+
+def _tries(data: Any, found: dict[_knobs.Path, Knob]) -> Iterable[Any]:
+    """``data`` with the knobs' first values, then with a few seeded assignments."""
+    named = list(_knobs.merge(found).values())
+    size = _knobs.knob_size(named)
+    yield _substitute(data, found, _first(found))
+    for index in _knobs.sample_indices(size, _STRUCTURAL_TRIES, seed=0):
+        if index:
+            yield _substitute(data, found, _knobs.assignment_at(named, index))
 
     @classmethod
     def model_validate_json(cls, json_data: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: D102

@@ -216,7 +216,8 @@ def _load_data(path: Path) -> StrategySet:
 
 
 def to_data(strategy_set: StrategySet) -> dict[str, Any]:
-    """The canonical plain-data form of a set (what YAML/JSON hold)."""
+    """The canonical plain-data form of a set without knobs (what YAML/JSON hold)."""
+    strategy_set.require_concrete("dump")
     return strategy_set.model_dump(mode="json")
 
 
