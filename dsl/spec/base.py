@@ -324,6 +324,14 @@ class StrategyModel(BaseModel):
         full as a concrete model (raises :class:`StrategyError` where the values do not fit)."""
         return type(self).model_validate(_substitute(self.model_dump(mode="json"), self._knob_paths, assignment))
 
+    @classmethod
+    def model_validate_json(cls, json_data: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: D102
+        try:
+            data = json.loads(json_data)
+        except ValueError as err:  # JSONDecodeError, or an integer too long to convert
+            raise StrategyError(cls.__name__, [FieldProblem("", "a JSON document", one_line(str(err)))]) from None
+        return cls.model_validate(data, *args, **kwargs)
+
 
 # --------------------------------------------------------------------------------------
 # Knobs in fields: found in the received data, replaced by values for validation.
@@ -389,14 +397,6 @@ def _tries(data: Any, found: dict[_knobs.Path, Knob]) -> Iterable[Any]:
     for index in _knobs.sample_indices(size, _STRUCTURAL_TRIES, seed=0):
         if index:
             yield _substitute(data, found, _knobs.assignment_at(named, index))
-
-    @classmethod
-    def model_validate_json(cls, json_data: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: D102
-        try:
-            data = json.loads(json_data)
-        except ValueError as err:  # JSONDecodeError, or an integer too long to convert
-            raise StrategyError(cls.__name__, [FieldProblem("", "a JSON document", one_line(str(err)))]) from None
-        return cls.model_validate(data, *args, **kwargs)
 
 
 # --------------------------------------------------------------------------------------

@@ -99,8 +99,9 @@ class IntRange(Knob):
             raise KnobError(f"{name}.step", "step and multiple_of of at least 1", f"{step}, {multiple_of}")
         if hi < lo:
             raise KnobError(f"{name}.hi", f"at least lo ({lo})", str(hi))
-        for field, value in (("name", name), ("lo", lo), ("hi", hi), ("step", step), ("multiple_of", multiple_of)):
-            object.__setattr__(self, field, value)
+        object.__setattr__(self, "name", name)
+        for attribute, number in (("lo", lo), ("hi", hi), ("step", step), ("multiple_of", multiple_of)):
+            object.__setattr__(self, attribute, number)
         self.__post_init__()
 
     def values(self) -> tuple[int, ...]:

@@ -1,0 +1,1 @@
+"""tdsl tune: search compile strategies for the fastest one that passes numerics."""
