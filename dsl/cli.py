@@ -430,6 +430,48 @@ def _cmd_ops(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_tune(args: argparse.Namespace) -> int:
+    from .iree.compile import check_output_file
+    from .iree.bench import plot_available
+
+    check_output_dir(args.output, "-o")
+    if args.plot and not plot_available():
+        raise ArgumentError("--plot needs matplotlib: pip install 'tdsl[plot]' (or pip install matplotlib)")
+    if args.target not in ("cpu", "gfx942"):
+        raise ArgumentError(f"--target: expected cpu or gfx942, received {args.target!r}")
+    from .tune import TuneOptions, open_cache, open_executor, table, tune, write_outputs
+
+    options = TuneOptions(
+        budget=args.budget, time_s=args.time, rounds=args.rounds, min_time_s=args.min_time, threads=args.threads,
+        allocator=args.allocator, ops=tuple(args.ops), seed=args.seed, check_numerics=not args.no_numerics,
+        timeout_s=args.timeout, memory_gb=args.memory_gb, extra_flags=tuple(extra_flags(args)),
+    )
+    program = _program(args)
+    progress = _progress(args)
+    lines: list[str] = []
+
+    def report(line: str) -> None:
+        lines.append(line)
+        if _verbosity(args) >= 0:
+            print(f"tdsl tune: {line}", file=sys.stderr)
+
+    with open_cache(args.cache) as cache, open_executor(args.executor, args.address, args.workers, args.device) as executor:
+        if args.target == "gfx942":
+            from .tune import tune_gfx942
+
+            result = tune_gfx942(program, options=options, executor=executor, cache=cache, progress=progress, report=report)
+        else:
+            result = tune(program, options=options, executor=executor, cache=cache, progress=progress, report=report)
+    try:
+        paths = write_outputs(result, args.output, with_plot=args.plot)
+    except OSError as err:
+        raise OutputError(f"-o {str(args.output)!r}: cannot write the results: {_os_reason(err)}") from None
+    print(table(result))
+    for path in paths:
+        print(path)
+    return EXIT_INTERRUPTED if result.interrupted else EXIT_OK
+
+
 def _cmd_import(args: argparse.Namespace) -> int:
     from .importer import import_command
 
@@ -630,6 +672,30 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the listing as JSON")
     _add_limits(p)
     p.set_defaults(run=_cmd_ops)
+
+    p = sub.add_parser("tune", help="search strategy spaces for a model, measured against IREE's paths", description="Tune a program for this CPU (or rank gfx942 candidates by a cost model, compile-only): the program-level knobs (data tiling, im2col), then each contraction's tiles, one op at a time, by its share of the work; candidates are built in parallel and timed interleaved with the base, then the winners together in the whole model against IREE default and data tiling. A rule is emitted only where it beat the baseline by more than the measured noise, and only if the outputs match IREE default's. Builds and timings are cached (SQLite): a rerun resumes. Writes DIR/tuned.py, DIR/tuned.yaml, DIR/report.json (and DIR/plot.png with --plot). Ctrl-C stops cleanly and writes what was measured (exit 130).", **common)
+    p.add_argument("payload", type=Path, help="program: .onnx model, or .mlir (torch/ONNX dialect or linalg)")
+    _add_program_args(p)
+    p.add_argument("--target", default="cpu", help="cpu (measured here) or gfx942 (cost model, compile-only without --device)")
+    p.add_argument("-o", "--output", type=Path, required=True, metavar="DIR", help="directory for tuned.py, tuned.yaml, report.json")
+    p.add_argument("--ops", action="append", default=[], metavar="TEXT", help="tune only dispatches whose name or shapes contain TEXT (repeatable)")
+    p.add_argument("--budget", type=positive_int, default=24, metavar="N", help="candidates per op (default 24)")
+    p.add_argument("--time", type=positive_float, metavar="SECONDS", help="stop after this many seconds and emit what was measured")
+    p.add_argument("--rounds", type=positive_int, default=5, help="interleaved rounds for the finalists (default 5)")
+    p.add_argument("--min-time", type=positive_float, default=0.05, metavar="SECONDS", help="seconds of back-to-back calls per sample (default 0.05)")
+    p.add_argument("--threads", type=positive_int, default=1, help="threads of the measured runs (default 1)")
+    p.add_argument("--allocator", choices=("default", "caching"), default="default", help="the IREE runtime's device allocator for the measured runs")
+    p.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the candidate sample and the round order (default 0)")
+    p.add_argument("--no-numerics", action="store_true", help="skip the numerics check of the emitted set")
+    p.add_argument("--cache", type=Path, metavar="PATH", help="the tuning cache (default: the user cache dir, tdsl/tune.sqlite)")
+    p.add_argument("--executor", choices=("local", "ray"), default="local", help="local process pool (default) or a Ray cluster (pip install 'tdsl[ray]')")
+    p.add_argument("--address", default="auto", metavar="auto|HOST:PORT", help="the Ray cluster to join (with --executor ray)")
+    p.add_argument("--workers", type=positive_int, metavar="N", help="parallel builds of the local executor (default: the CPU count)")
+    p.add_argument("--device", default="local-task", metavar="URI", help="the IREE device the runner measures on (local-task; hip://0 on a machine with an AMD GPU)")
+    p.add_argument("--plot", action="store_true", help="also write DIR/plot.png (needs pip install 'tdsl[plot]')")
+    _add_flag_args(p, writes_flags=False)
+    _add_limits(p)
+    p.set_defaults(run=_cmd_tune)
 
     p = sub.add_parser("import", help="turn transform-dialect specs into an editable strategy set", description="Read tuning specs, preprocessing specs or codegen libraries (hand-written, IREE's own, tuners', or tdsl renders) with the MLIR bindings and write the StrategySet they express: one rule per matcher/action pair, sequence names kept. Several files are the scripts of one rendered set and are merged. Older IREE syntax is upgraded where the meaning is clear (each upgrade is noted); a construct tdsl cannot express is an error naming the op and its line, unless --allow-raw keeps it as verified raw MLIR.", **common)
     p.add_argument("specs", nargs="+", type=Path, metavar="SPEC.mlir", help="spec file(s)")

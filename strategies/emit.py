@@ -35,13 +35,17 @@ class Emitted:
     strategies: StrategySet
     comments: tuple[str, ...]
     left_out: tuple[str, ...]
+    source: str = "tdsl ops --emit"
+    """The command that emitted the set (named in the header)."""
+    notes: tuple[str, ...] = ()
+    """Lines for the header, after the first (e.g. the machine the figures were measured on)."""
 
     def python(self, variable: str = "strategies") -> str:
         """A Python module that builds the set, each rule commented with its dispatch."""
         names = sorted({n for r in self.strategies.rules for x in (r.match, r.strategy) for n in python_names(x)}
                        | {type(t).__name__ for t in self.strategies.targets} | {"Rule", "StrategySet"})
         lines = [
-            f'"""Strategies for {self.strategies.name}, emitted by `tdsl ops --emit`; edit freely."""',
+            *self._docstring(),
             "",
             f"from tdsl import {', '.join(names)}",
             "",
@@ -60,10 +64,17 @@ class Emitted:
         lines += [f"# not covered: {reason}" for reason in self.left_out]
         return "\n".join(lines) + "\n"
 
+    def _docstring(self) -> list[str]:
+        first = f"Strategies for {self.strategies.name}, emitted by `{self.source}`; edit freely."
+        if not self.notes:
+            return [f'"""{first}"""']
+        return [f'"""{first}', "", *self.notes, '"""']
+
     def yaml(self) -> str:
         """The set as YAML (:func:`tdsl.dump`), headed by a comment per rule (the dispatch it
         targets) and followed by the dispatches left out with the reason, as comments."""
-        head = [f"# Strategies for {self.strategies.name}, emitted by `tdsl ops --emit`; edit freely."]
+        head = [f"# Strategies for {self.strategies.name}, emitted by `{self.source}`; edit freely."]
+        head += [f"# {line}" if line else "#" for line in self.notes]
         head += [f"# rule {rule.strategy.name}: {comment}" for rule, comment in zip(self.strategies.rules, self.comments)]
         tail = [f"# not covered: {reason}" for reason in self.left_out]
         body: str = dump(self.strategies, "yaml")

@@ -28,6 +28,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("render", ("tdsl.render",)),
     ("iree", ("tdsl.iree",)),
     ("importer", ("tdsl.importer",)),
+    ("tune", ("tdsl.tune",)),
     ("top", ("tdsl.testing", "tdsl.cli", "tdsl.schema", "tdsl.__main__", "tdsl")),
 ]
 

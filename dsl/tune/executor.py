@@ -1,0 +1,657 @@
+"""Where ``tdsl tune`` builds and times candidates: builders and runners, local or on Ray.
+
+A :class:`BuildJob` and a :class:`SampleJob` carry everything as bytes (payload, strategy
+set as plain data, module, ``.npy`` inputs), so a remote node needs no shared filesystem,
+only tdsl installed. :func:`build` and :func:`sample` are the pure, picklable units of
+work; they never raise for a bad candidate: a failure is a one-line ``error`` in the result.
+
+An :class:`Executor` builds in parallel and times rounds of samples strictly serially on
+one runner (one machine), so the ratios inside a round are comparable.
+:class:`LocalExecutor` builds in a process pool and times in this process;
+:class:`RayExecutor` builds as Ray tasks and times on one Ray actor per node (optional
+dependency: ``pip install 'tdsl[ray]'``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import concurrent.futures as cf
+import hashlib
+import json
+import multiprocessing
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections import Counter, OrderedDict
+from dataclasses import dataclass, replace
+from pathlib import Path
+from types import FrameType, TracebackType
+from typing import Any, Callable, Iterable, Protocol, Sequence
+
+from ..errors import ArgumentError, TdslError
+from ..iree.bench import ALLOCATORS, _device_flags, benchmark_tool
+from ..iree.compile import CompileReport, compile
+from ..iree.dispatches import short_pipeline
+from ..iree.iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
+from ..iree.machine import machine
+from ..spec.strategy_set import StrategySet
+
+SAMPLE_CACHE_BYTES = 2 << 30
+"""Bytes of modules and inputs :func:`sample` keeps on disk per process (least recently
+used files beyond it are deleted; the current job's files never are)."""
+REPRODUCIBLE_FLAGS = ("--iree-vm-bytecode-module-strip-source-map=true", "--iree-llvmcpu-debug-symbols=false")
+"""Extra flags that make a build's bytes depend on the payload and strategies only: without
+them the module embeds the paths of the build's temporary files (source map, DWARF), so
+two builds of one candidate differ. With them equal modules have equal digests."""
+WORKER_STOP_S = 5.0
+"""Seconds a build worker gets to clean up after SIGTERM before it is killed."""
+
+
+@dataclass(frozen=True)
+class BuildJob:
+    """One candidate to compile: the payload's bytes, the strategy set as plain data
+    (:func:`tdsl.spec.loader.to_data`; None: IREE's default pipeline for ``target``)."""
+
+    key: str
+    payload_name: str
+    payload: bytes
+    strategies: dict[str, Any] | None
+    target: str
+    extra_flags: tuple[str, ...] = ()
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    memory_gb: float = DEFAULT_MEMORY_GB
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """The module of one :class:`BuildJob` (None on failure, then ``error`` is one line),
+    the wall time of the build and a small JSON-able summary of its compile report."""
+
+    key: str
+    vmfb: bytes | None
+    error: str
+    seconds: float
+    report: dict[str, Any]
+
+    @property
+    def ok(self) -> bool:
+        return self.vmfb is not None and not self.error
+
+
+@dataclass(frozen=True)
+class SampleJob:
+    """One timing of ``function`` in a module; ``inputs`` are ``.npy`` file contents in
+    argument order. A run longer than ``timeout_s`` is killed."""
+
+    key: str
+    vmfb: bytes
+    function: str
+    inputs: tuple[bytes, ...]
+    threads: int = 1
+    min_time_s: float = 0.1
+    allocator: str = "default"
+    timeout_s: float = 60.0
+
+
+@dataclass(frozen=True)
+class SampleResult:
+    """Seconds per call (None on failure or timeout, then ``error`` is one line)."""
+
+    key: str
+    seconds: float | None
+    error: str
+
+    @property
+    def ok(self) -> bool:
+        return self.seconds is not None and not self.error
+
+
+def one_line(err: BaseException) -> str:
+    """``err`` as one line: a TdslError's message with its lines joined by ``; ``, any
+    other error prefixed with its type (the original cause of a Ray task error)."""
+    cause = getattr(err, "cause", None)  # ray.exceptions.RayTaskError wraps the worker's error
+    if isinstance(cause, BaseException) and cause is not err:
+        err = cause
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    text = "; ".join(lines)
+    if isinstance(err, TdslError):
+        return text or type(err).__name__
+    if not isinstance(err, OSError) and len(lines) > 1:
+        text = lines[0]  # a traceback-like text (Ray's): its head only
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
+def report_summary(report: CompileReport) -> dict[str, Any]:
+    """What a tuner keeps of a compile report: compile time, executables, launches,
+    rules applied and unmatched, dispatches per pipeline, warnings (short form)."""
+    return {
+        "compile_seconds": round(report.result.wall_s, 3),
+        "executables": len(report.dispatches),
+        "launches": report.launches,
+        "launches_at_load": report.launches_at_load,
+        "rules": len(report.rules),
+        "rules_applied": sum(1 for r in report.rules if r.applied),
+        "unmatched": [r.index for r in report.unmatched],
+        "pipelines": dict(sorted(Counter(short_pipeline(d.pipeline) for d in report.dispatches).items())),
+        "warnings": report.warnings(verbose=False),
+    }
+
+
+def build(job: BuildJob) -> BuildResult:
+    """Compiles ``job`` in a private temporary directory with :func:`tdsl.compile`.
+    A TdslError or OSError becomes the result's one-line ``error``; other errors are bugs
+    and propagate."""
+    start = time.perf_counter()
+    try:
+        name = Path(job.payload_name).name
+        if name in ("", ".", ".."):
+            raise ArgumentError(f"payload_name: expected a file name such as model.mlir, received {job.payload_name!r}")
+        strategies = None if job.strategies is None else StrategySet.model_validate(job.strategies)
+        with tempfile.TemporaryDirectory(prefix="tdsl-build-") as tmp:
+            payload = Path(tmp) / name
+            payload.write_bytes(job.payload)
+            output = Path(tmp) / "module.vmfb"
+            report = compile(
+                payload, strategies, job.target, output,
+                extra_flags=job.extra_flags, timeout_s=job.timeout_s, memory_gb=job.memory_gb,
+            )
+            vmfb = output.read_bytes()
+    except (TdslError, OSError) as err:
+        return BuildResult(job.key, None, one_line(err), time.perf_counter() - start, {})
+    return BuildResult(job.key, vmfb, "", time.perf_counter() - start, report_summary(report))
+
+
+class _FileCache:
+    """Content-addressed files of this process (sha256 of the bytes), least recently used
+    deleted beyond :data:`SAMPLE_CACHE_BYTES`; the directory goes when the process exits."""
+
+    def __init__(self) -> None:
+        self._dir: Path | None = None
+        self._files: OrderedDict[str, Path] = OrderedDict()
+        self._bytes = 0
+
+    def path(self, data: bytes, suffix: str, keep: set[str]) -> Path:
+        """A file holding ``data`` (written once); its digest is added to ``keep``."""
+        digest = hashlib.sha256(data).hexdigest() + suffix
+        keep.add(digest)
+        found = self._files.get(digest)
+        if found is not None and found.is_file():
+            self._files.move_to_end(digest)
+            return found
+        if self._dir is None or not self._dir.is_dir():
+            self._dir = Path(tempfile.mkdtemp(prefix="tdsl-sample-"))
+            self._files.clear()
+            self._bytes = 0
+            atexit.register(shutil.rmtree, self._dir, True)
+        path = self._dir / digest
+        staging = path.with_name(path.name + ".part")
+        staging.write_bytes(data)
+        staging.replace(path)
+        self._files[digest] = path
+        self._bytes += len(data)
+        self._evict(keep)
+        return path
+
+    def _evict(self, keep: set[str]) -> None:
+        for digest in list(self._files):
+            if self._bytes <= SAMPLE_CACHE_BYTES:
+                break
+            if digest in keep:
+                continue
+            path = self._files.pop(digest)
+            self._bytes -= path.stat().st_size if path.is_file() else 0
+            path.unlink(missing_ok=True)
+
+    def clear(self) -> None:
+        """Deletes every cached file and the directory."""
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+        self._dir = None
+        self._files.clear()
+        self._bytes = 0
+
+
+_CACHE = _FileCache()
+
+
+def clear_sample_cache() -> None:
+    """Deletes the files :func:`sample` cached in this process."""
+    _CACHE.clear()
+
+
+def benchmark_command(vmfb: Path, function: str, inputs: Sequence[Path], threads: int, min_time_s: float, allocator: str) -> list[str]:
+    """The ``iree-benchmark-module`` command of :func:`tdsl.iree.bench.iree_sample`."""
+    return [
+        benchmark_tool(),
+        f"--module={vmfb}",
+        f"--function={function}",
+        *(f"--input=@{p}" for p in inputs),
+        *_device_flags(threads),
+        *([f"--device_allocator={allocator}"] if allocator != "default" else []),
+        "--benchmark_repetitions=1",
+        f"--benchmark_min_time={min_time_s}s",
+        "--benchmark_min_warmup_time=0.05",
+        "--benchmark_format=json",
+    ]
+
+
+def sample(job: SampleJob) -> SampleResult:
+    """Seconds per call of ``job.function`` from one ``iree-benchmark-module`` run
+    (warm-up, then calls for ``min_time_s``), killed after ``timeout_s``. The module and
+    inputs are written once per process (cached by content). Never raises for a bad
+    candidate: the failure is the result's one-line ``error``."""
+    if job.threads < 1:
+        return SampleResult(job.key, None, f"threads: expected at least 1, received {job.threads}")
+    if job.allocator not in ALLOCATORS:
+        return SampleResult(job.key, None, f"allocator: expected one of {list(ALLOCATORS)}, received {job.allocator!r}")
+    try:
+        keep: set[str] = set()
+        module = _CACHE.path(job.vmfb, ".vmfb", keep)
+        inputs = [_CACHE.path(data, ".npy", keep) for data in job.inputs]
+        command = benchmark_command(module, job.function, inputs, job.threads, job.min_time_s, job.allocator)
+        proc = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=job.timeout_s)
+    except subprocess.TimeoutExpired:
+        return SampleResult(job.key, None, f"timed out after {job.timeout_s:g} s (iree-benchmark-module killed)")
+    except (TdslError, OSError) as err:
+        return SampleResult(job.key, None, one_line(err))
+    if proc.returncode != 0:
+        lines = [line.strip() for line in proc.stderr.splitlines() if line.strip()]
+        why = "; ".join(lines[-3:])[-400:] or "no output"
+        return SampleResult(job.key, None, f"iree-benchmark-module failed (exit {proc.returncode}): {why}")
+    try:
+        runs = [b for b in json.loads(proc.stdout)["benchmarks"] if b.get("run_type") == "iteration"]
+        unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[runs[0].get("time_unit", "ns")]
+        seconds = float(runs[0]["real_time"]) * unit
+    except (ValueError, KeyError, IndexError, TypeError) as err:
+        return SampleResult(job.key, None, f"iree-benchmark-module printed no timing ({type(err).__name__}: {err})")
+    return SampleResult(job.key, seconds, "")
+
+
+def failed_build(job: BuildJob, err: BaseException, seconds: float = 0.0) -> BuildResult:
+    """The result of a build whose worker raised or died (``err``)."""
+    return BuildResult(job.key, None, f"build worker failed: {one_line(err)}", seconds, {})
+
+
+def failed_sample(job: SampleJob, err: BaseException) -> SampleResult:
+    """The result of a sample whose runner raised or died (``err``)."""
+    return SampleResult(job.key, None, f"benchmark runner failed: {one_line(err)}")
+
+
+def _ignore(_: Any) -> None:
+    return None
+
+
+class Executor(Protocol):
+    """Builds candidates in parallel and times them on runners (machines)."""
+
+    name: str
+
+    def machines(self) -> list[dict[str, Any]]:
+        """:func:`tdsl.iree.machine.machine` as seen on each runner, by runner index."""
+        ...
+
+    def build_all(self, jobs: Sequence[BuildJob], on_done: Callable[[BuildResult], None] = _ignore) -> list[BuildResult]:
+        """Builds ``jobs`` in parallel; ``on_done`` gets each result as it finishes (in the
+        caller's thread); returns the results in job order."""
+        ...
+
+    def sample_rounds(
+        self, rounds: Sequence[Sequence[SampleJob]], runner: int = 0, on_done: Callable[[SampleResult], None] = _ignore
+    ) -> list[list[SampleResult]]:
+        """Runs the rounds one after another, each round's jobs strictly serially in the
+        given order, all on runner ``runner``; ``on_done`` gets each result in order."""
+        ...
+
+    def close(self) -> None:
+        """Releases the workers and runners."""
+        ...
+
+    def __enter__(self) -> "Executor":
+        ...
+
+    def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
+        ...
+
+
+def _check_runner(runner: int, count: int) -> None:
+    if not 0 <= runner < count:
+        raise ArgumentError(f"runner: expected 0 to {count - 1} ({count} benchmark runners), received {runner}")
+
+
+def _worker_init() -> None:
+    """A build worker leads its own process group (with its iree-compile), so a terminal's
+    Ctrl-C reaches only the parent, which stops the whole group; SIGTERM unwinds the
+    build (its temporary directory is removed)."""
+    os.setpgrp()
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+
+
+def _pool_build(work: Callable[[BuildJob], BuildResult], job: BuildJob) -> BuildResult:
+    """``work(job)`` in a pool worker. The parent's SIGTERM (SystemExit, raised once the
+    build's temporary files are removed) ends the worker rather than letting it take the
+    next queued job."""
+    try:
+        return work(job)
+    except SystemExit as stop:
+        os._exit(stop.code if isinstance(stop.code, int) else 1)
+
+
+class LocalExecutor:
+    """Builds in a pool of ``workers`` spawned processes; times serially in this process
+    (one runner: this machine). KeyboardInterrupt during :meth:`build_all` cancels the
+    pending builds and stops the running ones (worker and iree-compile)."""
+
+    name = "local"
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = max(1, workers if workers is not None else (os.cpu_count() or 1))
+        self._pool: cf.ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> "LocalExecutor":
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    def machines(self) -> list[dict[str, Any]]:
+        return [machine()]
+
+    def _get_pool(self) -> cf.ProcessPoolExecutor:
+        if self._pool is None:
+            context = multiprocessing.get_context("spawn")
+            self._pool = cf.ProcessPoolExecutor(self.workers, mp_context=context, initializer=_worker_init)
+        return self._pool
+
+    def build_all(self, jobs: Sequence[BuildJob], on_done: Callable[[BuildResult], None] = _ignore) -> list[BuildResult]:
+        results: list[BuildResult | None] = [None] * len(jobs)
+        if not jobs:
+            return []
+        pool = self._get_pool()
+        index: dict[cf.Future[BuildResult], int] = {}
+        started = time.perf_counter()
+        try:
+            for i, job in enumerate(jobs):
+                # `build` is looked up (and pickled by name) here, so tests can swap it.
+                index[pool.submit(_pool_build, build, job)] = i
+            for future in cf.as_completed(index):
+                i = index[future]
+                try:
+                    result = future.result()
+                except Exception as err:  # a worker that died, or a tdsl bug in it
+                    result = failed_build(jobs[i], err, time.perf_counter() - started)
+                    if isinstance(err, cf.BrokenExecutor) and self._pool is pool:
+                        self._pool = None  # the next call starts a fresh pool
+                        pool.shutdown(wait=False, cancel_futures=True)
+                results[i] = result
+                on_done(result)
+        except BaseException:
+            self._abort(index)
+            raise
+        return [r for r in results if r is not None]
+
+    def _abort(self, futures: Iterable[cf.Future[BuildResult]]) -> None:
+        """Cancels the pending builds, stops the running ones and drops the pool."""
+        pool, self._pool = self._pool, None
+        for future in futures:
+            future.cancel()
+        if pool is None:
+            return
+        processes = list(pool._processes.values()) if pool._processes else []
+        pool.shutdown(wait=False, cancel_futures=True)
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            for process in processes:
+                if process.is_alive() and process.pid is not None:
+                    try:
+                        os.killpg(process.pid, sig)
+                    except OSError:  # not yet its own group leader
+                        try:
+                            os.kill(process.pid, sig)
+                        except OSError:
+                            pass
+            deadline = time.monotonic() + WORKER_STOP_S
+            for process in processes:
+                process.join(max(0.0, deadline - time.monotonic()))
+            if not any(p.is_alive() for p in processes):
+                break
+
+    def sample_rounds(
+        self, rounds: Sequence[Sequence[SampleJob]], runner: int = 0, on_done: Callable[[SampleResult], None] = _ignore
+    ) -> list[list[SampleResult]]:
+        _check_runner(runner, 1)
+        out: list[list[SampleResult]] = []
+        for round_jobs in rounds:
+            done: list[SampleResult] = []
+            for job in round_jobs:
+                result = sample(job)
+                done.append(result)
+                on_done(result)
+            out.append(done)
+        return out
+
+    def close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+RAY_MISSING = "RayExecutor needs ray: pip install 'tdsl[ray]'"
+ACTOR_START_S = 120.0
+"""Seconds the benchmark runners get to start (a fresh worker process per node)."""
+RAY_GRACE_S = 60.0
+"""Seconds a runner gets beyond a sample's own timeout before it counts as lost."""
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise ArgumentError(RAY_MISSING) from None
+    return ray
+
+
+def build_with(job: BuildJob, payload: bytes) -> BuildResult:
+    """:func:`build` of ``job`` with its payload passed apart (a Ray object shared by jobs)."""
+    return build(replace(job, payload=payload))
+
+
+class BenchmarkRunner:
+    """The body of a Ray benchmark actor: one per node, it times samples serially."""
+
+    def machine(self) -> dict[str, Any]:
+        return machine()
+
+    def sample(self, job: SampleJob, vmfb: bytes, *inputs: bytes) -> SampleResult:
+        return sample(replace(job, vmfb=vmfb, inputs=tuple(inputs)))
+
+    def clear(self) -> None:
+        clear_sample_cache()
+
+
+class RayExecutor:
+    """Builds as Ray tasks (the module comes back through the object store) and times on
+    one benchmark actor per alive node (the driver's node first), up to ``runners``.
+
+    Each actor holds ``runner_cpus`` CPUs (so builds leave that much of its node free)
+    and ``num_gpus_per_runner`` GPUs; only nodes with those resources get one. Each build
+    task takes ``build_cpus`` CPUs. Requires ``ray`` (``pip install 'tdsl[ray]'``) and
+    tdsl importable on every node. Connects with ``ray.init(address)``; :meth:`close`
+    shuts Ray down only if this executor started the connection."""
+
+    name = "ray"
+
+    def __init__(
+        self,
+        address: str = "auto",
+        runners: int | None = None,
+        num_gpus_per_runner: float = 0,
+        *,
+        runner_cpus: float = 1.0,
+        build_cpus: float = 1.0,
+    ) -> None:
+        ray = _import_ray()
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        if runners is not None and runners < 1:
+            raise ArgumentError(f"runners: expected at least 1, received {runners}")
+        self._ray = ray
+        self._owns = not ray.is_initialized()
+        try:
+            ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
+        except (ConnectionError, RuntimeError, ValueError) as err:
+            raise ArgumentError(f"no Ray cluster at {address!r}: {one_line(err)} (start one with `ray start --head`)") from None
+        self._actors: list[Any] = []
+        self.node_ids: list[str] = []
+        """The Ray node of each runner, by runner index."""
+        try:
+            here = ray.get_runtime_context().get_node_id()
+            alive = [n for n in ray.nodes() if n.get("Alive")]
+            alive.sort(key=lambda n: (n["NodeID"] != here, n.get("NodeManagerAddress", ""), n["NodeID"]))
+            fit = [
+                n for n in alive
+                if n["Resources"].get("CPU", 0) >= runner_cpus and n["Resources"].get("GPU", 0) >= num_gpus_per_runner
+            ]
+            if not fit:
+                raise ArgumentError(
+                    f"no alive Ray node has {runner_cpus:g} CPU and {num_gpus_per_runner:g} GPU for a benchmark runner "
+                    f"({len(alive)} nodes alive)"
+                )
+            fit = fit[: runners if runners is not None else len(fit)]
+            actor_class = ray.remote(BenchmarkRunner)
+            for node in fit:
+                self._actors.append(
+                    actor_class.options(
+                        num_cpus=runner_cpus,
+                        num_gpus=num_gpus_per_runner,
+                        max_concurrency=1,
+                        scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=node["NodeID"], soft=False),
+                    ).remote()
+                )
+                self.node_ids.append(node["NodeID"])
+            try:
+                self._machines: list[dict[str, Any]] = ray.get(
+                    [a.machine.remote() for a in self._actors], timeout=ACTOR_START_S
+                )
+            except Exception as err:
+                raise ArgumentError(
+                    f"the Ray benchmark runners did not start ({one_line(err)}); is tdsl installed on every node?"
+                ) from None
+            total_cpus = sum(n["Resources"].get("CPU", 0) for n in alive)
+            if total_cpus - runner_cpus * len(self._actors) < build_cpus:
+                raise ArgumentError(
+                    f"the Ray cluster has {total_cpus:g} CPUs and its {len(self._actors)} benchmark runners hold "
+                    f"{runner_cpus:g} each: none left for a build of {build_cpus:g} CPU (start nodes with more "
+                    "--num-cpus, or pass runner_cpus=0)"
+                )
+        except BaseException:
+            self.close()
+            raise
+        self._build = ray.remote(build_with).options(num_cpus=build_cpus)
+
+    def __enter__(self) -> "RayExecutor":
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    def machines(self) -> list[dict[str, Any]]:
+        return [dict(m) for m in self._machines]
+
+    def build_all(self, jobs: Sequence[BuildJob], on_done: Callable[[BuildResult], None] = _ignore) -> list[BuildResult]:
+        ray = self._ray
+        results: list[BuildResult | None] = [None] * len(jobs)
+        payloads: dict[bytes, Any] = {}
+        index: dict[Any, int] = {}
+        started = time.perf_counter()
+        try:
+            for i, job in enumerate(jobs):
+                digest = hashlib.sha256(job.payload).digest()
+                if digest not in payloads:
+                    payloads[digest] = ray.put(job.payload)
+                index[self._build.remote(replace(job, payload=b""), payloads[digest])] = i
+            pending = list(index)
+            while pending:
+                ready, pending = ray.wait(pending, num_returns=1)
+                for ref in ready:
+                    i = index[ref]
+                    try:
+                        result = ray.get(ref)
+                    except Exception as err:  # a task that raised, or a lost worker or node
+                        result = failed_build(jobs[i], err, time.perf_counter() - started)
+                    results[i] = result
+                    on_done(result)
+        except BaseException:
+            for ref in index:
+                try:
+                    ray.cancel(ref, force=True)
+                except Exception:  # already finished, or the cluster is gone
+                    pass
+            raise
+        return [r for r in results if r is not None]
+
+    def sample_rounds(
+        self, rounds: Sequence[Sequence[SampleJob]], runner: int = 0, on_done: Callable[[SampleResult], None] = _ignore
+    ) -> list[list[SampleResult]]:
+        ray = self._ray
+        _check_runner(runner, len(self._actors))
+        actor = self._actors[runner]
+        objects: dict[bytes, Any] = {}
+
+        def ref(data: bytes) -> Any:
+            digest = hashlib.sha256(data).digest()
+            if digest not in objects:
+                objects[digest] = ray.put(data)
+            return objects[digest]
+
+        # A sync actor runs one caller's calls one at a time, in submission order.
+        submitted = [
+            [
+                (job, actor.sample.remote(replace(job, vmfb=b"", inputs=()), ref(job.vmfb), *(ref(x) for x in job.inputs)))
+                for job in round_jobs
+            ]
+            for round_jobs in rounds
+        ]
+        out: list[list[SampleResult]] = []
+        try:
+            for round_refs in submitted:
+                done: list[SampleResult] = []
+                for job, result_ref in round_refs:
+                    try:
+                        result = ray.get(result_ref, timeout=job.timeout_s + RAY_GRACE_S)
+                    except Exception as err:  # a lost runner, or one stuck past the timeout
+                        result = failed_sample(job, err)
+                    done.append(result)
+                    on_done(result)
+                out.append(done)
+        except BaseException:
+            for round_refs in submitted:
+                for _, result_ref in round_refs:
+                    try:
+                        ray.cancel(result_ref)
+                    except Exception:
+                        pass
+            raise
+        return out
+
+    def close(self) -> None:
+        ray = self._ray
+        actors, self._actors = self._actors, []
+        if actors and ray.is_initialized():
+            try:
+                ray.get([a.clear.remote() for a in actors], timeout=10)
+            except Exception:  # a runner already gone: nothing of it to clear
+                pass
+            for actor in actors:
+                try:
+                    ray.kill(actor)
+                except Exception:
+                    pass
+        if self._owns and ray.is_initialized():
+            ray.shutdown()
+        self._owns = False

@@ -1,0 +1,168 @@
+"""What ``tdsl tune`` writes into its output directory, and the table it prints.
+
+* ``tuned.py`` and ``tuned.yaml``: the emitted StrategySet (``tdsl render DIR/tuned.py``,
+  ``tdsl bench MODEL DIR/tuned.py`` work on it), each rule commented with its measured
+  speed-up, the noise, the baseline and the machine;
+* ``report.json``: every variant (baselines, program-level points, candidates per op,
+  the model pass) with its knob values, compile status, time samples and the numerics
+  verdict, the space sizes and what was pruned and why;
+* ``plot.png`` with ``plot=True`` (needs ``tdsl[plot]``): per op, every candidate's median
+  against the base, log scale, with the spread of its samples.
+
+The files are written together (:func:`tdsl.files.replace_files`): a failure leaves the
+directory as it was.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..files import replace_files
+from ..iree.machine import ISA_NAMES, json_header
+from .measure import Variant, speedup
+from .tuner import DATA_TILING, IREE_DEFAULT, TuneResult
+
+TUNED_PY = "tuned.py"
+TUNED_YAML = "tuned.yaml"
+REPORT_JSON = "report.json"
+PLOT_PNG = "plot.png"
+
+
+def _ms(v: Variant | None) -> str:
+    return f"{v.median * 1e3:.3f} ms" if v is not None and v.median else "-"
+
+
+def machine_line(result: TuneResult) -> str:
+    m = result.machine
+    isa = ISA_NAMES.get(str(m.get("isa")), str(m.get("isa")))
+    return f"{m.get('cpu')}, {isa}, {m.get('cores')} cores; {result.options.threads} thread(s), allocator {result.options.allocator}"
+
+
+def rule_comments(result: TuneResult) -> list[str]:
+    """One comment per rule of the emitted set: what it pins and what it measured."""
+    by_strategy = {job.name: job for job in result.jobs}
+    comments = []
+    for rule in result.tuned.rules:
+        job = by_strategy.get(rule.strategy.name)
+        if job is None or job.winner is None or job.reference is None:
+            comments.append(f"{rule.strategy.name}: kept from the base {result.chosen}")
+            continue
+        root = job.dispatch.graph_op
+        gain = speedup(job.winner, job.reference) or 0.0
+        comments.append(
+            f"{job.name} ({root.shapes() if root else job.dispatch.name}, x{job.dispatch.launches}): "
+            f"{gain:.2f}x over {job.reference.label} in the whole program ({_ms(job.winner)} vs {_ms(job.reference)}, "
+            f"medians of {len(job.winner.samples)}, noise {job.noise:.1%}); knobs {job.winner.values}"
+        )
+    return comments
+
+
+def notes(result: TuneResult) -> list[str]:
+    """Header lines: the machine, the model pass and the numerics verdict."""
+    chosen = result.variant(result.chosen)
+    iree = [v for v in result.final if v.label in (IREE_DEFAULT, DATA_TILING) and v.median]
+    best_iree = min(iree, key=lambda v: v.median or 0.0) if iree else None
+    lines = [f"Tuned {result.payload} on {machine_line(result)}."]
+    if chosen is not None and best_iree is not None:
+        lines.append(
+            f"Model pass: {result.chosen} {_ms(chosen)}, {best_iree.label} {_ms(best_iree)} "
+            f"({speedup(chosen, best_iree) or 0.0:.2f}x; noise {result.noise:.1%}); "
+            + " ".join(f"{v.label} {_ms(v)}" for v in result.final if v is not chosen and v is not best_iree)
+        )
+    if result.numerics.get("checked"):
+        dropped = result.numerics.get("dropped") or []
+        lines.append("Numerics: outputs match IREE default within tolerance" + (f"; dropped {', '.join(dropped)}" if dropped else "") + ".")
+    if result.interrupted:
+        lines.append("Interrupted: only what was measured before the stop is here.")
+    return lines
+
+
+def report_json(result: TuneResult) -> dict[str, Any]:
+    return json_header() | {
+        "payload": result.payload,
+        "target": result.target,
+        "options": {k: list(v) if isinstance(v, tuple) else v for k, v in vars(result.options).items()},
+        "machine_line": machine_line(result),
+        "seconds": round(result.seconds, 1),
+        "interrupted": result.interrupted,
+        "chosen": result.chosen,
+        "noise": result.noise,
+        "numerics": result.numerics,
+        "program": [v.to_json() for v in result.program],
+        "ops": [job.to_json() for job in result.jobs],
+        "model_pass": [v.to_json() for v in result.final],
+        "cache": result.cache_stats,
+    }
+
+
+def table(result: TuneResult) -> str:
+    """The text table ``tdsl tune`` prints: one line per op job, then the model pass."""
+    lines = [f"tuned {result.payload} for {result.target} on {machine_line(result)} in {result.seconds:.0f} s"]
+    lines.append(f"  {'op':<5} {'shapes':<44} {'x':>3} {'share':>6} {'tried':>5} {'base':>11} {'best':>11} {'speedup':>8}  verdict")
+    for job in result.jobs:
+        root = job.dispatch.graph_op
+        shapes = (root.shapes() if root else job.dispatch.name)[:44]
+        if job.skipped or job.reference is None:
+            lines.append(f"  {job.name:<5} {shapes:<44} {job.dispatch.launches:>3} {job.share:>6.1%} {'-':>5} {'-':>11} {'-':>11} {'-':>8}  {job.skipped or 'not reached'}")
+            continue
+        timed = [v for v in job.variants if v.ok and v.median]
+        best = min(timed, key=lambda v: v.median or 0.0, default=None)
+        gain = speedup(best, job.reference) if best else None
+        verdict = "emitted" if job.winner is not None else f"kept {job.reference.label} (within {job.noise:.1%})"
+        lines.append(
+            f"  {job.name:<5} {shapes:<44} {job.dispatch.launches:>3} {job.share:>6.1%} {len(job.variants):>5} "
+            f"{_ms(job.reference):>11} {_ms(best):>11} {(f'{gain:.2f}x' if gain else '-'):>8}  {verdict}"
+        )
+    lines.append("  model pass: " + ", ".join(f"{v.label} {_ms(v)}" for v in result.final) + f" -> emitted {result.chosen}")
+    return "\n".join(lines)
+
+
+def plot(result: TuneResult, path: Path) -> None:
+    """Candidates' medians against the base per op, log scale, with their spread."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    jobs = [j for j in result.jobs if j.reference is not None and j.reference.median]
+    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(jobs) + 2), 4.5))
+    for x, job in enumerate(jobs):
+        base = job.reference.median if job.reference else None
+        for v in job.variants:
+            if not v.samples or not base:
+                continue
+            ratios = [s / base for s in v.samples]
+            mid = (v.median or 0) / base
+            ax.errorbar(x, mid, yerr=[[mid - min(ratios)], [max(ratios) - mid]], fmt="o", ms=3, alpha=0.5,
+                        color="tab:green" if v is job.winner else "tab:blue")
+    ax.axhline(1.0, color="black", lw=1, label="base (1.0)")
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(jobs)), [j.name for j in jobs])
+    ax.set_ylabel("time / base time (lower is better)")
+    ax.set_title(f"tdsl tune: {Path(result.payload).name} on {machine_line(result)}", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def write_outputs(result: TuneResult, directory: Path, with_plot: bool = False) -> list[Path]:
+    """Writes the files of the module docstring into ``directory``; returns their paths."""
+    from ..strategies.emit import Emitted
+
+    emitted = Emitted(result.tuned, tuple(rule_comments(result)), (), source="tdsl tune", notes=tuple(notes(result)))
+    files: dict[str, str | bytes] = {
+        TUNED_PY: emitted.python(),
+        TUNED_YAML: emitted.yaml(),
+        REPORT_JSON: json.dumps(report_json(result), indent=1) + "\n",
+    }
+    if with_plot:
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="tdsl-plot-") as tmp:
+            png = Path(tmp) / PLOT_PNG
+            plot(result, png)
+            files[PLOT_PNG] = png.read_bytes()
+    replace_files(directory, files, owned=(PLOT_PNG,))
+    return [directory / name for name in files]

@@ -1,0 +1,529 @@
+"""The tuning loop of ``tdsl tune`` for CPU: program-level knobs, then one op at a time,
+then the whole model, keeping IREE's path wherever nothing measured better.
+
+1. **Pick the work.** The program's dispatches come from the op listing
+   (:func:`tdsl.iree.ops.list_dispatches`); every contraction with an op-level space
+   (:func:`tdsl.strategies.cpu.space.tunable`) is a tuning job, one per distinct
+   graph-level matcher (a shape launched several times is one job), ordered by its share
+   of the work: flops x launches per call (an estimate of its share of the baseline's time).
+2. **Program level.** The points of :func:`~tdsl.strategies.cpu.space.program_space`
+   (IREE default and data tiling among them) are built and timed on the whole program;
+   the fastest is the *base* the op-level candidates start from.
+3. **Op level.** For each job, the candidates of its space (the budget's share, seeded
+   sample; pruned ones counted) are built in parallel by the executor and timed on the
+   whole program, interleaved with the base in repeated rounds (the base first and last in
+   every round); a first round screens, the best few get the remaining rounds. A candidate
+   sample has a timeout relative to the base's time. A candidate wins only where its
+   median beats the base's by more than the measured noise.
+4. **Model pass.** The base plus every op's winning rule is timed against IREE default,
+   data tiling and the base; the rules are kept only if that beats the better IREE path
+   by more than the noise, otherwise the better IREE path is emitted with no rules.
+5. **Numerics.** The emitted set's outputs are compared with IREE default's
+   (:func:`tdsl.run`, dtype tolerance); a rule whose outputs differ is dropped.
+
+Everything built and measured goes through the cache (:mod:`tdsl.tune.cache`): builds are
+reused from any machine, samples only from the same machine model; a stage whose variants
+all have enough samples on this machine is not measured again. Ctrl-C stops after the
+sample running: what was measured is kept and emitted.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..errors import TdslError
+from ..iree.frontend import Program, load_program, make_inputs, signatures
+from ..iree.iree_compile import DEFAULT_MEMORY_GB
+from ..iree.machine import versions
+from ..iree.ops import Dispatch, ProgramOps, list_dispatches, python_source
+from ..iree.progress import NO_PROGRESS, Progress
+from ..spec.loader import to_data
+from ..spec.space import Pruned, Space
+from ..spec.strategy_set import Rule, StrategySet
+from ..targets import CpuTarget
+from ..targets.host import detect_isa
+from .cache import ArtifactKey, MachineKey, TuneCache, canonical_hash
+from .executor import BuildJob, BuildResult, Executor, LocalExecutor, SampleJob, SampleResult
+from .measure import Variant, noise, round_order, speedup, wins
+
+TUNE_SCHEMA_VERSION = 1
+"""Version of what a tuning stores and reports; part of every cache key."""
+IREE_DEFAULT = "iree-default"
+DATA_TILING = "iree-data-tiling"
+
+
+class TuneFailed(TdslError):
+    """Tuning could not start or go on (no tunable program, every baseline build failed)."""
+
+
+@dataclass(frozen=True)
+class TuneOptions:
+    """What ``tdsl tune`` does: ``budget`` candidates per op (or until ``time_s`` seconds
+    have passed), ``rounds`` interleaved rounds of ``min_time_s`` samples on ``threads``
+    threads with ``allocator``, ``finalists`` candidates per op kept after the first round,
+    ``ops`` substrings of the dispatch names or shapes to tune (empty: all), ``seed`` for
+    sampling and round order."""
+
+    budget: int = 24
+    time_s: float | None = None
+    rounds: int = 5
+    min_time_s: float = 0.05
+    threads: int = 1
+    allocator: str = "default"
+    finalists: int = 4
+    ops: tuple[str, ...] = ()
+    seed: int = 0
+    check_numerics: bool = True
+    timeout_s: float = 300.0
+    memory_gb: float = DEFAULT_MEMORY_GB
+    extra_flags: tuple[str, ...] = ()
+
+
+@dataclass
+class OpJob:
+    """One op-level tuning job: the dispatch, its space, the variants tried, the winner."""
+
+    name: str
+    dispatch: Dispatch
+    share: float
+    space: Space | None = None
+    skipped: str = ""
+    variants: list[Variant] = field(default_factory=list)
+    reference: Variant | None = None
+    winner: Variant | None = None
+    noise: float = 0.0
+    pruned: Pruned = field(default_factory=Pruned)
+
+    def to_json(self) -> dict[str, Any]:
+        root = self.dispatch.graph_op
+        return {
+            "op": self.name,
+            "dispatch": self.dispatch.name,
+            "shapes": root.shapes() if root else None,
+            "launches": self.dispatch.launches,
+            "share": self.share,
+            "skipped": self.skipped,
+            "space_size": self.space.size if self.space else 0,
+            "pruned": self.pruned.to_json(),
+            "noise": self.noise,
+            "reference": self.reference.label if self.reference else None,
+            "winner": self.winner.label if self.winner else None,
+            "speedup": speedup(self.winner, self.reference) if self.winner and self.reference else None,
+            "candidates": [v.to_json() for v in self.variants],
+        }
+
+
+@dataclass
+class TuneResult:
+    """A tuning's outcome: the emitted set, the baselines, the model pass, every job."""
+
+    payload: str
+    target: str
+    machine: dict[str, Any]
+    options: TuneOptions
+    tuned: StrategySet
+    program: list[Variant]
+    jobs: list[OpJob]
+    final: list[Variant]
+    chosen: str
+    noise: float
+    numerics: dict[str, Any]
+    interrupted: bool
+    seconds: float
+    cache_stats: dict[str, Any]
+
+    def variant(self, label: str) -> Variant | None:
+        return next((v for v in self.final if v.label == label), None)
+
+
+class _Stop(Exception):
+    """The time budget is spent."""
+
+
+class Tuner:
+    """One tuning run (see the module docstring); :func:`tune` drives it."""
+
+    def __init__(
+        self,
+        program: Program,
+        options: TuneOptions,
+        executor: Executor,
+        cache: TuneCache,
+        progress: Progress,
+        report: Callable[[str], None],
+    ) -> None:
+        self.program = program
+        self.options = options
+        self.executor = executor
+        self.cache = cache
+        self.progress = progress
+        self.report = report
+        self.started = time.monotonic()
+        self.interrupted = False
+        self.payload = program.text().encode()
+        self.source_hash = canonical_hash(self.payload)
+        self.iree_version = versions()["iree-base-compiler"]
+        machines = executor.machines()
+        self.machine = machines[0]
+        self.machine_key = MachineKey(str(self.machine["cpu"]), str(self.machine["isa"]), int(self.machine["cores"]), "local-task")
+        functions = signatures(program)
+        if len(functions) != 1:
+            raise TuneFailed(f"{program.source}: expected a program with one public function, received {len(functions)}")
+        self.signature = functions[0]
+        self.inputs = tuple(_npy(a) for a in make_inputs(self.signature, seed=0))
+        self.setup = canonical_hash(
+            {"function": self.signature.function, "threads": options.threads, "allocator": options.allocator,
+             "min_time_s": options.min_time_s, "inputs": canonical_hash(b"".join(self.inputs))}
+        )
+
+    # -- building -----------------------------------------------------------------------
+
+    def _key(self, strategies: StrategySet | None) -> ArtifactKey:
+        target = strategies.targets[0] if strategies is not None else CpuTarget()
+        return ArtifactKey(
+            iree_version=self.iree_version,
+            target=target.name,
+            target_flags=" ".join(target.compile_flags()),
+            source_hash=self.source_hash,
+            candidate_hash=canonical_hash(to_data(strategies)) if strategies is not None else IREE_DEFAULT,
+            flags_hash=canonical_hash(list(self.options.extra_flags)),
+            schema_version=TUNE_SCHEMA_VERSION,
+        )
+
+    def build(self, variants: Sequence[Variant]) -> None:
+        """Builds ``variants`` (cached builds reused) in parallel."""
+        jobs: list[BuildJob] = []
+        keys: dict[str, tuple[Variant, ArtifactKey]] = {}
+        for v in variants:
+            key = self._key(v.strategies)
+            v.key = key.digest()
+            cached = self.cache.get_build(key)
+            if cached is not None:
+                v.vmfb, v.build_error, v.build_seconds = cached.vmfb, cached.error, cached.seconds
+                continue
+            if v.key in keys:
+                continue
+            keys[v.key] = (v, key)
+            jobs.append(
+                BuildJob(
+                    key=v.key,
+                    payload_name="program.mlir",
+                    payload=self.payload,
+                    strategies=to_data(v.strategies) if v.strategies is not None else None,
+                    target="cpu",
+                    extra_flags=self.options.extra_flags,
+                    timeout_s=self.options.timeout_s,
+                    memory_gb=self.options.memory_gb,
+                )
+            )
+        if not jobs:
+            return
+        self.progress.expect("compile", len(jobs))
+
+        def done(result: BuildResult) -> None:
+            variant, key = keys[result.key]
+            self.cache.put_build(key, result.vmfb, result.error, result.seconds, result.report)
+            self.progress.advance("compile")
+
+        results = {r.key: r for r in self.executor.build_all(jobs, done)}
+        for v in variants:
+            if v.vmfb is None and not v.build_error and v.key in results:
+                r = results[v.key]
+                v.vmfb, v.build_error, v.build_seconds = r.vmfb, r.error, r.seconds
+
+    # -- measuring ----------------------------------------------------------------------
+
+    def _cached_samples(self, v: Variant) -> list[float]:
+        return self.cache.samples(self._key(v.strategies), self.machine_key, self.setup)
+
+    def measure(self, variants: Sequence[Variant], reference: Variant, rounds: int, seed: int) -> None:
+        """Times ``variants`` (``reference`` among them) in ``rounds`` interleaved rounds,
+        unless every one of them already has that many samples on this machine."""
+        built = [v for v in variants if v.vmfb is not None]
+        cached = {id(v): self._cached_samples(v) for v in built}
+        if all(len(cached[id(v)]) >= rounds for v in built):
+            for v in built:
+                v.samples = list(cached[id(v)][-rounds:])
+                v.cached_samples = len(v.samples)
+            return
+        base_time = reference.median or 1.0
+        self.progress.expect("sample", rounds * (len(built) + 1))
+        for r in range(rounds):
+            order = round_order(built, reference, seed * 1000 + r)
+            jobs = [
+                SampleJob(
+                    key=v.key,
+                    vmfb=v.vmfb or b"",
+                    function=self.signature.function,
+                    inputs=self.inputs,
+                    threads=self.options.threads,
+                    min_time_s=self.options.min_time_s,
+                    allocator=self.options.allocator,
+                    timeout_s=max(30.0, 20 * (self.options.min_time_s + 50 * base_time)) if v is not reference else 600.0,
+                )
+                for v in order
+            ]
+            by_key: dict[str, list[Variant]] = {}
+            for v in order:
+                by_key.setdefault(v.key, []).append(v)
+
+            def done(result: SampleResult) -> None:
+                self.progress.advance("sample")
+
+            results = self.executor.sample_rounds([jobs], 0, done)[0]
+            for v, result in zip(order, results):
+                if result.seconds is not None:
+                    v.samples.append(result.seconds)
+                else:
+                    v.sample_errors.append(result.error)
+                self.cache.add_samples(self._key(v.strategies), self.machine_key, self.setup, [result.seconds], [result.error] if result.seconds is None else None)
+            if reference.median:
+                base_time = reference.median
+            self._check_time()
+
+    def _check_time(self) -> None:
+        limit = self.options.time_s
+        if limit is not None and time.monotonic() - self.started > limit:
+            raise _Stop()
+
+    # -- the stages ---------------------------------------------------------------------
+
+    def program_stage(self, target: CpuTarget, has_convolutions: bool) -> tuple[list[Variant], Variant]:
+        """Builds and times the program-level points; returns them and the fastest."""
+        from ..strategies.cpu.space import program_space  # the ready library sits above tdsl's layers
+
+        space = program_space(target, has_convolutions, name="tuned")
+        variants = [Variant(IREE_DEFAULT, None)]
+        for c in space.candidates():
+            label = DATA_TILING if c.values == {"data_tiling": True} or c.values == {"data_tiling": True, "im2col_convs": False} else (
+                "program:" + ",".join(f"{k}={v}" for k, v in c.values.items())
+            )
+            if c.values.get("data_tiling") is False and not c.values.get("im2col_convs"):
+                continue  # IREE default itself
+            variants.append(Variant(label, c.strategies, values=c.values))
+        self.build(variants)
+        failed = [v for v in variants if v.vmfb is None]
+        if len(failed) == len(variants):
+            raise TuneFailed(f"every baseline build failed; first: {failed[0].build_error}")
+        reference = next(v for v in variants if v.vmfb is not None)
+        self.measure(variants, reference, self.options.rounds, self.options.seed)
+        timed = [v for v in variants if v.ok and v.median]
+        best = min(timed, key=lambda v: v.median or math.inf)
+        return variants, best
+
+    def op_stage(self, job: OpJob, base: Variant, isa: str, budget: int) -> None:
+        """Tunes one op on top of ``base`` (see the module docstring)."""
+        from ..strategies.cpu.space import contraction_space
+
+        base_set = base.strategies or tuned_set([CpuTarget()])
+        target = base_set.targets[0]
+        assert isinstance(target, CpuTarget) and job.dispatch.graph_op is not None and job.dispatch.graph_matcher is not None
+        job.space = contraction_space(job.dispatch.graph_op, job.dispatch.graph_matcher, isa, target, job.name)
+        candidates = list(job.space.candidates(count=budget * 4, seed=self.options.seed))
+        job.pruned = job.space.pruned
+        picked = candidates[:: max(1, len(candidates) // budget)][:budget] if len(candidates) > budget else candidates
+        reference = Variant(f"{base.label}", base.strategies, values=base.values, op=job.name)
+        reference.vmfb, reference.key = base.vmfb, base.key
+        variants = [reference]
+        for c in picked:
+            sets = tuned_set(base_set.targets, [*base_set.rules, *c.strategies.rules])
+            label = f"{job.name}#{c.index}"
+            variants.append(Variant(label, sets, values=c.values, op=job.name))
+        self.build(variants)
+        self.measure(variants, reference, 1, self.options.seed + 1)
+        timed = sorted((v for v in variants[1:] if v.ok and v.median), key=lambda v: v.median or math.inf)
+        finalists = [reference, *timed[: self.options.finalists]]
+        for v in finalists:
+            v.samples, v.cached_samples = [], 0
+        self.measure(finalists, reference, self.options.rounds, self.options.seed + 2)
+        job.variants = variants[1:]
+        job.reference = reference
+        job.noise = noise(reference)
+        best = min((v for v in finalists[1:] if v.ok and v.median), key=lambda v: v.median or math.inf, default=None)
+        if best is not None and wins(best, reference, job.noise):
+            job.winner = best
+
+    def model_stage(self, program_variants: list[Variant], base: Variant, jobs: list[OpJob]) -> tuple[list[Variant], Variant, float]:
+        """Times the base plus every winning rule against IREE default, data tiling and the
+        base; returns the variants, the one to emit and the noise."""
+        base_set = base.strategies or tuned_set([CpuTarget()])
+        rules = [r for job in jobs if job.winner and job.winner.strategies for r in job.winner.strategies.rules[len(base_set.rules):]]
+        baselines = [v for v in program_variants if v.label in (IREE_DEFAULT, DATA_TILING)]
+        final = [Variant(v.label, v.strategies, values=v.values) for v in baselines]
+        if base.label not in (IREE_DEFAULT, DATA_TILING):
+            final.append(Variant(base.label, base.strategies, values=base.values))
+        if rules:
+            final.append(Variant("tuned", tuned_set(base_set.targets, [*base_set.rules, *rules])))
+        self.build(final)
+        reference = next(v for v in final if v.vmfb is not None)
+        self.measure(final, reference, self.options.rounds, self.options.seed + 3)
+        iree = [v for v in final if v.label in (IREE_DEFAULT, DATA_TILING) and v.ok and v.median]
+        best_iree = min(iree, key=lambda v: v.median or math.inf)
+        margin = noise(best_iree)
+        challengers = [v for v in final if v.label not in (IREE_DEFAULT, DATA_TILING) and v.ok]
+        best = min(challengers, key=lambda v: v.median or math.inf, default=None)
+        chosen = best if best is not None and wins(best, best_iree, margin) else best_iree
+        return final, chosen, margin
+
+
+def tuned_set(targets: Sequence[Any], rules: Sequence[Rule] = ()) -> StrategySet:
+    """The set ``tdsl tune`` emits and measures: named ``tuned``."""
+    return StrategySet(name="tuned", targets=tuple(targets), rules=tuple(rules))
+
+
+def _npy(array: np.ndarray) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def _flops(dispatch: Dispatch) -> float:
+    view = dispatch.graph_op or dispatch.root
+    if view is None:
+        return 0.0
+    return 2.0 * math.prod(max(1, s) for s in view.loop_sizes) * max(1, dispatch.launches)
+
+
+def op_jobs(ops: ProgramOps, only: Sequence[str] = ()) -> list[OpJob]:
+    """The op-level jobs of a program (see the module docstring): one per distinct
+    graph-level matcher of a tunable contraction, by share of the flops, largest first."""
+    from ..strategies.cpu.space import tunable
+
+    total = sum(_flops(d) for d in ops.dispatches) or 1.0
+    jobs: dict[str, OpJob] = {}
+    for d in ops.dispatches:
+        view = d.graph_op
+        if view is None or d.graph_matcher is None:
+            continue
+        text = f"{d.name} {view.shapes()}"
+        if only and not any(o in text for o in only):
+            continue
+        key = python_source(d.graph_matcher)
+        if key in jobs:
+            jobs[key].share += _flops(d) / total
+            continue
+        job = OpJob(name=f"op{len(jobs)}", dispatch=d, share=_flops(d) / total)
+        job.skipped = tunable(view)
+        jobs[key] = job
+    ordered = sorted(jobs.values(), key=lambda j: -j.share)
+    for i, job in enumerate(ordered):
+        job.name = f"op{i}"
+    return ordered
+
+
+def tune(
+    payload: Path | str | Program,
+    *,
+    options: TuneOptions = TuneOptions(),
+    executor: Executor | None = None,
+    cache: TuneCache | None = None,
+    progress: Progress = NO_PROGRESS,
+    report: Callable[[str], None] = lambda line: None,
+) -> TuneResult:
+    """Tunes ``payload`` (an ``.onnx`` model or ``.mlir`` program) for this CPU; see the
+    module docstring. ``report`` receives one line per stage (best so far)."""
+    started = time.monotonic()
+    program = payload if isinstance(payload, Program) else load_program(payload)
+    own_executor = executor is None
+    executor = executor or LocalExecutor()
+    own_cache = cache is None
+    cache = cache or TuneCache()
+    interrupted = False
+    jobs: list[OpJob] = []
+    try:
+        tuner = Tuner(program, options, executor, cache, progress, report)
+        isa = str(tuner.machine.get("isa") or detect_isa())
+        listing = list_dispatches(program.mlir_path, CpuTarget(), extra_flags=options.extra_flags, timeout_s=options.timeout_s, memory_gb=options.memory_gb)
+        has_convs = any(d.graph_op is not None and d.graph_op.kind == "convolution" for d in listing.dispatches)
+        jobs = op_jobs(listing, options.ops)
+        program_variants: list[Variant] = []
+        base: Variant | None = None
+        final: list[Variant] = []
+        chosen: Variant | None = None
+        margin = 0.0
+        try:
+            program_variants, base = tuner.program_stage(CpuTarget(), has_convs)
+            report(f"program: fastest {base.label} ({(base.median or 0) * 1e3:.3f} ms)")
+            tunable_jobs = [j for j in jobs if not j.skipped]
+            progress.expect("tune", len(tunable_jobs))
+            for job in tunable_jobs:
+                progress.begin("tune", f"{job.name} {job.dispatch.graph_op.shapes() if job.dispatch.graph_op else ''}")
+                tuner.op_stage(job, base, isa, options.budget)
+                progress.advance("tune")
+                gain = speedup(job.winner, job.reference) if job.winner and job.reference else None
+                report(f"{job.name}: " + (f"{job.winner.label} {gain:.2f}x over {base.label}" if job.winner and gain else f"no candidate beat {base.label} by more than {job.noise:.1%}"))
+        except (KeyboardInterrupt, _Stop) as stop:
+            interrupted = isinstance(stop, KeyboardInterrupt)
+            report("interrupted: emitting what was measured" if interrupted else "time budget spent: emitting what was measured")
+        if base is None:
+            raise TuneFailed("interrupted before the baselines were measured: nothing to emit")
+        try:
+            final, chosen, margin = tuner.model_stage(program_variants, base, jobs)
+        except (KeyboardInterrupt, _Stop):
+            interrupted = True
+            final, chosen, margin = program_variants, base, 0.0
+        tuned = chosen.strategies or tuned_set([CpuTarget()])
+        numerics: dict[str, Any] = {"checked": False}
+        if options.check_numerics and tuned.rules:
+            tuned, numerics = _checked(program, tuned, options, cache, tuner._key(tuned))
+        return TuneResult(
+            payload=str(program.source),
+            target="cpu",
+            machine=tuner.machine,
+            options=options,
+            tuned=tuned,
+            program=program_variants,
+            jobs=jobs,
+            final=final,
+            chosen=chosen.label,
+            noise=margin,
+            numerics=numerics,
+            interrupted=interrupted,
+            seconds=time.monotonic() - started,
+            cache_stats=cache.stats(),
+        )
+    finally:
+        progress.close()
+        if own_executor:
+            executor.close()
+        if own_cache:
+            cache.close()
+
+
+def _checked(program: Program, tuned: StrategySet, options: TuneOptions, cache: TuneCache, key: ArtifactKey) -> tuple[StrategySet, dict[str, Any]]:
+    """``tuned`` if its outputs match IREE default's within tolerance, else ``tuned`` without
+    the rules whose outputs differ (each checked alone); with the verdict."""
+    from ..iree.numerics import run
+
+    reference = IREE_DEFAULT
+    verdict = cache.get_verdict(key, reference)
+    if verdict is None:
+        verdict = _verdict(run, program, tuned, options)
+        cache.put_verdict(key, reference, verdict)
+    if verdict["ok"]:
+        return tuned, verdict | {"checked": True, "dropped": []}
+    kept: list[Rule] = []
+    dropped: list[Rule] = []
+    for rule in tuned.rules:
+        alone = tuned_set(tuned.targets, [rule])
+        (kept if _verdict(run, program, alone, options)["ok"] else dropped).append(rule)
+    return tuned_set(tuned.targets, kept), verdict | {"checked": True, "dropped": [r.strategy.name for r in dropped]}
+
+
+def _verdict(run: Any, program: Program, strategies: StrategySet, options: TuneOptions) -> dict[str, Any]:
+    report = run(program, strategies, "cpu", check=False, timeout_s=options.timeout_s, memory_gb=options.memory_gb, extra_flags=options.extra_flags)
+    data = report.to_json()
+    comparisons = [
+        {"function": f["function"], **{k: c.get(k) for k in ("reference", "result", "max_abs_error", "max_rel_error", "tolerance", "tolerance_kind", "ok")}}
+        for f in data.get("functions", [])
+        for c in f.get("comparisons", [])
+    ]
+    return {"ok": bool(report.ok), "reference": IREE_DEFAULT, "comparisons": comparisons}

@@ -1,0 +1,135 @@
+"""Ready CPU search spaces for ``tdsl tune``.
+
+Two levels, measured differently (see :mod:`tdsl.tune`):
+
+* **Program level** (:func:`program_space`): the knobs of the CPU target that act on every
+  op of the program -- ``data_tiling`` (IREE's ``--iree-opt-data-tiling``: pack every
+  matmul for mmt4d ukernels, or not) and, where the program has convolutions,
+  ``im2col_convs`` (IREE's global im2col: the conv path). IREE default and data tiling
+  are two of its points, so the baselines are candidates like any other. Measured on the
+  whole program (they change the dispatches).
+* **Op level** (:func:`contraction_space`): one contraction kept out of data tiling and
+  pinned at the graph level (:class:`tdsl.GraphCpuLowering`, a compilation_info on the op
+  before dispatch formation) with knobs for its tiles: workgroup tile of M and N
+  (distribution), register tile of M and N (vector_common_parallel; N in whole vectors
+  of the ISA), K step (vector_reduction) and a K cache block (cache_reduction; the
+  matrix-vector blocking of :func:`tdsl.strategies.cpu.packing.matvec_pin` is one point).
+  Batch loops get tile 1. Constraints keep the register tile inside the workgroup tile and
+  the workgroup tile inside the problem; the target's own checks (vector tile bytes
+  against the ISA) prune the rest when candidates are validated.
+
+The matcher of each op-level rule is the op listing's exact graph-level matcher
+(:func:`tdsl.iree.ops.matcher_for`), so a tuned rule applies to that shape and layout
+only; thresholds (K, size bounds) are not knobs here because a per-op rule needs none.
+Not covered yet: the graph-level mmt4d packing path (``auto(pack_matmuls=True)``) and its
+inner tiles and pack steps, and convolution tiles.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tdsl import CpuTarget, GraphCpuLowering, Rule, StrategySet
+from tdsl.iree.ops import OpView
+from tdsl.spec.knobs import Choice
+from tdsl.spec.kinds import MatcherKind
+from tdsl.spec.space import Constraint, Space
+from tdsl.targets.host import Isa
+
+VECTOR_BITS = {"avx512": 512, "avx2": 256, "neon": 128, "generic": 128}
+"""Bits of one vector register per ISA: the N register tile is whole vectors."""
+TILED_TYPES = {("f32", "f32", "f32"), ("f16", "f16", "f32"), ("bf16", "bf16", "f32"), ("f16", "f16", "f16"), ("i8", "i8", "i32")}
+"""Element types whose contractions get an op-level space."""
+
+_ELEMENT_BITS = {"f32": 32, "f16": 16, "bf16": 16, "i32": 32, "i8": 8}
+
+
+def program_space(target: CpuTarget, has_convolutions: bool, name: str = "program") -> Space:
+    """The program-level space on ``target``: ``data_tiling`` x (``im2col_convs`` where the
+    program has convolutions). No rules: every op keeps IREE's path of that point."""
+    update: dict[str, Any] = {"data_tiling": Choice("data_tiling", [False, True])}
+    if has_convolutions:
+        update["im2col_convs"] = Choice("im2col_convs", [False, True])
+    data = target.model_dump(mode="json") | update
+    return Space(StrategySet(name=name, targets=[CpuTarget(**data)], rules=[]))
+
+
+def _powers(lo: int, hi: int) -> list[int]:
+    out, v = [], 1
+    while v <= hi:
+        if v >= lo:
+            out.append(v)
+        v *= 2
+    return out or [lo]
+
+
+def _ceil_pow2(n: int) -> int:
+    return 1 << max(0, (n - 1).bit_length())
+
+
+def tunable(view: OpView) -> str:
+    """Why ``view`` gets no op-level space ("" when it gets one)."""
+    if view.kind != "contraction" or view.zero_points:
+        return "not a plain contraction"
+    types = tuple(t.element for t in view.operands[:2]) + (view.operands[-1].element,) if len(view.operands) >= 3 else ()
+    if types not in TILED_TYPES:
+        return f"element types {' x '.join(types)} have no space"
+    if any(len(view.roles.get(role, ())) != 1 for role in ("m", "n", "k")) and not (
+        len(view.roles.get("n", ())) == 1 and len(view.roles.get("k", ())) == 1 and not view.roles.get("m")
+    ):
+        return "an m, n or k group of more than one loop"
+    if any(s <= 0 for s in view.loop_sizes):
+        return "dynamic sizes"
+    return ""
+
+
+def contraction_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str) -> Space:
+    """The op-level space of one contraction (see the module docstring): ``base`` with one
+    optional rule pinning ``view`` (selected by ``match``) on knob tiles. Requires
+    ``tunable(view) == ""``."""
+    reason = tunable(view)
+    if reason:
+        raise ValueError(f"{name}: {reason}")
+    rank = len(view.loop_sizes)
+    m = view.sizes("m")[0] if view.roles.get("m") else 1
+    n, k = view.sizes("n")[0], view.sizes("k")[0]
+    lanes = VECTOR_BITS[isa] // _ELEMENT_BITS.get(view.operands[-1].element, 32)
+    vec_m = [v for v in (1, 2, 4, 8, 16) if v <= m] or [1]
+    vec_n = [v for v in (lanes, 2 * lanes, 4 * lanes) if v <= max(n, lanes)]
+    vec_k = [v for v in (1, 4, 8, 16) if v <= k]
+    wg_m = _powers(1, min(256, _ceil_pow2(m)))
+    wg_n = _powers(lanes, min(512, max(lanes, _ceil_pow2(n))))
+    cache_k = [0] + [v for v in (256, 1024) if v < k]
+
+    def place(**by_role: Any) -> list[Any]:
+        out: list[Any] = [0] * rank
+        for d in view.roles.get("batch", ()):
+            out[d] = by_role.get("batch", 0)
+        for role, value in by_role.items():
+            if role != "batch" and view.roles.get(role):
+                out[view.roles[role][0]] = value
+        return out
+
+    lowering = GraphCpuLowering(
+        name=name,
+        distribution=place(batch=1, m=Choice("wg_m", wg_m), n=Choice("wg_n", wg_n)),
+        cache_reduction=place(k=Choice("cache_k", cache_k)),
+        vector_common_parallel=place(batch=1, m=Choice("vec_m", vec_m), n=Choice("vec_n", vec_n)),
+        vector_reduction=place(k=Choice("vec_k", vec_k)),
+    )
+    rule = Rule(target=base.name, match=match, strategy=lowering, optional=False)
+    template = StrategySet(name=f"tune_{name}", targets=[base], rules=[rule])
+    constraints = [
+        Constraint("register_tile_inside_workgroup_tile", lambda v: v["wg_m"] % v["vec_m"] == 0 and v["wg_n"] % v["vec_n"] == 0),
+        Constraint("k_block_holds_k_steps", lambda v: v["cache_k"] % v["vec_k"] == 0),
+        Constraint(
+            f"at_most_{_MAX_ACCUMULATORS[isa]}_accumulator_registers",
+            lambda v: v["vec_m"] * (v["vec_n"] // lanes) <= _MAX_ACCUMULATORS[isa],
+        ),
+    ]
+    return Space(template, constraints)
+
+
+_MAX_ACCUMULATORS = {"avx512": 24, "avx2": 12, "neon": 24, "generic": 8}
+"""Accumulator registers a register tile may take (32 zmm on AVX-512, 16 ymm on AVX2, 32
+NEON registers; the rest hold operands)."""
