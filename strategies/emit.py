@@ -92,10 +92,9 @@ def _describe(d: Dispatch) -> str:
     return f"{d.name} (x{d.launches}): {where}"
 
 
-def _gpu_choice(d: Dispatch, name: str) -> Union[tuple[MatcherKind, GpuLowering], str]:
+def gpu_problem(d: Dispatch) -> Union[tuple[MatcherKind, Union[Contraction, Convolution]], str]:
     """The rule's matcher (the listing's codegen matcher, with the loop order where the loops
-    are not in batch, m, n, k order) and the chooser's configuration for ``d``, or why the
-    chooser cannot express it."""
+    are not in batch, m, n, k order) and the chooser's problem for ``d``, or why there is none."""
     root, match = d.root, d.codegen_matcher
     if root is None:
         return "no root op"
@@ -104,21 +103,27 @@ def _gpu_choice(d: Dispatch, name: str) -> Union[tuple[MatcherKind, GpuLowering]
         groups = {role: tuple(root.sizes(role)) for role in ("batch", "m", "n", "k")}
         problem = Contraction(groups["batch"], groups["m"], groups["n"], groups["k"],
                               match.lhs_type, match.rhs_type, match.output_type, loop_order=letters)
-        try:
-            lowering = choose_contraction(problem, name)
-            return problem.match(), lowering
-        except TdslError as err:
-            return f"the chooser cannot express it: {err}"
+        return problem.match(), problem
     if isinstance(match, ConvolutionMatch):
         sizes = {role: tuple(root.sizes(role)) for role in ("batch", "output_image", "output_channel", "filter_loop", "input_channel", "depth")}
         conv = Convolution(sizes["batch"], sizes["output_image"], sizes["output_channel"], sizes["filter_loop"], sizes["input_channel"],
                            match.lhs_type, match.rhs_type, match.output_type, letters, sizes["depth"], tuple(root.strides), tuple(root.dilations))
-        try:
-            lowering = choose_convolution(conv, name)
-            return match, lowering
-        except TdslError as err:
-            return f"the chooser cannot express it: {err}"
+        return match, conv
     return "not a contraction or convolution"
+
+
+def _gpu_choice(d: Dispatch, name: str) -> Union[tuple[MatcherKind, GpuLowering], str]:
+    """The rule's matcher and the chooser's configuration for ``d`` (:func:`gpu_problem`),
+    or why the chooser cannot express it."""
+    found = gpu_problem(d)
+    if isinstance(found, str):
+        return found
+    match, problem = found
+    try:
+        lowering = choose_contraction(problem, name) if isinstance(problem, Contraction) else choose_convolution(problem, name)
+    except TdslError as err:
+        return f"the chooser cannot express it: {err}"
+    return match, lowering
 
 
 def emit(ops: ProgramOps, target: CpuTarget | AmdGpuTarget, name: str, ready: StrategySet | None = None) -> Emitted:

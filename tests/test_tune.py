@@ -1,0 +1,193 @@
+"""``tdsl tune`` for CPU: the loop end to end on a small program (real builds, real timings),
+the warm-cache rerun, keep-the-baseline and Ctrl-C with a scripted runner, the CLI's errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import pytest
+
+import tdsl
+from tdsl.spec.loader import to_data
+from tdsl.spec.strategy_set import StrategySet
+from tdsl.tune import LocalExecutor, TuneCache, TuneOptions, table, tune, write_outputs
+from tdsl.tune.executor import BuildJob, BuildResult, SampleJob, SampleResult
+from tdsl.tune.measure import MIN_NOISE, Variant, noise, wins
+from tdsl.tune.outputs import REPORT_JSON, TUNED_PY, TUNED_YAML
+
+MATMUL = """
+util.global private @w = #util.byte_pattern<1> : tensor<128x64xf32>
+func.func @mm(%a: tensor<96x128xf32>) -> tensor<96x64xf32> {
+  %b = util.global.load @w : tensor<128x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<96x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<96x64xf32>) -> tensor<96x64xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<96x128xf32>, tensor<128x64xf32>) outs(%f : tensor<96x64xf32>) -> tensor<96x64xf32>
+  return %r : tensor<96x64xf32>
+}
+"""
+
+FAST = TuneOptions(budget=3, rounds=2, min_time_s=0.01, finalists=2)
+
+
+@pytest.fixture
+def payload(tmp_path: Path) -> Path:
+    path = tmp_path / "mm.mlir"
+    path.write_text(MATMUL)
+    return path
+
+
+def test_tune_end_to_end_then_warm_cache(payload: Path, tmp_path: Path) -> None:
+    """Real builds and timings: every candidate is reported with its knobs, compile status and
+    samples; the emitted set loads, renders and is no slower than IREE's best path in the
+    model pass; a rerun on the warm cache builds and measures nothing."""
+    lines: list[str] = []
+    with TuneCache(tmp_path / "cache.sqlite") as cache, LocalExecutor(2) as executor:
+        result = tune(payload, options=FAST, executor=executor, cache=cache, report=lines.append)
+        out = tmp_path / "out"
+        paths = write_outputs(result, out)
+        assert {p.name for p in paths} == {TUNED_PY, TUNED_YAML, REPORT_JSON}
+        report = json.loads((out / REPORT_JSON).read_text())
+        assert report["machine"]["isa"] and report["iree_version"]
+        [job] = report["ops"]
+        assert job["space_size"] > 0 and 1 <= len(job["candidates"]) <= FAST.budget
+        for c in job["candidates"]:
+            assert set(c["knobs"]) == {"wg_m", "wg_n", "cache_k", "vec_m", "vec_n", "vec_k"}
+            assert c["compile"] == "ok" and c["samples_s"]
+        labels = {v["label"] for v in report["model_pass"]}
+        assert {"iree-default", "iree-data-tiling"} <= labels
+        emitted = tdsl.load(out / TUNED_PY)
+        assert emitted == tdsl.load(out / TUNED_YAML) == result.tuned
+        tdsl.render(emitted, "cpu")
+        chosen = result.variant(result.chosen)
+        iree = min((v for v in result.final if v.label.startswith("iree-")), key=lambda v: v.median or 0)
+        assert chosen is not None and chosen.median is not None and iree.median is not None
+        assert chosen.median <= iree.median  # never slower than IREE's best path, as measured
+        if emitted.rules:
+            assert result.numerics["checked"] and result.numerics["ok"]
+        assert "op0" in table(result)
+        misses = cache.stats()["build_misses"]
+
+        again = tune(payload, options=FAST, executor=executor, cache=cache)
+        assert cache.stats()["build_misses"] == misses  # nothing rebuilt
+        assert all(v.cached_samples for v in again.final)  # nothing re-measured
+        assert again.tuned == result.tuned
+
+
+class ScriptedRunner:
+    """Real builds; timings from ``seconds(strategies)`` instead of a benchmark run, so the
+    decisions can be checked exactly. ``interrupt_after`` samples raise KeyboardInterrupt."""
+
+    name = "scripted"
+
+    def __init__(self, seconds: Callable[[dict[str, Any] | None], float], interrupt_after: int | None = None) -> None:
+        self.local = LocalExecutor(2)
+        self.seconds = seconds
+        self.sets: dict[str, dict[str, Any] | None] = {}
+        self.interrupt_after = interrupt_after
+        self.samples = 0
+
+    def machines(self) -> list[dict[str, Any]]:
+        return self.local.machines()
+
+    def build_all(self, jobs: Sequence[BuildJob], on_done: Callable[[BuildResult], None] = lambda r: None) -> list[BuildResult]:
+        for job in jobs:
+            self.sets[job.key] = job.strategies
+        return self.local.build_all(jobs, on_done)
+
+    def sample_rounds(self, rounds: Sequence[Sequence[SampleJob]], runner: int = 0, on_done: Callable[[SampleResult], None] = lambda r: None) -> list[list[SampleResult]]:
+        out = []
+        for jobs in rounds:
+            results = []
+            for job in jobs:
+                self.samples += 1
+                if self.interrupt_after is not None and self.samples > self.interrupt_after:
+                    raise KeyboardInterrupt
+                result = SampleResult(job.key, self.seconds(self.sets.get(job.key)), "")
+                on_done(result)
+                results.append(result)
+            out.append(results)
+        return out
+
+    def close(self) -> None:
+        self.local.close()
+
+    def __enter__(self) -> "ScriptedRunner":
+        return self
+
+    def __exit__(self, *args: Any) -> None:
+        self.close()
+
+
+def _data_tiling(data: dict[str, Any] | None) -> bool:
+    return bool(data and data["targets"][0].get("data_tiling"))
+
+
+def test_no_candidate_beats_the_baseline_so_none_is_emitted(payload: Path, tmp_path: Path) -> None:
+    """Candidates 1 % faster than data tiling (inside the 2 % noise floor) are not emitted:
+    the tuned set is data tiling with no rules."""
+
+    def seconds(data: dict[str, Any] | None) -> float:
+        if data is None:
+            return 2e-3
+        return 0.99e-3 if data["rules"] else 1e-3 if _data_tiling(data) else 3e-3
+
+    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds) as runner:
+        result = tune(payload, options=FAST, executor=runner, cache=cache)
+    assert result.tuned.rules == () and result.chosen == "iree-data-tiling"
+    assert result.tuned.targets[0].data_tiling is True
+    assert result.jobs[0].winner is None
+
+
+def test_a_candidate_that_wins_is_emitted_and_ctrl_c_keeps_the_baseline(payload: Path, tmp_path: Path) -> None:
+    def seconds(data: dict[str, Any] | None) -> float:
+        if data is None:
+            return 2e-3
+        if data["rules"]:
+            return 0.5e-3 if data["rules"][0]["strategy"]["vector_common_parallel"][0] == 8 else 1.5e-3
+        return 1e-3
+
+    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds) as runner:
+        result = tune(payload, options=TuneOptions(budget=12, rounds=2, finalists=2, check_numerics=False), executor=runner, cache=cache)
+    [rule] = result.tuned.rules
+    assert rule.strategy.vector_common_parallel[0] == 8 and result.chosen == "tuned"
+
+    # Interrupted during the op stage: the baselines were measured, the set emitted is the base.
+    with TuneCache(tmp_path / "c2.sqlite") as cache, ScriptedRunner(seconds, interrupt_after=8) as runner:
+        stopped = tune(payload, options=TuneOptions(budget=12, rounds=2, finalists=2, check_numerics=False), executor=runner, cache=cache)
+    assert stopped.interrupted and stopped.tuned.rules == ()
+    out = tmp_path / "stopped"
+    write_outputs(stopped, out)
+    assert "Interrupted" in (out / TUNED_PY).read_text()
+
+
+def test_noise_and_verdict() -> None:
+    ref = Variant("ref", None, vmfb=b"x", samples=[1.0, 1.0, 1.0, 1.0])
+    assert noise(ref) == MIN_NOISE
+    spread = Variant("ref", None, vmfb=b"x", samples=[0.9, 1.0, 1.0, 1.2, 1.1])
+    assert noise(spread) > MIN_NOISE
+    assert wins(Variant("c", None, vmfb=b"x", samples=[0.9]), ref, MIN_NOISE)
+    assert not wins(Variant("c", None, vmfb=b"x", samples=[0.99]), ref, MIN_NOISE)
+    assert not wins(Variant("c", None, vmfb=None, samples=[0.5]), ref, MIN_NOISE)  # no build, no verdict
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--target", "x86"], "--target: expected cpu or gfx942"),
+        (["--budget", "0"], "--budget"),
+        (["-o", "FILE"], "-o"),
+    ],
+)
+def test_cli_bad_input_is_one_line_exit_2(payload: Path, tmp_path: Path, args: list[str], message: str) -> None:
+    a_file = tmp_path / "a_file"
+    a_file.write_text("")
+    argv = ["tune", str(payload), "-o", str(tmp_path / "out"), "--cache", str(tmp_path / "c.sqlite")]
+    argv += [str(a_file) if a == "FILE" else a for a in args]
+    proc = subprocess.run([sys.executable, "-m", "tdsl", *argv], capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and message in proc.stderr
