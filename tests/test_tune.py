@@ -74,7 +74,7 @@ def test_tune_end_to_end_then_warm_cache(payload: Path, tmp_path: Path) -> None:
 
         again = tune(payload, options=FAST, executor=executor, cache=cache)
         assert cache.stats()["build_misses"] == misses  # nothing rebuilt
-        assert all(v.cached_samples for v in again.final)  # nothing re-measured
+        assert all(v.cached_samples for v in again.final), [(v.label, v.cached_samples, len(v.samples)) for v in again.final]  # nothing re-measured
         assert again.tuned == result.tuned
 
 

@@ -116,11 +116,29 @@ class Space:
         concrete: StrategySet = self.template.with_values(values)
         return concrete
 
-    def candidates(self, count: int | None = None, seed: int = 0) -> Iterator[Candidate]:
-        """Concrete candidates: every assignment in order, or ``count`` sampled with
-        ``seed``; pruned ones are counted in :attr:`pruned` (reset by each call)."""
-        self.pruned = Pruned()
-        chosen = enumerate(self.assignments()) if count is None else iter(self.sample(count, seed))
+    def neighbors(self, values: Values) -> Iterator[Values]:
+        """The assignments one step away from ``values``: one knob moved to the value before
+        or after its own in that knob's order (for a local search around a good point)."""
+        for knob in self.knobs:
+            options = knob.values()
+            here = next((i for i, v in enumerate(options) if v == values.get(knob.name)), None)
+            if here is None:
+                continue
+            for step in (-1, 1):
+                if 0 <= here + step < len(options):
+                    yield values | {knob.name: options[here + step]}
+
+    def index_of(self, values: Values) -> int:
+        """The position of ``values`` in the space's order (the inverse of the enumeration)."""
+        index = 0
+        for knob in self.knobs:
+            options = knob.values()
+            index = index * len(options) + next(i for i, v in enumerate(options) if v == values[knob.name])
+        return index
+
+    def take(self, chosen: Iterator[tuple[int, Values]]) -> Iterator[Candidate]:
+        """The candidates of the (index, assignment) pairs ``chosen`` that pass the constraints
+        and validate; the others are counted in :attr:`pruned` (not reset)."""
         for index, values in chosen:
             failed = next((c.name for c in self.constraints if not c(values)), None)
             if failed is not None:
@@ -135,3 +153,10 @@ class Space:
                 self.pruned.examples.setdefault(path, f"expected {first.expected}" if first else str(err))
                 continue
             yield Candidate(index, values, strategies)
+
+    def candidates(self, count: int | None = None, seed: int = 0) -> Iterator[Candidate]:
+        """Concrete candidates: every assignment in order, or ``count`` sampled with
+        ``seed``; pruned ones are counted in :attr:`pruned` (reset by each call)."""
+        self.pruned = Pruned()
+        chosen = enumerate(self.assignments()) if count is None else iter(self.sample(count, seed))
+        return self.take(chosen)

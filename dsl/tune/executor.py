@@ -18,10 +18,12 @@ import atexit
 import concurrent.futures as cf
 import hashlib
 import json
+import logging
 import multiprocessing
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -444,6 +446,8 @@ class LocalExecutor:
 RAY_MISSING = "RayExecutor needs ray: pip install 'tdsl[ray]'"
 ACTOR_START_S = 120.0
 """Seconds the benchmark runners get to start (a fresh worker process per node)."""
+CONNECT_S = 10.0
+"""Seconds a ``host:port`` Ray address gets to accept a connection."""
 RAY_GRACE_S = 60.0
 """Seconds a runner gets beyond a sample's own timeout before it counts as lost."""
 
@@ -454,6 +458,19 @@ def _import_ray() -> Any:
     except ImportError:
         raise ArgumentError(RAY_MISSING) from None
     return ray
+
+
+def _check_reachable(address: str) -> None:
+    """A ``host:port`` address must accept a connection (Ray itself retries for minutes)."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit() or "://" in address:
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_S).close()
+    except OSError as err:
+        raise ArgumentError(
+            f"no Ray cluster at {address!r}: {one_line(err)} (start one with `ray start --head --port={port}`)"
+        ) from None
 
 
 def build_with(job: BuildJob, payload: bytes) -> BuildResult:
@@ -502,8 +519,9 @@ class RayExecutor:
             raise ArgumentError(f"runners: expected at least 1, received {runners}")
         self._ray = ray
         self._owns = not ray.is_initialized()
+        _check_reachable(address)
         try:
-            ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
+            ray.init(address=address, ignore_reinit_error=True, log_to_driver=False, logging_level=logging.WARNING)
         except (ConnectionError, RuntimeError, ValueError) as err:
             raise ArgumentError(f"no Ray cluster at {address!r}: {one_line(err)} (start one with `ray start --head`)") from None
         self._actors: list[Any] = []
@@ -587,7 +605,7 @@ class RayExecutor:
                     results[i] = result
                     on_done(result)
         except BaseException:
-            for ref in index:
+            for ref in index:  # queued tasks are dropped; running ones lose their worker (and its iree-compile)
                 try:
                     ray.cancel(ref, force=True)
                 except Exception:  # already finished, or the cluster is gone

@@ -239,17 +239,16 @@ class Tuner:
 
     # -- measuring ----------------------------------------------------------------------
 
-    def _cached_samples(self, v: Variant) -> list[float]:
-        return self.cache.samples(self._key(v.strategies), self.machine_key, self.setup)
-
-    def measure(self, variants: Sequence[Variant], reference: Variant, rounds: int, seed: int) -> None:
+    def measure(self, variants: Sequence[Variant], reference: Variant, rounds: int, seed: int, stage: str) -> None:
         """Times ``variants`` (``reference`` among them) in ``rounds`` interleaved rounds,
-        unless every one of them already has that many samples on this machine."""
+        unless every one of them already has that many samples of this ``stage`` on this
+        machine (samples are cached per stage, so a rerun makes the same decisions)."""
         built = [v for v in variants if v.vmfb is not None]
-        cached = {id(v): self._cached_samples(v) for v in built}
+        setup = f"{self.setup}:{stage}"
+        cached = {id(v): self.cache.samples(self._key(v.strategies), self.machine_key, setup) for v in built}
         if all(len(cached[id(v)]) >= rounds for v in built):
             for v in built:
-                v.samples = list(cached[id(v)][-rounds:])
+                v.samples = list(cached[id(v)])
                 v.cached_samples = len(v.samples)
             return
         base_time = reference.median or 1.0
@@ -282,7 +281,7 @@ class Tuner:
                     v.samples.append(result.seconds)
                 else:
                     v.sample_errors.append(result.error)
-                self.cache.add_samples(self._key(v.strategies), self.machine_key, self.setup, [result.seconds], [result.error] if result.seconds is None else None)
+                self.cache.add_samples(self._key(v.strategies), self.machine_key, setup, [result.seconds], [result.error] if result.seconds is None else None)
             if reference.median:
                 base_time = reference.median
             self._check_time()
@@ -312,7 +311,7 @@ class Tuner:
         if len(failed) == len(variants):
             raise TuneFailed(f"every baseline build failed; first: {failed[0].build_error}")
         reference = next(v for v in variants if v.vmfb is not None)
-        self.measure(variants, reference, self.options.rounds, self.options.seed)
+        self.measure(variants, reference, self.options.rounds, self.options.seed, "program")
         timed = [v for v in variants if v.ok and v.median]
         best = min(timed, key=lambda v: v.median or math.inf)
         return variants, best
@@ -325,23 +324,42 @@ class Tuner:
         target = base_set.targets[0]
         assert isinstance(target, CpuTarget) and job.dispatch.graph_op is not None and job.dispatch.graph_matcher is not None
         job.space = contraction_space(job.dispatch.graph_op, job.dispatch.graph_matcher, isa, target, job.name)
-        candidates = list(job.space.candidates(count=budget * 4, seed=self.options.seed))
-        job.pruned = job.space.pruned
-        picked = candidates[:: max(1, len(candidates) // budget)][:budget] if len(candidates) > budget else candidates
+        space = job.space
+        # Screening, wave 1: a seeded sample spread over the space (2/3 of the budget).
+        sampled = list(space.candidates(count=budget * 4, seed=self.options.seed))
+        first = max(1, (2 * budget) // 3)
+        picked = sampled[:: max(1, len(sampled) // first)][:first] if len(sampled) > first else sampled
         reference = Variant(f"{base.label}", base.strategies, values=base.values, op=job.name)
         reference.vmfb, reference.key = base.vmfb, base.key
         variants = [reference]
-        for c in picked:
-            sets = tuned_set(base_set.targets, [*base_set.rules, *c.strategies.rules])
-            label = f"{job.name}#{c.index}"
-            variants.append(Variant(label, sets, values=c.values, op=job.name))
-        self.build(variants)
-        self.measure(variants, reference, 1, self.options.seed + 1)
+
+        def add(found: list[Any]) -> list[Variant]:
+            new = [Variant(f"{job.name}#{c.index}", tuned_set(base_set.targets, [*base_set.rules, *c.strategies.rules]), values=c.values, op=job.name) for c in found]
+            variants.extend(new)
+            return new
+
+        self.build(add(picked))
+        self.measure(variants, reference, 1, self.options.seed + 1, f"{job.name}:screen")
+        # Wave 2: the neighbours of the two best so far (one knob one step away), the rest of the budget.
+        tried = {space.index_of(v.values) for v in variants[1:]}
+        leaders = sorted((v for v in variants[1:] if v.ok and v.median), key=lambda v: v.median or math.inf)[:2]
+        near: list[tuple[int, dict[str, Any]]] = []
+        for leader in leaders:
+            for values in space.neighbors(leader.values):
+                index = space.index_of(values)
+                if index not in tried and len(near) < budget - len(picked):
+                    tried.add(index)
+                    near.append((index, values))
+        second = add(list(space.take(iter(near))))
+        if second:
+            self.build(second)
+            self.measure([reference, *second], reference, 1, self.options.seed + 4, f"{job.name}:near")
+        job.pruned = space.pruned
         timed = sorted((v for v in variants[1:] if v.ok and v.median), key=lambda v: v.median or math.inf)
         finalists = [reference, *timed[: self.options.finalists]]
         for v in finalists:
             v.samples, v.cached_samples = [], 0
-        self.measure(finalists, reference, self.options.rounds, self.options.seed + 2)
+        self.measure(finalists, reference, self.options.rounds, self.options.seed + 2, f"{job.name}:final")
         job.variants = variants[1:]
         job.reference = reference
         job.noise = noise(reference)
@@ -362,7 +380,7 @@ class Tuner:
             final.append(Variant("tuned", tuned_set(base_set.targets, [*base_set.rules, *rules])))
         self.build(final)
         reference = next(v for v in final if v.vmfb is not None)
-        self.measure(final, reference, self.options.rounds, self.options.seed + 3)
+        self.measure(final, reference, self.options.rounds, self.options.seed + 3, "model")
         iree = [v for v in final if v.label in (IREE_DEFAULT, DATA_TILING) and v.ok and v.median]
         best_iree = min(iree, key=lambda v: v.median or math.inf)
         margin = noise(best_iree)
