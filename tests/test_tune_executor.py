@@ -301,3 +301,29 @@ def test_ray_executor_builds_and_samples_on_two_nodes(ray_cluster: str) -> None:
     import ray
 
     assert not ray.is_initialized()  # the executor connected, so it disconnected
+
+
+@pytest.mark.ray
+@pytest.mark.compile
+def test_tune_through_ray_gives_the_local_winners_with_cached_measurements(ray_cluster: str, tmp_path: Path) -> None:
+    """The same small tuning, local pool then Ray: with the builds dropped from the cache
+    (so Ray's tasks build every candidate again) and the samples kept (same machine model),
+    the Ray run reuses every measurement and emits the same set."""
+    import sqlite3
+
+    from tdsl.tune import TuneCache, TuneOptions, tune
+
+    payload = tmp_path / "mm.mlir"
+    payload.write_text(MATMUL.decode() if isinstance(MATMUL, bytes) else MATMUL)
+    options = TuneOptions(budget=3, rounds=2, min_time_s=0.01, finalists=2, check_numerics=False)
+    with TuneCache(tmp_path / "c.sqlite") as cache, LocalExecutor(2) as local:
+        first = tune(payload, options=options, executor=local, cache=cache)
+        samples = cache.stats()["samples"]
+    with sqlite3.connect(tmp_path / "c.sqlite") as db:
+        db.execute("DELETE FROM builds")
+    with TuneCache(tmp_path / "c.sqlite") as cache, RayExecutor(address=ray_cluster) as ray_executor:
+        second = tune(payload, options=options, executor=ray_executor, cache=cache)
+        assert cache.stats()["build_misses"] > 0  # Ray built them
+        assert cache.stats()["samples"] == samples  # nothing measured again
+    assert second.tuned == first.tuned
+    assert [j.winner.values if j.winner else None for j in second.jobs] == [j.winner.values if j.winner else None for j in first.jobs]
