@@ -444,7 +444,8 @@ def _cmd_tune(args: argparse.Namespace) -> int:
     options = TuneOptions(
         budget=args.budget, time_s=args.time, rounds=args.rounds, min_time_s=args.min_time, threads=args.threads,
         allocator=args.allocator, ops=tuple(args.ops), seed=args.seed, check_numerics=not args.no_numerics,
-        timeout_s=args.timeout, memory_gb=args.memory_gb, extra_flags=tuple(extra_flags(args)),
+        timeout_s=args.timeout, memory_gb=args.memory_gb, extra_flags=tuple(extra_flags(args)), device=args.device,
+        serial_loading=not args.no_serial_loading,
     )
     program = _program(args)
     progress = _progress(args)
@@ -455,7 +456,7 @@ def _cmd_tune(args: argparse.Namespace) -> int:
         if _verbosity(args) >= 0:
             print(f"tdsl tune: {line}", file=sys.stderr)
 
-    with open_cache(args.cache) as cache, open_executor(args.executor, args.address, args.workers, args.device) as executor:
+    with open_cache(args.cache) as cache, open_executor(args.executor, args.address, args.workers) as executor:
         if args.target == "gfx942":
             from .tune import tune_gfx942
 
@@ -691,7 +692,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--executor", choices=("local", "ray"), default="local", help="local process pool (default) or a Ray cluster (pip install 'tdsl[ray]')")
     p.add_argument("--address", default="auto", metavar="auto|HOST:PORT", help="the Ray cluster to join (with --executor ray)")
     p.add_argument("--workers", type=positive_int, metavar="N", help="parallel builds of the local executor (default: the CPU count)")
-    p.add_argument("--device", default="local-task", metavar="URI", help="the IREE device the runner measures on (local-task; hip://0 on a machine with an AMD GPU)")
+    p.add_argument("--device", default="", metavar="URI", help="the IREE device the runners time on: this CPU by default; hip://0 on a machine with an AMD GPU (gfx942 candidates are then measured, not only ranked)")
     p.add_argument("--plot", action="store_true", help="also write DIR/plot.png (needs pip install 'tdsl[plot]')")
     _add_flag_args(p, writes_flags=False)
     _add_limits(p)

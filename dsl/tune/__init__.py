@@ -36,7 +36,7 @@ def open_cache(path: Path | None = None) -> Iterator[TuneCache]:
 
 
 @contextmanager
-def open_executor(kind: str = "local", address: str = "auto", workers: int | None = None, device: str = "local-task") -> Iterator[Executor]:
+def open_executor(kind: str = "local", address: str = "auto", workers: int | None = None) -> Iterator[Executor]:
     """A local process pool or a Ray cluster at ``address`` (``tdsl[ray]``), closed on exit."""
     executor: Executor
     if kind == "ray":

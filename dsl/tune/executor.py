@@ -65,6 +65,8 @@ class BuildJob:
     extra_flags: tuple[str, ...] = ()
     timeout_s: float = DEFAULT_TIMEOUT_S
     memory_gb: float = DEFAULT_MEMORY_GB
+    serial_loading: bool = True
+    """As in :func:`tdsl.compile`."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,8 @@ class SampleJob:
     min_time_s: float = 0.1
     allocator: str = "default"
     timeout_s: float = 60.0
+    device: str = ""
+    """The IREE device URI to time on (e.g. ``hip://0``); empty: this CPU with ``threads``."""
 
 
 @dataclass(frozen=True)
@@ -159,6 +163,7 @@ def build(job: BuildJob) -> BuildResult:
             report = compile(
                 payload, strategies, job.target, output,
                 extra_flags=job.extra_flags, timeout_s=job.timeout_s, memory_gb=job.memory_gb,
+                serial_loading=job.serial_loading,
             )
             vmfb = output.read_bytes()
     except (TdslError, OSError) as err:
@@ -224,14 +229,15 @@ def clear_sample_cache() -> None:
     _CACHE.clear()
 
 
-def benchmark_command(vmfb: Path, function: str, inputs: Sequence[Path], threads: int, min_time_s: float, allocator: str) -> list[str]:
-    """The ``iree-benchmark-module`` command of :func:`tdsl.iree.bench.iree_sample`."""
+def benchmark_command(vmfb: Path, function: str, inputs: Sequence[Path], threads: int, min_time_s: float, allocator: str, device: str = "") -> list[str]:
+    """The ``iree-benchmark-module`` command of :func:`tdsl.iree.bench.iree_sample` (on
+    ``device`` when one is given)."""
     return [
         benchmark_tool(),
         f"--module={vmfb}",
         f"--function={function}",
         *(f"--input=@{p}" for p in inputs),
-        *_device_flags(threads),
+        *([f"--device={device}"] if device else _device_flags(threads)),
         *([f"--device_allocator={allocator}"] if allocator != "default" else []),
         "--benchmark_repetitions=1",
         f"--benchmark_min_time={min_time_s}s",
@@ -253,7 +259,7 @@ def sample(job: SampleJob) -> SampleResult:
         keep: set[str] = set()
         module = _CACHE.path(job.vmfb, ".vmfb", keep)
         inputs = [_CACHE.path(data, ".npy", keep) for data in job.inputs]
-        command = benchmark_command(module, job.function, inputs, job.threads, job.min_time_s, job.allocator)
+        command = benchmark_command(module, job.function, inputs, job.threads, job.min_time_s, job.allocator, job.device)
         proc = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=job.timeout_s)
     except subprocess.TimeoutExpired:
         return SampleResult(job.key, None, f"timed out after {job.timeout_s:g} s (iree-benchmark-module killed)")

@@ -83,6 +83,11 @@ class TuneOptions:
     timeout_s: float = 300.0
     memory_gb: float = DEFAULT_MEMORY_GB
     extra_flags: tuple[str, ...] = ()
+    serial_loading: bool = True
+    """As in :func:`tdsl.compile`."""
+    device: str = ""
+    """The IREE device the runner times on (``hip://0`` on a machine with an AMD GPU); empty:
+    this CPU."""
 
 
 @dataclass
@@ -171,7 +176,7 @@ class Tuner:
         self.iree_version = versions()["iree-base-compiler"]
         machines = executor.machines()
         self.machine = machines[0]
-        self.machine_key = MachineKey(str(self.machine["cpu"]), str(self.machine["isa"]), int(self.machine["cores"]), "local-task")
+        self.machine_key = MachineKey(str(self.machine["cpu"]), str(self.machine["isa"]), int(self.machine["cores"]), options.device or "local")
         functions = signatures(program)
         if len(functions) != 1:
             raise TuneFailed(f"{program.source}: expected a program with one public function, received {len(functions)}")
@@ -179,7 +184,7 @@ class Tuner:
         self.inputs = tuple(_npy(a) for a in make_inputs(self.signature, seed=0))
         self.setup = canonical_hash(
             {"function": self.signature.function, "threads": options.threads, "allocator": options.allocator,
-             "min_time_s": options.min_time_s, "inputs": canonical_hash(b"".join(self.inputs))}
+             "min_time_s": options.min_time_s, "device": options.device, "inputs": canonical_hash(b"".join(self.inputs))}
         )
 
     # -- building -----------------------------------------------------------------------
@@ -192,7 +197,7 @@ class Tuner:
             target_flags=" ".join(target.compile_flags()),
             source_hash=self.source_hash,
             candidate_hash=canonical_hash(to_data(strategies)) if strategies is not None else IREE_DEFAULT,
-            flags_hash=canonical_hash(list(self.options.extra_flags)),
+            flags_hash=canonical_hash({"extra_flags": list(self.options.extra_flags), "serial_loading": self.options.serial_loading}),
             schema_version=TUNE_SCHEMA_VERSION,
         )
 
@@ -220,6 +225,7 @@ class Tuner:
                     extra_flags=self.options.extra_flags,
                     timeout_s=self.options.timeout_s,
                     memory_gb=self.options.memory_gb,
+                    serial_loading=self.options.serial_loading,
                 )
             )
         if not jobs:
@@ -264,6 +270,7 @@ class Tuner:
                     threads=self.options.threads,
                     min_time_s=self.options.min_time_s,
                     allocator=self.options.allocator,
+                    device=self.options.device,
                     timeout_s=max(30.0, 20 * (self.options.min_time_s + 50 * base_time)) if v is not reference else 600.0,
                 )
                 for v in order
