@@ -306,12 +306,12 @@ class Tuner:
 
         space = program_space(target, has_convolutions, name="tuned")
         variants = [Variant(IREE_DEFAULT, None)]
+        defaults = {"data_tiling": False, "ukernels": "default", "im2col_convs": False}
         for c in space.candidates():
-            label = DATA_TILING if c.values == {"data_tiling": True} or c.values == {"data_tiling": True, "im2col_convs": False} else (
-                "program:" + ",".join(f"{k}={v}" for k, v in c.values.items())
-            )
-            if c.values.get("data_tiling") is False and not c.values.get("im2col_convs"):
+            changed = {k: v for k, v in c.values.items() if v != defaults[k]}
+            if not changed:
                 continue  # IREE default itself
+            label = DATA_TILING if changed == {"data_tiling": True} else "program:" + ",".join(f"{k}={v}" for k, v in changed.items())
             variants.append(Variant(label, c.strategies, values=c.values))
         self.build(variants)
         failed = [v for v in variants if v.vmfb is None]

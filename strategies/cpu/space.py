@@ -4,7 +4,8 @@ Two levels, measured differently (see :mod:`tdsl.tune`):
 
 * **Program level** (:func:`program_space`): the knobs of the CPU target that act on every
   op of the program -- ``data_tiling`` (IREE's ``--iree-opt-data-tiling``: pack every
-  matmul for mmt4d ukernels, or not) and, where the program has convolutions,
+  matmul for mmt4d, or not), ``ukernels`` (under data tiling: IREE's mmt4d ukernels or
+  its mmt4d codegen) and, where the program has convolutions,
   ``im2col_convs`` (IREE's global im2col: the conv path). IREE default and data tiling
   are two of its points, so the baselines are candidates like any other. Measured on the
   whole program (they change the dispatches).
@@ -45,13 +46,15 @@ _ELEMENT_BITS = {"f32": 32, "f16": 16, "bf16": 16, "i32": 32, "i8": 8}
 
 
 def program_space(target: CpuTarget, has_convolutions: bool, name: str = "program") -> Space:
-    """The program-level space on ``target``: ``data_tiling`` x (``im2col_convs`` where the
+    """The program-level space on ``target``: ``data_tiling`` x ``ukernels`` (IREE's mmt4d
+    ukernels or its own mmt4d codegen; only under data tiling) x (``im2col_convs`` where the
     program has convolutions). No rules: every op keeps IREE's path of that point."""
-    update: dict[str, Any] = {"data_tiling": Choice("data_tiling", [False, True])}
+    update: dict[str, Any] = {"data_tiling": Choice("data_tiling", [False, True]), "ukernels": Choice("ukernels", ["default", "none"])}
     if has_convolutions:
         update["im2col_convs"] = Choice("im2col_convs", [False, True])
     data = target.model_dump(mode="json") | update
-    return Space(StrategySet(name=name, targets=[CpuTarget(**data)], rules=[]))
+    ukernels_need_data_tiling = Constraint("ukernels_only_matter_under_data_tiling", lambda v: v["data_tiling"] or v["ukernels"] == "default")
+    return Space(StrategySet(name=name, targets=[CpuTarget(**data)], rules=[]), [ukernels_need_data_tiling])
 
 
 def _powers(lo: int, hi: int) -> list[int]:
