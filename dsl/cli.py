@@ -456,6 +456,7 @@ def _cmd_tune(args: argparse.Namespace) -> int:
         if _verbosity(args) >= 0:
             print(f"tdsl tune: {line}", file=sys.stderr)
 
+    result: Any
     with open_cache(args.cache) as cache, open_executor(args.executor, args.address, args.workers) as executor:
         if args.target == "gfx942":
             from .tune import tune_gfx942

@@ -191,3 +191,26 @@ def test_cli_bad_input_is_one_line_exit_2(payload: Path, tmp_path: Path, args: l
     proc = subprocess.run([sys.executable, "-m", "tdsl", *argv], capture_output=True, text=True)
     assert proc.returncode == 2, proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and message in proc.stderr
+
+
+def test_gfx942_tuning_ranks_compiles_and_says_it_did_not_measure(payload: Path, tmp_path: Path) -> None:
+    """Without a GPU: the space is ranked by the cost model, the best few are compiled for
+    gfx942 and re-ranked with their kernels' real resources; the emitted rule is the first
+    of those that compiled, and every output says it was not measured."""
+    from tdsl.tune import tune_gfx942
+
+    with TuneCache(tmp_path / "cache.sqlite") as cache, LocalExecutor(2) as executor:
+        result = tune_gfx942(payload, options=TuneOptions(budget=3), executor=executor, cache=cache)
+    [job] = [j for j in result.jobs if not j.skipped]
+    assert job.valid > 0 and job.space_size >= job.valid and job.pruned.total == job.space_size - job.valid
+    assert len(job.compiled) == 3 and all(v.vmfb is not None for v in job.compiled)
+    top = job.ranking[0]
+    assert top["resources"] is not None and top["resources"]["vgprs"] > 0  # read from the code object
+    [rule] = result.tuned.rules
+    assert rule.strategy.workgroup == tuple(top["values"]["workgroup"]) and not result.measured
+    out = tmp_path / "out"
+    write_outputs(result, out)
+    assert "NOT measured on a GPU" in (out / TUNED_PY).read_text()
+    assert tdsl.load(out / TUNED_PY) == result.tuned
+    tdsl.render(result.tuned, "gfx942")
+    assert json.loads((out / REPORT_JSON).read_text())["measured"] is False

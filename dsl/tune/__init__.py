@@ -22,6 +22,7 @@ from typing import Iterator
 from .cache import TuneCache
 from .executor import Executor, LocalExecutor
 from .outputs import table, write_outputs
+from .gfx942 import Gfx942Result, tune_gfx942
 from .tuner import TuneFailed, TuneOptions, TuneResult, tune
 
 
@@ -51,4 +52,4 @@ def open_executor(kind: str = "local", address: str = "auto", workers: int | Non
         executor.close()
 
 
-__all__ = ["Executor", "LocalExecutor", "TuneCache", "TuneFailed", "TuneOptions", "TuneResult", "open_cache", "open_executor", "table", "tune", "write_outputs"]
+__all__ = ["Gfx942Result", "tune_gfx942", "Executor", "LocalExecutor", "TuneCache", "TuneFailed", "TuneOptions", "TuneResult", "open_cache", "open_executor", "table", "tune", "write_outputs"]

@@ -132,7 +132,8 @@ def one_line(err: BaseException) -> str:
 
 def report_summary(report: CompileReport) -> dict[str, Any]:
     """What a tuner keeps of a compile report: compile time, executables, launches,
-    rules applied and unmatched, dispatches per pipeline, warnings (short form)."""
+    rules applied and unmatched, dispatches per pipeline, warnings (short form), the
+    dispatches of each rule and, on gfx942, each kernel's resources (hsaco metadata)."""
     return {
         "compile_seconds": round(report.result.wall_s, 3),
         "executables": len(report.dispatches),
@@ -143,6 +144,8 @@ def report_summary(report: CompileReport) -> dict[str, Any]:
         "unmatched": [r.index for r in report.unmatched],
         "pipelines": dict(sorted(Counter(short_pipeline(d.pipeline) for d in report.dispatches).items())),
         "warnings": report.warnings(verbose=False),
+        "rule_dispatches": {str(r.index): list(r.dispatches) for r in report.rules},
+        "kernels": [k.to_json() for k in report.kernels],
     }
 
 

@@ -36,6 +36,7 @@ class Variant:
     vmfb: bytes | None = None
     build_error: str = ""
     build_seconds: float = 0.0
+    build_report: dict[str, Any] = field(default_factory=dict)
     samples: list[float] = field(default_factory=list)
     sample_errors: list[str] = field(default_factory=list)
     cached_samples: int = 0

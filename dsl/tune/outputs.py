@@ -22,6 +22,7 @@ from typing import Any
 from ..files import replace_files
 from ..iree.machine import ISA_NAMES, json_header
 from .measure import Variant, speedup
+from .gfx942 import Gfx942Result
 from .tuner import DATA_TILING, IREE_DEFAULT, TuneResult
 
 TUNED_PY = "tuned.py"
@@ -97,8 +98,11 @@ def report_json(result: TuneResult) -> dict[str, Any]:
     }
 
 
-def table(result: TuneResult) -> str:
-    """The text table ``tdsl tune`` prints: one line per op job, then the model pass."""
+def table(result: "TuneResult | Gfx942Result") -> str:
+    """The text table ``tdsl tune`` prints: one line per op job, then the model pass (a
+    gfx942 tuning: its ranking per op)."""
+    if isinstance(result, Gfx942Result):
+        return result.table()
     lines = [f"tuned {result.payload} for {result.target} on {machine_line(result)} in {result.seconds:.0f} s"]
     lines.append(f"  {'op':<5} {'shapes':<44} {'x':>3} {'share':>6} {'tried':>5} {'base':>11} {'best':>11} {'speedup':>8}  verdict")
     for job in result.jobs:
@@ -147,17 +151,23 @@ def plot(result: TuneResult, path: Path) -> None:
     plt.close(fig)
 
 
-def write_outputs(result: TuneResult, directory: Path, with_plot: bool = False) -> list[Path]:
-    """Writes the files of the module docstring into ``directory``; returns their paths."""
+def write_outputs(result: "TuneResult | Gfx942Result", directory: Path, with_plot: bool = False) -> list[Path]:
+    """Writes the files of the module docstring into ``directory``; returns their paths (a
+    gfx942 tuning has no plot: nothing was timed without a device)."""
     from ..strategies.emit import Emitted
 
-    emitted = Emitted(result.tuned, tuple(rule_comments(result)), (), source="tdsl tune", notes=tuple(notes(result)))
+    if isinstance(result, Gfx942Result):
+        emitted = Emitted(result.tuned, tuple(result.comments()), (), source="tdsl tune --target gfx942", notes=tuple(result.notes()))
+        data = json_header() | result.to_json()
+    else:
+        emitted = Emitted(result.tuned, tuple(rule_comments(result)), (), source="tdsl tune", notes=tuple(notes(result)))
+        data = report_json(result)
     files: dict[str, str | bytes] = {
         TUNED_PY: emitted.python(),
         TUNED_YAML: emitted.yaml(),
-        REPORT_JSON: json.dumps(report_json(result), indent=1) + "\n",
+        REPORT_JSON: json.dumps(data, indent=1) + "\n",
     }
-    if with_plot:
+    if with_plot and isinstance(result, TuneResult):
         import tempfile
 
         with tempfile.TemporaryDirectory(prefix="tdsl-plot-") as tmp:

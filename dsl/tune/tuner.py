@@ -46,7 +46,7 @@ from ..iree.progress import NO_PROGRESS, Progress
 from ..spec.loader import to_data
 from ..spec.space import Pruned, Space
 from ..spec.strategy_set import Rule, StrategySet
-from ..targets import CpuTarget
+from ..targets import AmdGpuTarget, CpuTarget
 from ..targets.host import detect_isa
 from .cache import ArtifactKey, MachineKey, TuneCache, canonical_hash
 from .executor import BuildJob, BuildResult, Executor, LocalExecutor, SampleJob, SampleResult
@@ -162,7 +162,10 @@ class Tuner:
         cache: TuneCache,
         progress: Progress,
         report: Callable[[str], None],
+        target: CpuTarget | AmdGpuTarget | None = None,
     ) -> None:
+        self.target = target or CpuTarget()
+        """The target a build without strategies (IREE's default) compiles for."""
         self.program = program
         self.options = options
         self.executor = executor
@@ -190,7 +193,7 @@ class Tuner:
     # -- building -----------------------------------------------------------------------
 
     def _key(self, strategies: StrategySet | None) -> ArtifactKey:
-        target = strategies.targets[0] if strategies is not None else CpuTarget()
+        target = strategies.targets[0] if strategies is not None else self.target
         return ArtifactKey(
             iree_version=self.iree_version,
             target=target.name,
@@ -210,7 +213,7 @@ class Tuner:
             v.key = key.digest()
             cached = self.cache.get_build(key)
             if cached is not None:
-                v.vmfb, v.build_error, v.build_seconds = cached.vmfb, cached.error, cached.seconds
+                v.vmfb, v.build_error, v.build_seconds, v.build_report = cached.vmfb, cached.error, cached.seconds, cached.report
                 continue
             if v.key in keys:
                 continue
@@ -221,7 +224,7 @@ class Tuner:
                     payload_name="program.mlir",
                     payload=self.payload,
                     strategies=to_data(v.strategies) if v.strategies is not None else None,
-                    target="cpu",
+                    target=self.target.name,
                     extra_flags=self.options.extra_flags,
                     timeout_s=self.options.timeout_s,
                     memory_gb=self.options.memory_gb,
@@ -241,7 +244,7 @@ class Tuner:
         for v in variants:
             if v.vmfb is None and not v.build_error and v.key in results:
                 r = results[v.key]
-                v.vmfb, v.build_error, v.build_seconds = r.vmfb, r.error, r.seconds
+                v.vmfb, v.build_error, v.build_seconds, v.build_report = r.vmfb, r.error, r.seconds, r.report
 
     # -- measuring ----------------------------------------------------------------------
 

@@ -406,9 +406,24 @@ def _ceil(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def estimate(gemm: Gemm, tiling: Tiling, facts: AmdGpuArch = GFX942) -> Estimate:
+def estimate(
+    gemm: Gemm,
+    tiling: Tiling,
+    facts: AmdGpuArch = GFX942,
+    *,
+    prefetch: Optional[bool] = None,
+    min_waves: int = 0,
+    vgprs: Optional[int] = None,
+    lds_bytes: Optional[int] = None,
+) -> Estimate:
     """The cost model's estimate of ``tiling`` on ``gemm`` (module docstring); any TileAndFuse
-    MFMA tiling, IREE's default configurations too."""
+    MFMA tiling, IREE's default configurations too.
+
+    The keywords replace what the model would otherwise assume (their defaults change
+    nothing): ``prefetch`` whether K iterations overlap their loads (default: when the K
+    loop runs 3 times or more, as the chooser configures); ``min_waves`` waves per SIMD
+    the kernel is held to (``amdgpu-waves-per-eu``); ``vgprs`` and ``lds_bytes`` a compiled
+    kernel's registers (VGPRs + AGPRs) and LDS, in place of the estimates."""
     x = tiling.intrinsic
     a_bytes, b_bytes = element_bytes(gemm.lhs_type), element_bytes(gemm.rhs_type)
     c_bytes = element_bytes(gemm.output_type)
@@ -446,8 +461,11 @@ def estimate(gemm: Gemm, tiling: Tiling, facts: AmdGpuArch = GFX942) -> Estimate
     # LDS: both operands promoted, each row padded (the rhs by the larger of its row counts: K x N or N x K)
     b, m, n = rows["b"], rows["m"], rows["n"]
     lds = b * k_elements * (m * a_bytes + n * b_bytes) + ROW_PAD_BYTES * b * (m + max(n, k_elements))
-    vgprs = _vgprs(x, tm, tn, steps, c_bytes, b * k_elements * (m * a_bytes + n * b_bytes), counts * facts.subgroup_size)
-    waves = facts.waves_per_simd(vgprs)
+    if lds_bytes is not None:
+        lds = lds_bytes
+    if vgprs is None:
+        vgprs = _vgprs(x, tm, tn, steps, c_bytes, b * k_elements * (m * a_bytes + n * b_bytes), counts * facts.subgroup_size)
+    waves = max(facts.waves_per_simd(vgprs), min(min_waves, facts.max_waves_per_simd))
     simds = facts.simds_per_cu
     by_lds = facts.lds_bytes_per_workgroup // max(lds, 1)
     by_waves = waves * simds // counts
@@ -458,7 +476,8 @@ def estimate(gemm: Gemm, tiling: Tiling, facts: AmdGpuArch = GFX942) -> Estimate
     compute = sharing * mfma * _mfma_cycles(x)
     lds_reads = active * counts * steps * (tm * x.m * x.k * a_bytes + tn * x.n * x.k * b_bytes) // LDS_BYTES_PER_CYCLE
     busy = max(compute, lds_reads)
-    iteration = max(MEMORY_LATENCY_CYCLES, busy) if k_iterations >= 3 else MEMORY_LATENCY_CYCLES + busy
+    overlapped = k_iterations >= 3 if prefetch is None else prefetch
+    iteration = max(MEMORY_LATENCY_CYCLES, busy) if overlapped else MEMORY_LATENCY_CYCLES + busy
     k_total = prod(gemm.sizes[i] for i in gemm.loops("k"))
     traffic = workgroups * b * (m * a_bytes + n * b_bytes) * k_total
     own = gemm.extent("b") * (gemm.extent("m") * k_total * a_bytes + gemm.extent("n") * k_total * b_bytes
@@ -562,6 +581,12 @@ def _reductions(k: int, step: int) -> list[int]:
     return sorted({r for r in (1 << j for j in range(7)) if r < top} | {top} if top <= MAX_REDUCTION else {1 << j for j in range(7)})
 
 
+def tilings(gemm: Gemm, facts: AmdGpuArch = GFX942) -> list[Tiling]:
+    """Every tiling the chooser considers (module docstring), for each MFMA intrinsic of
+    the element types, before the LDS and register limits."""
+    return [tiling for x in _intrinsics(gemm, facts) for tiling in _tilings(gemm, x)]
+
+
 def _tilings(gemm: Gemm, x: MmaIntrinsic) -> list[Tiling]:
     pad = _needs_padding(gemm, x)
     m_loops, n_loops, k_loops = gemm.loops("m"), gemm.loops("n"), gemm.loops("k")
@@ -574,29 +599,50 @@ def _tilings(gemm: Gemm, x: MmaIntrinsic) -> list[Tiling]:
         for cm, cn in itertools.product(SUBGROUP_COUNTS, SUBGROUP_COUNTS):
             if cm * cn not in SUBGROUP_COUNTS:
                 continue
-            ms, ns = _split(mt, x.m, cm), _split(nt, x.n, cn)
-            if ms is None or ns is None:
-                continue
             for r in reductions:
-                workgroup, subgroup, reduction = [1] * len(gemm.sizes), [1] * len(gemm.sizes), [0] * len(gemm.sizes)
-                for loops, tile, spans, align in ((m_loops, mt, ms, x.m), (n_loops, nt, ns, x.n)):
-                    for j, i in enumerate(loops):
-                        workgroup[i] = tile[j]
-                        subgroup[i] = spans[j] // align if j == len(loops) - 1 else spans[j]
-                for i in k_loops:
-                    workgroup[i], subgroup[i], reduction[i] = 0, 0, r if i == k_loops[-1] else 1
-                found.append(Tiling(x, tuple(workgroup), tuple(subgroup), tuple(reduction), pad))
+                tiling = make_tiling(gemm, x, mt, nt, cm, cn, r, pad)
+                if tiling is None:
+                    break
+                found.append(tiling)
     return found
 
 
+def make_tiling(
+    gemm: Gemm, x: MmaIntrinsic, m_tile: Sequence[int], n_tile: Sequence[int], m_count: int, n_count: int, reduction: int, padded: bool
+) -> Optional[Tiling]:
+    """The tiling with workgroup tile ``m_tile`` / ``n_tile`` of the m and n groups (one
+    size per loop of the group, outermost first), ``m_count`` x ``n_count`` subgroups
+    (each group's tile split innermost loops first), ``reduction`` intrinsics on the
+    innermost k loop (outer k loops by 1) and batch tiles of 1; None when a group's tile
+    does not split into whole intrinsic tiles so."""
+    ms, ns = _split(tuple(m_tile), x.m, m_count), _split(tuple(n_tile), x.n, n_count)
+    if ms is None or ns is None:
+        return None
+    workgroup, subgroup, tiles = [1] * len(gemm.sizes), [1] * len(gemm.sizes), [0] * len(gemm.sizes)
+    for loops, tile, spans, align in ((gemm.loops("m"), m_tile, ms, x.m), (gemm.loops("n"), n_tile, ns, x.n)):
+        for j, i in enumerate(loops):
+            workgroup[i] = tile[j]
+            subgroup[i] = spans[j] // align if j == len(loops) - 1 else spans[j]
+    k_loops = gemm.loops("k")
+    for i in k_loops:
+        workgroup[i], subgroup[i], tiles[i] = 0, 0, reduction if i == k_loops[-1] else 1
+    return Tiling(x, tuple(workgroup), tuple(subgroup), tuple(tiles), padded)
+
+
+def rank_key(guess: Estimate) -> tuple[int, float, int, int, int, int, int]:
+    """The chooser's order of an estimate (lower is better): time, then wasted MFMA work,
+    global traffic, waves per SIMD, LDS, subgroups, MFMAs per iteration."""
+    return (round(guess.cycles), -guess.utilization, guess.traffic_bytes, -guess.waves_per_simd, guess.lds_bytes,
+            guess.subgroups, -guess.mfma_per_iteration)
+
+
 def _rank(gemm: Gemm, tiling: Tiling, facts: AmdGpuArch) -> Optional[tuple[int, float, int, int, int, int, int]]:
-    """The chooser's order of a tiling (lower is better), None when it breaks a limit: time,
-    then wasted MFMA work, global traffic, waves per SIMD, LDS, subgroups, MFMAs per iteration."""
+    """:func:`rank_key` of a tiling's estimate, None when it breaks a limit (LDS, or the
+    register estimate over MAX_VGPRS)."""
     guess = estimate(gemm, tiling, facts)
     if guess.lds_bytes > facts.lds_bytes_per_workgroup or guess.vgprs > MAX_VGPRS:
         return None
-    return (round(guess.cycles), -guess.utilization, guess.traffic_bytes, -guess.waves_per_simd, guess.lds_bytes,
-            guess.subgroups, -guess.mfma_per_iteration)
+    return rank_key(guess)
 
 
 def best_tiling(gemm: Gemm, facts: AmdGpuArch = GFX942) -> Optional[Tiling]:
@@ -621,14 +667,34 @@ def best_tiling(gemm: Gemm, facts: AmdGpuArch = GFX942) -> Optional[Tiling]:
 # --- configurations ------------------------------------------------------------------------------
 
 
-def _lowering(gemm: Gemm, tiling: Tiling, name: str, facts: AmdGpuArch, igemm: bool) -> GpuLowering:
+def padding_of(gemm: Gemm, tiling: Tiling) -> Optional[list[int]]:
+    """The ``padding`` entry of a padded tiling (the workgroup tile per parallel loop, the K
+    tile in elements per k loop); None when the tiling is not padded."""
+    if not tiling.padded:
+        return None
+    return [
+        (t or size) if role != "k" else (r * tiling.intrinsic.k if i == gemm.loops("k")[-1] else max(r, 1))
+        for i, (role, size, t, r) in enumerate(zip(gemm.roles, gemm.sizes, tiling.workgroup, tiling.reduction))
+    ]
+
+
+def lowering(
+    gemm: Gemm,
+    tiling: Tiling,
+    name: str,
+    facts: AmdGpuArch = GFX942,
+    igemm: bool = False,
+    *,
+    prefetch_num_stages: Optional[int] = None,
+    llvm_func_attrs: Optional[dict[str, str]] = None,
+) -> GpuLowering:
+    """The TileAndFuse ``GpuLowering`` of an MFMA tiling, as :func:`choose` emits it: both
+    operands promoted, 64 threads per subgroup, ``padding`` when the tiling is padded,
+    ``use_igemm_convolution`` with ``igemm``; ``prefetch_num_stages`` defaults to 2 when
+    the K loop runs 3 times or more, else 0."""
     guess = estimate(gemm, tiling, facts)
-    padding = None
-    if tiling.padded:
-        padding = [
-            (t or size) if role != "k" else (r * tiling.intrinsic.k if i == gemm.loops("k")[-1] else max(r, 1))
-            for i, (role, size, t, r) in enumerate(zip(gemm.roles, gemm.sizes, tiling.workgroup, tiling.reduction))
-        ]
+    if prefetch_num_stages is None:
+        prefetch_num_stages = 2 if guess.k_iterations >= 3 else 0
     return GpuLowering(
         name=name,
         workgroup=list(tiling.workgroup),
@@ -636,11 +702,16 @@ def _lowering(gemm: Gemm, tiling: Tiling, name: str, facts: AmdGpuArch, igemm: b
         subgroup=list(tiling.subgroup),
         mma_kind=tiling.intrinsic.name,
         promote_operands=[0, 1],
-        padding=padding,
+        padding=padding_of(gemm, tiling),
         workgroup_size=[guess.subgroups * facts.subgroup_size, 1, 1],
-        prefetch_num_stages=2 if guess.k_iterations >= 3 else 0,
+        prefetch_num_stages=prefetch_num_stages,
         use_igemm_convolution=True if igemm else None,
+        llvm_func_attrs=llvm_func_attrs,
     )
+
+
+def _lowering(gemm: Gemm, tiling: Tiling, name: str, facts: AmdGpuArch, igemm: bool) -> GpuLowering:
+    return lowering(gemm, tiling, name, facts, igemm)
 
 
 def _simt(gemm: Gemm, name: str) -> GpuLowering:

@@ -1,0 +1,274 @@
+"""``tdsl tune --target gfx942``: candidates ranked by a cost model, compiled, and -- on a
+machine with an AMD GPU (``--device hip://0``) -- measured.
+
+1. **Pick the work.** The program's dispatches for gfx942 (the op listing); every
+   contraction and convolution the chooser can express is a job, one per distinct codegen
+   matcher, ordered by flops x launches.
+2. **Rank.** The job's space (:func:`tdsl.strategies.gpu.space.gfx942_space`: the chooser's
+   knobs around its own choice) is enumerated; every valid candidate (pruning counted) is
+   ranked by the chooser's documented cost model (:func:`~tdsl.strategies.gpu.space.rank`:
+   MFMA utilization, occupancy, LDS and global traffic).
+3. **Compile.** The best ``min(budget, 6)`` are built for gfx942 in parallel (the whole
+   program with that one rule); each kernel's resources are read from the code object
+   (VGPRs, AGPRs, spills, LDS) and the candidates re-ranked with them
+   (:func:`~tdsl.strategies.gpu.space.rerank_with_resources`: real occupancy, spills last).
+   A candidate that fails to compile is dropped with its one-line error.
+4. **Measure (only with ``--device``).** The top ``finalists`` and IREE's default are timed
+   on the device in interleaved rounds; a candidate is emitted only where it beats IREE
+   by more than the noise. **Without a device** the first of the re-ranked list is emitted,
+   marked in its comment as ranked by the model and not measured.
+
+The emitted set holds one rule per job, commented with the ranking's figures.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..iree.frontend import Program, load_program
+from ..iree.machine import ISA_NAMES
+from ..iree.ops import Dispatch, list_dispatches, python_source
+from ..iree.progress import NO_PROGRESS, Progress
+from ..spec.space import Pruned
+from ..spec.strategy_set import Rule
+from ..targets import AmdGpuTarget
+from .cache import TuneCache
+from .executor import Executor, LocalExecutor
+from .measure import Variant, noise, speedup, wins
+from .tuner import IREE_DEFAULT, TuneOptions, Tuner, _Stop, tuned_set
+
+COMPILED = 6
+"""The most candidates per job compiled to read their resources."""
+
+
+@dataclass
+class RankedJob:
+    """One gfx942 job: the dispatch, the space's size and pruning, the ranking (as JSON),
+    the compiled candidates, the measured variants (with a device) and the rule emitted."""
+
+    name: str
+    dispatch: Dispatch
+    share: float
+    skipped: str = ""
+    space_size: int = 0
+    valid: int = 0
+    pruned: Pruned = field(default_factory=Pruned)
+    ranking: list[dict[str, Any]] = field(default_factory=list)
+    compiled: list[Variant] = field(default_factory=list)
+    measured: list[Variant] = field(default_factory=list)
+    reference: Variant | None = None
+    noise: float = 0.0
+    rule: Rule | None = None
+    why: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        root = self.dispatch.root
+        return {
+            "op": self.name,
+            "dispatch": self.dispatch.name,
+            "shapes": root.shapes() if root else None,
+            "launches": self.dispatch.launches,
+            "share": self.share,
+            "skipped": self.skipped,
+            "space_size": self.space_size,
+            "valid": self.valid,
+            "pruned": self.pruned.to_json(),
+            "ranking": self.ranking,
+            "compiled": [v.to_json() | {"resources": v.build_report.get("kernels", [])} for v in self.compiled],
+            "measured": [v.to_json() for v in self.measured],
+            "emitted": self.why if self.rule is not None else None,
+        }
+
+
+@dataclass
+class Gfx942Result:
+    """A gfx942 tuning: the emitted set and every job; ``measured`` when a device timed it."""
+
+    payload: str
+    options: TuneOptions
+    machine: dict[str, Any]
+    tuned: Any
+    jobs: list[RankedJob]
+    measured: bool
+    interrupted: bool
+    seconds: float
+    cache_stats: dict[str, Any]
+    target: str = "gfx942"
+
+    def comments(self) -> list[str]:
+        return [job.why for job in self.jobs if job.rule is not None]
+
+    def notes(self) -> list[str]:
+        how = (f"measured on {self.options.device} against IREE default" if self.measured
+               else "ranked by tdsl's gfx942 cost model and compile-checked here; NOT measured on a GPU")
+        lines = [f"Tuned {self.payload} for gfx942: {how}."]
+        if self.interrupted:
+            lines.append("Interrupted: only what was ranked before the stop is here.")
+        return lines
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "payload": self.payload,
+            "target": self.target,
+            "measured": self.measured,
+            "device": self.options.device or None,
+            "seconds": round(self.seconds, 1),
+            "interrupted": self.interrupted,
+            "ops": [job.to_json() for job in self.jobs],
+            "cache": self.cache_stats,
+        }
+
+    def table(self) -> str:
+        isa = ISA_NAMES.get(str(self.machine.get("isa")), str(self.machine.get("isa")))
+        lines = [f"tuned {self.payload} for gfx942 ({'measured on ' + self.options.device if self.measured else 'cost model, compile-checked, not measured'}) "
+                 f"on {self.machine.get('cpu')} ({isa}) in {self.seconds:.0f} s"]
+        lines.append(f"  {'op':<5} {'shapes':<44} {'x':>3} {'space':>6} {'valid':>6} {'est. us':>9} {'VGPR':>5} {'waves':>5}  emitted")
+        for job in self.jobs:
+            root = job.dispatch.root
+            shapes = (root.shapes() if root else job.dispatch.name)[:44]
+            if job.skipped:
+                lines.append(f"  {job.name:<5} {shapes:<44} {job.dispatch.launches:>3} {'-':>6} {'-':>6} {'-':>9} {'-':>5} {'-':>5}  {job.skipped}")
+                continue
+            top = job.ranking[0] if job.ranking else {}
+            res = top.get("resources") or {}
+            lines.append(
+                f"  {job.name:<5} {shapes:<44} {job.dispatch.launches:>3} {job.space_size:>6} {job.valid:>6} "
+                f"{top.get('time_us', 0):>9.2f} {res.get('vgprs', '-')!s:>5} {res.get('waves_per_simd', top.get('waves_per_simd', '-'))!s:>5}  "
+                f"{'yes' if job.rule is not None else 'no: ' + job.why}"
+            )
+        return "\n".join(lines)
+
+
+def _flops(d: Dispatch) -> float:
+    view = d.root
+    return 0.0 if view is None else 2.0 * math.prod(max(1, s) for s in view.loop_sizes) * max(1, d.launches)
+
+
+def tune_gfx942(
+    payload: Any,
+    *,
+    options: TuneOptions = TuneOptions(),
+    executor: Executor | None = None,
+    cache: TuneCache | None = None,
+    progress: Progress = NO_PROGRESS,
+    report: Callable[[str], None] = lambda line: None,
+) -> Gfx942Result:
+    """Tunes ``payload`` for gfx942 as the module docstring says."""
+    from ..strategies.emit import gpu_problem
+    from ..strategies.gpu.space import gfx942_space, rank, rerank_with_resources
+
+    started = time.monotonic()
+    program = payload if isinstance(payload, Program) else load_program(payload)
+    own_executor, own_cache = executor is None, cache is None
+    executor = executor or LocalExecutor()
+    cache = cache or TuneCache()
+    target = AmdGpuTarget()
+    interrupted = False
+    try:
+        tuner = Tuner(program, options, executor, cache, progress, report, target=target)
+        listing = list_dispatches(program.mlir_path, target, extra_flags=options.extra_flags, timeout_s=options.timeout_s, memory_gb=options.memory_gb)
+        total = sum(_flops(d) for d in listing.dispatches) or 1.0
+        jobs: dict[str, RankedJob] = {}
+        problems: dict[str, Any] = {}
+        for d in listing.dispatches:
+            text = f"{d.name} {d.root.shapes() if d.root else ''}"
+            if options.ops and not any(o in text for o in options.ops):
+                continue
+            found = gpu_problem(d)
+            key = python_source(found[0]) if not isinstance(found, str) else d.name
+            if key in jobs:
+                jobs[key].share += _flops(d) / total
+                continue
+            jobs[key] = RankedJob(name="", dispatch=d, share=_flops(d) / total, skipped=found if isinstance(found, str) else "")
+            if not isinstance(found, str):
+                problems[key] = found[1]
+        ordered = sorted(jobs.items(), key=lambda item: -item[1].share)
+        for i, (_, job) in enumerate(ordered):
+            job.name = f"op{i}"
+        rules: list[Rule] = []
+        reference: Variant | None = None
+        progress.expect("tune", sum(1 for _, j in ordered if not j.skipped))
+        try:
+            for key, job in ordered:
+                if job.skipped:
+                    continue
+                progress.begin("tune", job.name)
+                try:
+                    space = gfx942_space(problems[key], job.name)
+                except Exception as err:  # noqa: BLE001 - a TdslError naming why the chooser has no space
+                    job.skipped = f"no space: {err}"
+                    progress.advance("tune")
+                    continue
+                ranked = rank(space, problems[key])
+                job.space_size, job.valid, job.pruned = space.size, len(ranked), space.pruned
+                top = ranked[: min(options.budget, COMPILED)]
+                job.compiled = [Variant(f"{job.name}#{r.candidate.index}", tuned_set([target], r.candidate.strategies.rules), values=r.candidate.values, op=job.name) for r in top]
+                tuner.build(job.compiled)
+                resources = {}
+                for r, v in zip(top, job.compiled):
+                    dispatches = set(v.build_report.get("rule_dispatches", {}).get("0", []))
+                    kernels = [k for k in v.build_report.get("kernels", []) if k.get("name") in dispatches]
+                    if v.vmfb is not None and kernels:
+                        resources[r.candidate.index] = kernels[0]
+                built = {r.candidate.index for r, v in zip(top, job.compiled) if v.vmfb is not None}
+                reranked = [r for r in rerank_with_resources(top, resources) if r.candidate.index in built] + ranked[len(top):]
+                job.ranking = [r.to_json() for r in reranked[: max(options.budget, COMPILED)]]
+                if not built:
+                    job.why = "no candidate compiled: " + next((v.build_error for v in job.compiled if v.build_error), "?")
+                    progress.advance("tune")
+                    continue
+                best = reranked[0]
+                rule = best.candidate.strategies.rules[0]
+                if options.device:
+                    if reference is None:
+                        reference = Variant(IREE_DEFAULT, None)
+                        tuner.build([reference])
+                    by_index = {r.candidate.index: v for r, v in zip(top, job.compiled)}
+                    finalists = [by_index[r.candidate.index] for r in reranked[: options.finalists] if r.candidate.index in by_index]
+                    job.measured, job.reference = finalists, reference
+                    reference.samples = []
+                    tuner.measure([reference, *finalists], reference, options.rounds, options.seed, f"{job.name}:gfx942")
+                    job.noise = noise(reference)
+                    winner = min((v for v in finalists if v.ok and v.median), key=lambda v: v.median or math.inf, default=None)
+                    if winner is None or not wins(winner, reference, job.noise):
+                        job.why = f"no candidate beat IREE default on {options.device} by more than {job.noise:.1%}"
+                        progress.advance("tune")
+                        continue
+                    rule = next(r.candidate.strategies.rules[0] for r in reranked if by_index.get(r.candidate.index) is winner)
+                    job.why = (f"{job.name} ({job.dispatch.root.shapes() if job.dispatch.root else job.dispatch.name}, x{job.dispatch.launches}): "
+                               f"{speedup(winner, reference) or 0:.2f}x over IREE default on {options.device} (noise {job.noise:.1%}); knobs {winner.values}")
+                else:
+                    res = best.resources
+                    job.why = (f"{job.name} ({job.dispatch.root.shapes() if job.dispatch.root else job.dispatch.name}, x{job.dispatch.launches}): "
+                               f"ranked 1 of {job.valid} valid ({job.space_size} in the space) by the cost model, est. {best.to_json()['time_us']:.2f} us, "
+                               f"MFMA utilization {best.estimate.utilization:.0%}"
+                               + (f"; compiled: {res.vgprs} VGPR, {res.agprs} AGPR, {res.spills} spills, {res.waves_per_simd} waves/SIMD" if res else "")
+                               + f"; not measured on a GPU; knobs {best.candidate.values}")
+                job.rule = rule.model_copy(update={"optional": False})
+                rules.append(job.rule)
+                report(f"{job.name}: {job.why}")
+                progress.advance("tune")
+                tuner._check_time()
+        except (KeyboardInterrupt, _Stop) as stop:
+            interrupted = isinstance(stop, KeyboardInterrupt)
+            report("interrupted: emitting what was ranked" if interrupted else "time budget spent: emitting what was ranked")
+        return Gfx942Result(
+            payload=str(program.source),
+            options=options,
+            machine=tuner.machine,
+            tuned=tuned_set([target], rules),
+            jobs=[job for _, job in ordered],
+            measured=bool(options.device),
+            interrupted=interrupted,
+            seconds=time.monotonic() - started,
+            cache_stats=cache.stats(),
+        )
+    finally:
+        progress.close()
+        if own_executor:
+            executor.close()
+        if own_cache:
+            cache.close()
