@@ -155,6 +155,11 @@ def test_a_candidate_that_wins_is_emitted_and_ctrl_c_keeps_the_baseline(payload:
         result = tune(payload, options=TuneOptions(budget=12, rounds=2, finalists=2, check_numerics=False), executor=runner, cache=cache)
     [rule] = result.tuned.rules
     assert rule.strategy.vector_common_parallel[0] == 8 and result.chosen == "tuned"
+    plotted = write_outputs(result, tmp_path / "won", with_plot=True)
+    assert (tmp_path / "won" / "plot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and len(plotted) == 4
+    assert "2.00x over iree-data-tiling" in (tmp_path / "won" / TUNED_PY).read_text()
+    write_outputs(result, tmp_path / "won")  # a later run without --plot removes the old plot
+    assert not (tmp_path / "won" / "plot.png").exists()
 
     # Interrupted during the op stage: the baselines were measured, the set emitted is the base.
     with TuneCache(tmp_path / "c2.sqlite") as cache, ScriptedRunner(seconds, interrupt_after=8) as runner:

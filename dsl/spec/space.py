@@ -92,6 +92,8 @@ class Space:
         self.knobs: tuple[Knob, ...] = tuple(by_name[n] for n in names)
         self.constraints = tuple(c if isinstance(c, Constraint) else constraint(c) for c in constraints)
         self.pruned = Pruned()
+        self.seeds: list[Values] = []
+        """Assignments known to be good (e.g. a ready library's), which a search tries first."""
 
     @property
     def size(self) -> int:

@@ -335,10 +335,16 @@ class Tuner:
         assert isinstance(target, CpuTarget) and job.dispatch.graph_op is not None and job.dispatch.graph_matcher is not None
         job.space = contraction_space(job.dispatch.graph_op, job.dispatch.graph_matcher, isa, target, job.name)
         space = job.space
-        # Screening, wave 1: a seeded sample spread over the space (2/3 of the budget).
+        # Screening, wave 1: the space's seeds (the ready library's points), then a seeded
+        # sample spread over the space (2/3 of the budget in all).
         sampled = list(space.candidates(count=budget * 4, seed=self.options.seed))
+        seeds = list(space.take(iter([(space.index_of(v), v) for v in space.seeds])))
         first = max(1, (2 * budget) // 3)
-        picked = sampled[:: max(1, len(sampled) // first)][:first] if len(sampled) > first else sampled
+        fresh = [c for c in sampled if c.index not in {s.index for s in seeds}]
+        picked = seeds[:first]
+        rest = first - len(picked)
+        if rest > 0:
+            picked += fresh[:: max(1, len(fresh) // rest)][:rest]
         reference = Variant(f"{base.label}", base.strategies, values=base.values, op=job.name)
         reference.vmfb, reference.key = base.vmfb, base.key
         variants = [reference]

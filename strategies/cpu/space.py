@@ -14,7 +14,8 @@ Two levels, measured differently (see :mod:`tdsl.tune`):
   before dispatch formation) with knobs for its tiles: workgroup tile of M and N
   (distribution), register tile of M and N (vector_common_parallel; N in whole vectors
   of the ISA), K step (vector_reduction) and a K cache block (cache_reduction; the
-  matrix-vector blocking of :func:`tdsl.strategies.cpu.packing.matvec_pin` is one point).
+  matrix-vector blocking of :func:`tdsl.strategies.cpu.packing.matvec_pin` is one point;
+  the ready library's points for the shape are the space's ``seeds``, tried first).
   Batch loops get tile 1. Constraints keep the register tile inside the workgroup tile and
   the workgroup tile inside the problem; the target's own checks (vector tile bytes
   against the ISA) prune the rest when candidates are validated.
@@ -101,8 +102,8 @@ def contraction_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarge
     vec_n = [v for v in (lanes, 2 * lanes, 4 * lanes) if v <= max(n, lanes)]
     vec_k = [v for v in (1, 4, 8, 16) if v <= k]
     wg_m = _powers(1, min(256, _ceil_pow2(m)))
-    wg_n = _powers(lanes, min(512, max(lanes, _ceil_pow2(n))))
-    cache_k = [0] + [v for v in (256, 1024) if v < k]
+    wg_n = _powers(lanes, min(2048, max(lanes, _ceil_pow2(n))))
+    cache_k = [0] + [v for v in (16, 64, 256, 1024) if v < k]
 
     def place(**by_role: Any) -> list[Any]:
         out: list[Any] = [0] * rank
@@ -130,7 +131,19 @@ def contraction_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarge
             lambda v: v["vec_m"] * (v["vec_n"] // lanes) <= _MAX_ACCUMULATORS[isa],
         ),
     ]
-    return Space(template, constraints)
+    space = Space(template, constraints)
+    space.seeds = [v for v in _library_points(m, n, lanes) if all(v[key] in knob.values() for key, knob in ((k_.name, k_) for k_ in space.knobs))]
+    return space
+
+
+def _library_points(m: int, n: int, lanes: int) -> list[dict[str, int]]:
+    """The tiles of the ready library for such a shape, tried first: IREE default's register
+    tile pinned (:func:`tdsl.strategies.cpu.packing.narrow_matmul_rule`) and, for a
+    matrix-vector product, the K-blocked matvec tiles (:func:`~tdsl.strategies.cpu.packing.matvec_pin`)."""
+    points = [{"wg_m": 16, "wg_n": min(128, _ceil_pow2(n)), "cache_k": 0, "vec_m": 8, "vec_n": lanes, "vec_k": 16}]
+    if m == 1:
+        points.append({"wg_m": 1, "wg_n": min(2048, _ceil_pow2(n)), "cache_k": 16, "vec_m": 1, "vec_n": 4 * lanes, "vec_k": 4})
+    return points
 
 
 _MAX_ACCUMULATORS = {"avx512": 24, "avx2": 12, "neon": 24, "generic": 8}
