@@ -356,6 +356,7 @@ class Tuner:
 
         self.build(add(picked))
         self.measure(variants, reference, 1, self.options.seed + 1, f"{job.name}:screen")
+        self._best_so_far(job, variants, reference)
         # Wave 2: the neighbours of the two best so far (one knob one step away), the rest of the budget.
         tried = {space.index_of(v.values) for v in variants[1:]}
         leaders = sorted((v for v in variants[1:] if v.ok and v.median), key=lambda v: v.median or math.inf)[:2]
@@ -370,6 +371,7 @@ class Tuner:
         if second:
             self.build(second)
             self.measure([reference, *second], reference, 1, self.options.seed + 4, f"{job.name}:near")
+            self._best_so_far(job, variants, reference)
         job.pruned = space.pruned
         timed = sorted((v for v in variants[1:] if v.ok and v.median), key=lambda v: v.median or math.inf)
         finalists = [reference, *timed[: self.options.finalists]]
@@ -382,6 +384,13 @@ class Tuner:
         best = min((v for v in finalists[1:] if v.ok and v.median), key=lambda v: v.median or math.inf, default=None)
         if best is not None and wins(best, reference, job.noise):
             job.winner = best
+
+    def _best_so_far(self, job: OpJob, variants: Sequence[Variant], reference: Variant) -> None:
+        """Shows the best screened candidate of ``job`` on the progress bar."""
+        best = min((v for v in variants if v is not reference and v.ok and v.median), key=lambda v: v.median or math.inf, default=None)
+        gain = speedup(best, reference) if best is not None else None
+        if gain:
+            self.progress.begin("tune", f"{job.name}: best so far {gain:.2f}x over {reference.label} ({best.label if best else ''})")
 
     def model_stage(self, program_variants: list[Variant], base: Variant, jobs: list[OpJob]) -> tuple[list[Variant], Variant, float]:
         """Times the base plus every winning rule against IREE default, data tiling and the
