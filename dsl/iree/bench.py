@@ -200,21 +200,28 @@ transient buffers come fresh from the system: large ones page-fault on first tou
 ``caching`` (``--device_allocator=caching``: buffers are reused across calls)."""
 
 
-def iree_sample(vmfb: Path, function: str, inputs: Sequence[Path], threads: int, min_time_s: float, allocator: str = "default") -> float:
-    """Seconds per call of ``function`` in ``vmfb`` (one iree-benchmark-module process: warm-up,
-    then back-to-back calls for ``min_time_s``) on ``threads`` threads with ``allocator``."""
-    command = [
+def benchmark_command(vmfb: Path, function: str, inputs: Sequence[Path], threads: int, min_time_s: float, allocator: str = "default", device: str = "") -> list[str]:
+    """The ``iree-benchmark-module`` command that times ``function`` of ``vmfb`` once: warm-up,
+    then back-to-back calls for ``min_time_s``, on ``threads`` threads of this CPU (or on
+    ``device``, e.g. ``hip://0``) with ``allocator``; JSON on stdout."""
+    return [
         benchmark_tool(),
         f"--module={vmfb}",
         f"--function={function}",
         *(f"--input=@{p}" for p in inputs),
-        *_device_flags(threads),
+        *([f"--device={device}"] if device else _device_flags(threads)),
         *([f"--device_allocator={allocator}"] if allocator != "default" else []),
         "--benchmark_repetitions=1",
         f"--benchmark_min_time={min_time_s}s",
         "--benchmark_min_warmup_time=0.05",
         "--benchmark_format=json",
     ]
+
+
+def iree_sample(vmfb: Path, function: str, inputs: Sequence[Path], threads: int, min_time_s: float, allocator: str = "default") -> float:
+    """Seconds per call of ``function`` in ``vmfb`` (one iree-benchmark-module process: warm-up,
+    then back-to-back calls for ``min_time_s``) on ``threads`` threads with ``allocator``."""
+    command = benchmark_command(vmfb, function, inputs, threads, min_time_s, allocator)
     try:
         proc = subprocess.run(command, capture_output=True, text=True, timeout=600)
     except subprocess.TimeoutExpired:

@@ -34,7 +34,7 @@ from types import FrameType, TracebackType
 from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from ..errors import ArgumentError, TdslError
-from ..iree.bench import ALLOCATORS, _device_flags, benchmark_tool
+from ..iree.bench import ALLOCATORS, benchmark_command
 from ..iree.compile import CompileReport, compile
 from ..iree.dispatches import short_pipeline
 from ..iree.iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
@@ -230,23 +230,6 @@ _CACHE = _FileCache()
 def clear_sample_cache() -> None:
     """Deletes the files :func:`sample` cached in this process."""
     _CACHE.clear()
-
-
-def benchmark_command(vmfb: Path, function: str, inputs: Sequence[Path], threads: int, min_time_s: float, allocator: str, device: str = "") -> list[str]:
-    """The ``iree-benchmark-module`` command of :func:`tdsl.iree.bench.iree_sample` (on
-    ``device`` when one is given)."""
-    return [
-        benchmark_tool(),
-        f"--module={vmfb}",
-        f"--function={function}",
-        *(f"--input=@{p}" for p in inputs),
-        *([f"--device={device}"] if device else _device_flags(threads)),
-        *([f"--device_allocator={allocator}"] if allocator != "default" else []),
-        "--benchmark_repetitions=1",
-        f"--benchmark_min_time={min_time_s}s",
-        "--benchmark_min_warmup_time=0.05",
-        "--benchmark_format=json",
-    ]
 
 
 def sample(job: SampleJob) -> SampleResult:

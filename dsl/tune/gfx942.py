@@ -36,9 +36,9 @@ from ..spec.space import Pruned
 from ..spec.strategy_set import Rule
 from ..targets import AmdGpuTarget
 from .cache import TuneCache
-from .executor import Executor, LocalExecutor
+from .executor import Executor
 from .measure import Variant, noise, speedup, wins
-from .tuner import IREE_DEFAULT, TuneOptions, Tuner, _Stop, tuned_set
+from .tuner import IREE_DEFAULT, TuneOptions, Tuner, _Stop, tuned_set, tuning_session
 
 COMPILED = 6
 """The most candidates per job compiled to read their resources."""
@@ -162,12 +162,9 @@ def tune_gfx942(
 
     started = time.monotonic()
     program = payload if isinstance(payload, Program) else load_program(payload)
-    own_executor, own_cache = executor is None, cache is None
-    executor = executor or LocalExecutor()
-    cache = cache or TuneCache()
     target = AmdGpuTarget()
     interrupted = False
-    try:
+    with tuning_session(executor, cache, progress) as (executor, cache):
         tuner = Tuner(program, options, executor, cache, progress, report, target=target)
         listing = list_dispatches(program.mlir_path, target, extra_flags=options.extra_flags, timeout_s=options.timeout_s, memory_gb=options.memory_gb)
         total = sum(_flops(d) for d in listing.dispatches) or 1.0
@@ -266,9 +263,3 @@ def tune_gfx942(
             seconds=time.monotonic() - started,
             cache_stats=cache.stats(),
         )
-    finally:
-        progress.close()
-        if own_executor:
-            executor.close()
-        if own_cache:
-            cache.close()

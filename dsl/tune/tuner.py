@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import math
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -435,6 +436,23 @@ def _flops(dispatch: Dispatch) -> float:
     return 2.0 * math.prod(max(1, s) for s in view.loop_sizes) * max(1, dispatch.launches)
 
 
+@contextmanager
+def tuning_session(executor: Executor | None, cache: TuneCache | None, progress: Progress) -> Iterator[tuple[Executor, TuneCache]]:
+    """The executor and cache of one tuning: those given, else a local pool and the default
+    cache, which are closed at the end (with ``progress``)."""
+    own_executor, own_cache = executor is None, cache is None
+    running = executor or LocalExecutor()
+    store = cache or TuneCache()
+    try:
+        yield running, store
+    finally:
+        progress.close()
+        if own_executor:
+            running.close()
+        if own_cache:
+            store.close()
+
+
 def op_jobs(ops: ProgramOps, only: Sequence[str] = ()) -> list[OpJob]:
     """The op-level jobs of a program (see the module docstring): one per distinct
     graph-level matcher of a tunable contraction, by share of the flops, largest first."""
@@ -475,13 +493,9 @@ def tune(
     module docstring. ``report`` receives one line per stage (best so far)."""
     started = time.monotonic()
     program = payload if isinstance(payload, Program) else load_program(payload)
-    own_executor = executor is None
-    executor = executor or LocalExecutor()
-    own_cache = cache is None
-    cache = cache or TuneCache()
     interrupted = False
     jobs: list[OpJob] = []
-    try:
+    with tuning_session(executor, cache, progress) as (executor, cache):
         tuner = Tuner(program, options, executor, cache, progress, report)
         isa = str(tuner.machine.get("isa") or detect_isa())
         listing = list_dispatches(program.mlir_path, CpuTarget(), extra_flags=options.extra_flags, timeout_s=options.timeout_s, memory_gb=options.memory_gb)
@@ -533,12 +547,6 @@ def tune(
             seconds=time.monotonic() - started,
             cache_stats=cache.stats(),
         )
-    finally:
-        progress.close()
-        if own_executor:
-            executor.close()
-        if own_cache:
-            cache.close()
 
 
 def _checked(program: Program, tuned: StrategySet, options: TuneOptions, cache: TuneCache, key: ArtifactKey) -> tuple[StrategySet, dict[str, Any]]:
