@@ -38,7 +38,7 @@ from ..targets import AmdGpuTarget
 from .cache import TuneCache
 from .executor import Executor
 from .measure import Variant, noise, speedup, wins
-from .tuner import IREE_DEFAULT, TuneOptions, Tuner, _Stop, tuned_set, tuning_session
+from .tuner import IREE_DEFAULT, TuneOptions, Tuner, _Stop, job_head, tuned_set, tuning_session
 
 COMPILED = 6
 """The most candidates per job compiled to read their resources."""
@@ -65,14 +65,7 @@ class RankedJob:
     why: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        root = self.dispatch.root
-        return {
-            "op": self.name,
-            "dispatch": self.dispatch.name,
-            "shapes": root.shapes() if root else None,
-            "launches": self.dispatch.launches,
-            "share": self.share,
-            "skipped": self.skipped,
+        return job_head(self.name, self.dispatch, self.dispatch.root, self.share, self.skipped) | {
             "space_size": self.space_size,
             "valid": self.valid,
             "pruned": self.pruned.to_json(),

@@ -42,7 +42,7 @@ from ..errors import TdslError
 from ..iree.frontend import Program, load_program, make_inputs, signatures
 from ..iree.iree_compile import DEFAULT_MEMORY_GB
 from ..iree.machine import versions
-from ..iree.ops import Dispatch, ProgramOps, list_dispatches, python_source
+from ..iree.ops import Dispatch, OpView, ProgramOps, list_dispatches, python_source
 from ..iree.progress import NO_PROGRESS, Progress
 from ..spec.loader import to_data
 from ..spec.space import Pruned, Space
@@ -91,6 +91,19 @@ class TuneOptions:
     this CPU."""
 
 
+def job_head(name: str, dispatch: Dispatch, view: OpView | None, share: float, skipped: str) -> dict[str, Any]:
+    """The fields every tuning job's JSON starts with: op, dispatch, shapes (of ``view``),
+    launches, share of the work and why it was skipped ("" when it was not)."""
+    return {
+        "op": name,
+        "dispatch": dispatch.name,
+        "shapes": view.shapes() if view else None,
+        "launches": dispatch.launches,
+        "share": share,
+        "skipped": skipped,
+    }
+
+
 @dataclass
 class OpJob:
     """One op-level tuning job: the dispatch, its space, the variants tried, the winner."""
@@ -107,14 +120,7 @@ class OpJob:
     pruned: Pruned = field(default_factory=Pruned)
 
     def to_json(self) -> dict[str, Any]:
-        root = self.dispatch.graph_op
-        return {
-            "op": self.name,
-            "dispatch": self.dispatch.name,
-            "shapes": root.shapes() if root else None,
-            "launches": self.dispatch.launches,
-            "share": self.share,
-            "skipped": self.skipped,
+        return job_head(self.name, self.dispatch, self.dispatch.graph_op, self.share, self.skipped) | {
             "space_size": self.space.size if self.space else 0,
             "pruned": self.pruned.to_json(),
             "noise": self.noise,
