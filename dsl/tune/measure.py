@@ -40,6 +40,8 @@ class Variant:
     samples: list[float] = field(default_factory=list)
     sample_errors: list[str] = field(default_factory=list)
     cached_samples: int = 0
+    rules: tuple[Any, ...] = ()
+    """The op-level rules this variant puts before its base's (none for a program-level point)."""
 
     @property
     def ok(self) -> bool:

@@ -310,9 +310,13 @@ class Tuner:
 
     # -- the stages ---------------------------------------------------------------------
 
-    def program_stage(self, target: CpuTarget, has_convolutions: bool) -> tuple[list[Variant], Variant]:
-        """Builds and times the program-level points; returns them and the fastest."""
-        from ..strategies.cpu.space import program_space  # the ready library sits above tdsl's layers
+    def program_stage(self, target: CpuTarget, has_convolutions: bool, isa: str, has_contractions: bool) -> tuple[list[Variant], Variant]:
+        """Builds and times the program-level points (and, where the program has
+        contractions, the ready library's graph-level mmt4d packing of every matmul,
+        :func:`tdsl.strategies.cpu.auto` with ``pack_matmuls=True``); returns them and the
+        fastest."""
+        from ..strategies.cpu.chooser import auto  # the ready library sits above tdsl's layers
+        from ..strategies.cpu.space import program_space
 
         space = program_space(target, has_convolutions, name="tuned")
         variants = [Variant(IREE_DEFAULT, None)]
@@ -323,6 +327,9 @@ class Tuner:
                 continue  # IREE default itself
             label = DATA_TILING if changed == {"data_tiling": True} else "program:" + ",".join(f"{k}={v}" for k, v in changed.items())
             variants.append(Variant(label, c.strategies, values=c.values))
+        if has_contractions:
+            packed = auto(target, isa=isa, pack_matmuls=True, name="tuned")
+            variants.append(Variant("program:pack_matmuls", packed, values={"pack_matmuls": True}))
         self.build(variants)
         failed = [v for v in variants if v.vmfb is None]
         if len(failed) == len(variants):
@@ -357,7 +364,10 @@ class Tuner:
         variants = [reference]
 
         def add(found: list[Any]) -> list[Variant]:
-            new = [Variant(f"{job.name}#{c.index}", tuned_set(base_set.targets, [*base_set.rules, *c.strategies.rules]), values=c.values, op=job.name) for c in found]
+            new = [
+                Variant(f"{job.name}#{c.index}", tuned_set(base_set.targets, [*c.strategies.rules, *base_set.rules]), values=c.values, op=job.name, rules=c.strategies.rules)
+                for c in found
+            ]
             variants.extend(new)
             return new
 
@@ -403,13 +413,13 @@ class Tuner:
         """Times the base plus every winning rule against IREE default, data tiling and the
         base; returns the variants, the one to emit and the noise."""
         base_set = base.strategies or tuned_set([CpuTarget()])
-        rules = [r for job in jobs if job.winner and job.winner.strategies for r in job.winner.strategies.rules[len(base_set.rules):]]
+        rules = [r for job in jobs if job.winner for r in job.winner.rules]
         baselines = [v for v in program_variants if v.label in (IREE_DEFAULT, DATA_TILING)]
         final = [Variant(v.label, v.strategies, values=v.values) for v in baselines]
         if base.label not in (IREE_DEFAULT, DATA_TILING):
             final.append(Variant(base.label, base.strategies, values=base.values))
         if rules:
-            final.append(Variant("tuned", tuned_set(base_set.targets, [*base_set.rules, *rules])))
+            final.append(Variant("tuned", tuned_set(base_set.targets, [*rules, *base_set.rules])))
         self.build(final)
         reference = next(v for v in final if v.vmfb is not None)
         self.measure(final, reference, self.options.rounds, self.options.seed + 3, "model")
@@ -513,7 +523,7 @@ def tune(
         chosen: Variant | None = None
         margin = 0.0
         try:
-            program_variants, base = tuner.program_stage(CpuTarget(), has_convs)
+            program_variants, base = tuner.program_stage(CpuTarget(), has_convs, isa, any(not j.skipped for j in jobs))
             report(f"program: fastest {base.label} ({(base.median or 0) * 1e3:.3f} ms)")
             tunable_jobs = [j for j in jobs if not j.skipped]
             progress.expect("tune", len(tunable_jobs))
