@@ -184,14 +184,27 @@ def test_a_candidate_that_wins_is_emitted_and_ctrl_c_keeps_the_baseline(payload:
     assert "Interrupted" in (out / TUNED_PY).read_text()
 
 
-def test_noise_and_verdict() -> None:
-    ref = Variant("ref", None, vmfb=b"x", samples=[1.0, 1.0, 1.0, 1.0])
-    assert noise(ref) == MIN_NOISE
-    spread = Variant("ref", None, vmfb=b"x", samples=[0.9, 1.0, 1.0, 1.2, 1.1])
-    assert noise(spread) > MIN_NOISE
-    assert wins(Variant("c", None, vmfb=b"x", samples=[0.9]), ref, MIN_NOISE)
-    assert not wins(Variant("c", None, vmfb=b"x", samples=[0.99]), ref, MIN_NOISE)
-    assert not wins(Variant("c", None, vmfb=None, samples=[0.5]), ref, MIN_NOISE)  # no build, no verdict
+def _timed(label: str, rounds: list[list[float]]) -> Variant:
+    return Variant(label, None, vmfb=b"x", samples=[s for r in rounds for s in r], by_round=rounds)
+
+
+def test_noise_is_measured_from_the_reference_run_twice_per_round() -> None:
+    steady = _timed("ref", [[1.0, 1.0], [1.0, 1.01], [1.0, 1.0]])
+    assert noise(steady) == MIN_NOISE
+    shaky = _timed("ref", [[1.0, 1.1], [1.1, 1.0], [1.0, 1.12]])
+    assert 0.08 < noise(shaky) < 0.11
+
+
+def test_verdict_is_round_by_round() -> None:
+    """A baseline whose runs are bimodal (fast in some rounds, slow in others) does not hide a
+    candidate that is faster in every round; one that is faster only in the median is no win."""
+    bimodal = _timed("data tiling", [[1.22, 1.22], [1.05, 1.05], [1.24, 1.24], [1.64, 1.64], [1.65, 1.65]])
+    steady = _timed("pack", [[1.06], [1.0], [1.11], [1.09], [1.07]])
+    assert wins(steady, bimodal, noise(bimodal))
+    lucky = _timed("lucky", [[1.3], [1.3], [1.0], [1.0], [1.0]])  # slower in 2 of 5 rounds
+    assert not wins(lucky, bimodal, noise(bimodal))
+    assert not wins(_timed("tie", [[1.21], [1.04], [1.23], [1.62], [1.63]]), bimodal, MIN_NOISE)  # 1 % faster
+    assert not wins(Variant("c", None, vmfb=None, samples=[0.5], by_round=[[0.5]]), bimodal, MIN_NOISE)  # no build
 
 
 @pytest.mark.parametrize(

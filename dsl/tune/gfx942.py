@@ -219,7 +219,7 @@ def tune_gfx942(
                     by_index = {r.candidate.index: v for r, v in zip(top, job.compiled)}
                     finalists = [by_index[r.candidate.index] for r in reranked[: options.finalists] if r.candidate.index in by_index]
                     job.measured, job.reference = finalists, reference
-                    reference.samples = []
+                    reference.samples, reference.by_round = [], []
                     tuner.measure([reference, *finalists], reference, options.rounds, options.seed, f"{job.name}:gfx942")
                     job.noise = noise(reference)
                     winner = min((v for v in finalists if v.ok and v.median), key=lambda v: v.median or math.inf, default=None)

@@ -3,14 +3,22 @@
 A :class:`Variant` is one build of the program (a baseline or a candidate). ``rounds``
 builds the sample jobs of repeated rounds: each round has every variant once, in a seeded
 shuffled order, with the reference (the baseline every candidate is compared with) first
-and last, so the baseline runs before and after the candidates of each round. The noise
-is the reference's own spread (the interquartile range of its samples over their median,
-at least :data:`MIN_NOISE`); a candidate wins only where its median is below the
-reference's by more than that.
+and last, so the baseline runs before and after the candidates of each round.
+
+**Noise** is measured, not assumed: the reference's two runs of each round are identical
+builds timed side by side, so the median of ``|first / last - 1|`` over the rounds is how
+much two runs of one build differ here (at least :data:`MIN_NOISE`).
+
+**Verdict** (:func:`wins`): the candidate and the reference are compared round by round
+(the reference's mean in that round over the candidate's), which cancels the slow drifts
+and bimodal runs (a transient buffer that page-faults in some runs) that a comparison of
+medians across rounds mixes in. A candidate wins where the median of those ratios is
+above 1 + noise and it was faster in at least 80 % of the rounds (all of them, up to 3).
 """
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 from dataclasses import dataclass, field
@@ -40,6 +48,8 @@ class Variant:
     samples: list[float] = field(default_factory=list)
     sample_errors: list[str] = field(default_factory=list)
     cached_samples: int = 0
+    by_round: list[list[float]] = field(default_factory=list)
+    """The samples of each round (two for the reference: its runs first and last)."""
     rules: tuple[Any, ...] = ()
     """The op-level rules this variant puts before its base's (none for a program-level point)."""
 
@@ -65,19 +75,33 @@ class Variant:
             "compile": "ok" if self.vmfb is not None else ("failed: " + self.build_error if self.build_error else "not built"),
             "compile_seconds": round(self.build_seconds, 3),
             "samples_s": self.samples,
+            "rounds_s": self.by_round,
             "median_s": self.median,
             "errors": self.sample_errors,
         }
 
 
 def noise(reference: Variant) -> float:
-    """The relative noise of ``reference``'s samples: interquartile range over median, at
-    least :data:`MIN_NOISE`."""
+    """How much two runs of ``reference`` differ here: the median over the rounds of
+    ``|first / last - 1|`` of its two runs per round, at least :data:`MIN_NOISE` (without
+    such pairs: the interquartile range of its samples over their median)."""
+    pairs = [abs(r[0] / r[-1] - 1) for r in reference.by_round if len(r) >= 2 and r[-1] > 0]
+    if pairs:
+        return max(MIN_NOISE, statistics.median(pairs))
     samples = sorted(reference.samples)
     if len(samples) < 4 or not reference.median:
         return max(MIN_NOISE, reference.spread() / 2)
     q = statistics.quantiles(samples, n=4)
     return max(MIN_NOISE, (q[2] - q[0]) / reference.median)
+
+
+def paired_ratios(candidate: Variant, reference: Variant) -> list[float]:
+    """Per round where both have samples: the reference's mean time over the candidate's."""
+    return [
+        statistics.fmean(r) / statistics.fmean(c)
+        for c, r in zip(candidate.by_round, reference.by_round)
+        if c and r and min(c) > 0
+    ]
 
 
 def round_order(variants: Sequence[Variant], reference: Variant, seed: int) -> list[Variant]:
@@ -88,9 +112,15 @@ def round_order(variants: Sequence[Variant], reference: Variant, seed: int) -> l
 
 
 def wins(candidate: Variant, reference: Variant, margin: float) -> bool:
-    """``candidate``'s median is below ``reference``'s by more than ``margin`` (relative)."""
-    c, r = candidate.median, reference.median
-    return c is not None and r is not None and candidate.ok and c < r * (1 - margin)
+    """``candidate`` beats ``reference`` by more than ``margin`` (see the module docstring:
+    round by round; medians where the rounds are not known)."""
+    if not candidate.ok or candidate.median is None or reference.median is None:
+        return False
+    ratios = paired_ratios(candidate, reference)
+    if not ratios:
+        return candidate.median < reference.median * (1 - margin)
+    need = len(ratios) if len(ratios) <= 3 else math.ceil(0.8 * len(ratios))
+    return statistics.median(ratios) > 1 + margin and sum(1 for r in ratios if r > 1) >= need
 
 
 def speedup(candidate: Variant, reference: Variant) -> float | None:

@@ -266,6 +266,8 @@ class Tuner:
             for v in built:
                 v.samples = list(cached[id(v)])
                 v.cached_samples = len(v.samples)
+                per = 2 if v is reference else 1  # the reference runs first and last in a round
+                v.by_round = [v.samples[i : i + per] for i in range(0, len(v.samples), per)]
             return
         base_time = reference.median or 1.0
         self.progress.expect("sample", rounds * (len(built) + 1))
@@ -293,12 +295,16 @@ class Tuner:
                 self.progress.advance("sample")
 
             results = self.executor.sample_rounds([jobs], 0, done)[0]
+            this_round: dict[int, list[float]] = {id(v): [] for v in built}
             for v, result in zip(order, results):
                 if result.seconds is not None:
                     v.samples.append(result.seconds)
+                    this_round[id(v)].append(result.seconds)
                 else:
                     v.sample_errors.append(result.error)
                 self.cache.add_samples(self._key(v.strategies), self.machine_key, setup, [result.seconds], [result.error] if result.seconds is None else None)
+            for v in built:
+                v.by_round.append(this_round[id(v)])
             if reference.median:
                 base_time = reference.median
             self._check_time()
@@ -393,7 +399,7 @@ class Tuner:
         timed = sorted((v for v in variants[1:] if v.ok and v.median), key=lambda v: v.median or math.inf)
         finalists = [reference, *timed[: self.options.finalists]]
         for v in finalists:
-            v.samples, v.cached_samples = [], 0
+            v.samples, v.by_round, v.cached_samples = [], [], 0
         self.measure(finalists, reference, self.options.rounds, self.options.seed + 2, f"{job.name}:final")
         job.variants = variants[1:]
         job.reference = reference
@@ -425,7 +431,7 @@ class Tuner:
         self.measure(final, reference, self.options.rounds, self.options.seed + 3, "model")
         iree = [v for v in final if v.label in (IREE_DEFAULT, DATA_TILING) and v.ok and v.median]
         best_iree = min(iree, key=lambda v: v.median or math.inf)
-        margin = noise(best_iree)
+        margin = noise(reference)
         challengers = [v for v in final if v.label not in (IREE_DEFAULT, DATA_TILING) and v.ok]
         best = min(challengers, key=lambda v: v.median or math.inf, default=None)
         chosen = best if best is not None and wins(best, best_iree, margin) else best_iree
