@@ -7,14 +7,15 @@ then the whole model, keeping IREE's path wherever nothing measured better.
    graph-level matcher (a shape launched several times is one job), ordered by its share
    of the work: flops x launches per call (an estimate of its share of the baseline's time).
 2. **Program level.** The points of :func:`~tdsl.strategies.cpu.space.program_space`
-   (IREE default and data tiling among them) are built and timed on the whole program;
-   the fastest is the *base* the op-level candidates start from.
+   (IREE default and data tiling among them) and the ready library's graph-level mmt4d
+   packing of every matmul are built and timed on the whole program; the fastest is the
+   *base* the op-level candidates start from.
 3. **Op level.** For each job, the candidates of its space (the budget's share, seeded
    sample; pruned ones counted) are built in parallel by the executor and timed on the
    whole program, interleaved with the base in repeated rounds (the base first and last in
    every round); a first round screens, the best few get the remaining rounds. A candidate
-   sample has a timeout relative to the base's time. A candidate wins only where its
-   median beats the base's by more than the measured noise.
+   sample has a timeout relative to the base's time. A candidate wins only where it beats
+   the base round by round by more than the measured noise (:func:`tdsl.tune.measure.wins`).
 4. **Model pass.** The base plus every op's winning rule is timed against IREE default,
    data tiling and the base; the rules are kept only if that beats the better IREE path
    by more than the noise, otherwise the better IREE path is emitted with no rules.
