@@ -17,8 +17,9 @@ then the whole model, keeping IREE's path wherever nothing measured better.
    sample has a timeout relative to the base's time. A candidate wins only where it beats
    the base round by round by more than the measured noise (:func:`tdsl.tune.measure.wins`).
 4. **Model pass.** The base plus every op's winning rule is timed against IREE default,
-   data tiling and the base; the rules are kept only if that beats the better IREE path
-   by more than the noise, otherwise the better IREE path is emitted with no rules.
+   data tiling and the base; the faster of the base and the base with the rules is
+   emitted only if it beats the better IREE path by more than the noise, otherwise the
+   better IREE path is emitted (data tiling as a target flag, or no rules at all).
 5. **Numerics.** The emitted set's outputs are compared with IREE default's
    (:func:`tdsl.run`, dtype tolerance); a rule whose outputs differ is dropped.
 
