@@ -104,6 +104,7 @@ def table(result: "TuneResult | Gfx942Result") -> str:
     if isinstance(result, Gfx942Result):
         return result.table()
     lines = [f"tuned {result.payload} for {result.target} on {machine_line(result)} in {result.seconds:.0f} s"]
+    emitted = {rule.strategy.name for rule in result.tuned.rules}
     lines.append(f"  {'op':<5} {'shapes':<44} {'x':>3} {'share':>6} {'tried':>5} {'base':>11} {'best':>11} {'speedup':>8}  verdict")
     for job in result.jobs:
         root = job.dispatch.graph_op
@@ -114,7 +115,12 @@ def table(result: "TuneResult | Gfx942Result") -> str:
         timed = [v for v in job.variants if v.ok and v.median]
         best = min(timed, key=lambda v: v.median or 0.0, default=None)
         gain = speedup(best, job.reference) if best else None
-        verdict = "emitted" if job.winner is not None else f"kept {job.reference.label} (within {job.noise:.1%})"
+        if job.winner is None:
+            verdict = f"kept {job.reference.label} (no round-by-round win above the {job.noise:.1%} noise)"
+        elif job.name in emitted:
+            verdict = "emitted"
+        else:
+            verdict = "won alone; not emitted (the model pass kept IREE's path)"
         lines.append(
             f"  {job.name:<5} {shapes:<44} {job.dispatch.launches:>3} {job.share:>6.1%} {len(job.variants):>5} "
             f"{_ms(job.reference):>11} {_ms(best):>11} {(f'{gain:.2f}x' if gain else '-'):>8}  {verdict}"
