@@ -447,6 +447,13 @@ def _cmd_tune(args: argparse.Namespace) -> int:
         timeout_s=args.timeout, memory_gb=args.memory_gb, extra_flags=tuple(extra_flags(args)), device=args.device,
         serial_loading=not args.no_serial_loading,
     )
+    space = None
+    if args.space is not None:
+        if args.target != "cpu":
+            raise ArgumentError("--space: tunes a space for this CPU; use --target cpu")
+        from .spec.space import load_space
+
+        space = load_space(args.space)
     program = _program(args)
     progress = _progress(args)
     lines: list[str] = []
@@ -463,7 +470,7 @@ def _cmd_tune(args: argparse.Namespace) -> int:
 
             result = tune_gfx942(program, options=options, executor=executor, cache=cache, progress=progress, report=report)
         else:
-            result = tune(program, options=options, executor=executor, cache=cache, progress=progress, report=report)
+            result = tune(program, options=options, executor=executor, cache=cache, progress=progress, report=report, space=space)
     try:
         paths = write_outputs(result, args.output, with_plot=args.plot)
     except OSError as err:
@@ -681,6 +688,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--target", default="cpu", help="cpu (measured here) or gfx942 (cost model, compile-only without --device)")
     p.add_argument("-o", "--output", type=Path, required=True, metavar="DIR", help="directory for tuned.py, tuned.yaml, report.json")
     p.add_argument("--ops", action="append", default=[], metavar="TEXT", help="tune only dispatches whose name or shapes contain TEXT (repeatable)")
+    p.add_argument("--space", metavar="FILE.py[:NAME]", help="search your own space instead of the ready ones: a Space, or a StrategySet with knobs, defined in FILE.py")
     p.add_argument("--budget", type=positive_int, default=24, metavar="N", help="candidates per op (default 24)")
     p.add_argument("--time", type=positive_float, metavar="SECONDS", help="stop after this many seconds and emit what was measured")
     p.add_argument("--rounds", type=positive_int, default=5, help="interleaved rounds for the finalists (default 5)")

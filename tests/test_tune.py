@@ -246,3 +246,37 @@ def test_gfx942_tuning_ranks_compiles_and_says_it_did_not_measure(payload: Path,
     assert tdsl.load(out / TUNED_PY) == result.tuned
     tdsl.render(result.tuned, "gfx942")
     assert json.loads((out / REPORT_JSON).read_text())["measured"] is False
+
+
+SPACE_FILE = '''
+from tdsl import ContractionMatch, CpuTarget, GraphCpuLowering, Rule, StrategySet
+from tdsl.spec.knobs import Choice, PowersOfTwo
+from tdsl.spec.space import Constraint, Space
+
+lowering = GraphCpuLowering(name="mine", distribution=[PowersOfTwo("wg_m", 16, 64), 64, 0],
+                            vector_common_parallel=[Choice("vec_m", [4, 8]), 16, 0], vector_reduction=[0, 0, 8])
+space = Space(StrategySet(name="mine", targets=[CpuTarget(data_tiling=True)],
+                          rules=[Rule(target="cpu", match=ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32"), strategy=lowering)]),
+              [Constraint("divides", lambda v: v["wg_m"] % v["vec_m"] == 0)])
+'''
+
+
+def test_cli_tunes_a_users_space(payload: Path, tmp_path: Path) -> None:
+    """``--space FILE.py``: the user's set with knobs is searched as one job, each candidate
+    built as it is; the outputs load; a file without knobs is one line, exit 2."""
+    (tmp_path / "space.py").write_text(SPACE_FILE)
+    out = tmp_path / "out"
+    argv = [sys.executable, "-m", "tdsl", "tune", str(payload), "--space", str(tmp_path / "space.py"), "-o", str(out),
+            "--budget", "3", "--rounds", "2", "--min-time", "0.01", "--cache", str(tmp_path / "c.sqlite"), "-q"]
+    proc = subprocess.run(argv, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads((out / REPORT_JSON).read_text())
+    [job] = report["ops"]
+    assert job["op"] == "space" and job["space_size"] == 6 and job["pruned"]["constraints"] == {}
+    assert 1 <= len(job["candidates"]) <= 3 and all(set(c["knobs"]) == {"wg_m", "vec_m"} for c in job["candidates"])
+    emitted = tdsl.load(out / TUNED_PY)
+    assert all(r.strategy.name == "mine" for r in emitted.rules)
+    (tmp_path / "flat.py").write_text(SPACE_FILE.replace('PowersOfTwo("wg_m", 16, 64)', "32").replace('Choice("vec_m", [4, 8])', "8")
+                                      .replace("v[\"wg_m\"] % v[\"vec_m\"] == 0", "True"))
+    flat = subprocess.run([*argv[:6], str(tmp_path / "flat.py"), *argv[7:]], capture_output=True, text=True)
+    assert flat.returncode == 2 and len(flat.stderr.strip().splitlines()) == 1 and "at least one knob" in flat.stderr

@@ -83,6 +83,13 @@ def _read_text(path: Path) -> str:
 
 
 def _load_python(path: Path, name: str | None) -> StrategySet:
+    found: StrategySet = python_object(path, name, (StrategySet,), "StrategySet")
+    return found
+
+
+def python_object(path: Path, name: str | None, kinds: tuple[type, ...], what: str) -> Any:
+    """The module-level object of one of ``kinds`` that the Python file ``path`` defines:
+    the one named ``name``, or the only one. Errors name the file (and line) in one line."""
     module_name = f"_tdsl_strategy_{abs(hash(str(path.resolve())))}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
@@ -94,29 +101,29 @@ def _load_python(path: Path, name: str | None) -> StrategySet:
     except TdslError:
         raise
     except SystemExit as err:  # the file called sys.exit(): not tdsl's exit status
-        raise StrategyFileError(f"{path}: expected a module that defines StrategySets, received a call of exit({err.code!r})") from None
+        raise StrategyFileError(f"{path}: expected a module that defines {what}s, received a call of exit({err.code!r})") from None
     except Exception as err:  # the user's file failed; report where, not our stack
         frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename == str(path)]
         where = f"{path}:{frames[-1].lineno}" if frames else str(path)
         raise StrategyFileError(f"{where}: {type(err).__name__}: {err}") from None
     finally:
         sys.modules.pop(module_name, None)
-    sets = {k: v for k, v in vars(module).items() if isinstance(v, StrategySet)}
+    objects = {k: v for k, v in vars(module).items() if isinstance(v, kinds)}
     if name is not None:
         found = getattr(module, name, None)
-        if not isinstance(found, StrategySet):
+        if not isinstance(found, kinds):
             raise StrategyFileError(
-                f"{path}: expected a StrategySet named {name!r}, received "
+                f"{path}: expected a {what} named {name!r}, received "
                 + (type(found).__name__ if found is not None else "nothing")
-                + f"; StrategySets in the file: {sorted(sets)}"
+                + f"; {what}s in the file: {sorted(objects)}"
             )
         return found
-    if len(sets) != 1:
+    if len(objects) != 1:
         raise StrategyFileError(
-            f"{path}: expected exactly one module-level StrategySet (or FILE.py:NAME), "
-            f"received {len(sets)}: {sorted(sets)}"
+            f"{path}: expected exactly one module-level {what} (or FILE.py:NAME), "
+            f"received {len(objects)}: {sorted(objects)}"
         )
-    return next(iter(sets.values()))
+    return next(iter(objects.values()))
 
 
 class _DuplicateKey(Exception):

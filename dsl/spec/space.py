@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence, Union
 
-from ..errors import StrategyError
+from ..errors import StrategyError, StrategyFileError
 from .knobs import Knob, KnobError, assignment_at, assignments, knob_size, merge, sample_indices
 from .strategy_set import StrategySet
 
@@ -162,3 +162,20 @@ class Space:
         self.pruned = Pruned()
         chosen = enumerate(self.assignments()) if count is None else iter(self.sample(count, seed))
         return self.take(chosen)
+
+
+def load_space(spec: str) -> Space:
+    """The space a Python file defines (``FILE.py`` or ``FILE.py:NAME``): a module-level
+    :class:`Space`, or a :class:`StrategySet` with knobs (a space without constraints)."""
+    from .loader import python_object, split_spec
+
+    path, name = split_spec(spec)
+    if path.suffix != ".py":
+        raise StrategyFileError(f"{path}: expected a Python file that defines a Space or a StrategySet with knobs")
+    if not path.is_file():
+        raise StrategyFileError(f"{path}: no such file")
+    found = python_object(path, name, (Space, StrategySet), "Space or StrategySet")
+    space = found if isinstance(found, Space) else Space(found)
+    if not space.knobs:
+        raise StrategyFileError(f"{path}: expected a space with at least one knob, received a set without knobs")
+    return space

@@ -44,16 +44,16 @@ def machine_line(result: TuneResult) -> str:
 def rule_comments(result: TuneResult) -> list[str]:
     """One comment per rule of the emitted set: what it pins and what it measured."""
     by_strategy = {job.name: job for job in result.jobs}
+    by_strategy |= {r.strategy.name: job for job in result.jobs if job.dispatch is None and job.winner for r in job.winner.rules}
     comments = []
     for rule in result.tuned.rules:
         job = by_strategy.get(rule.strategy.name)
         if job is None or job.winner is None or job.reference is None:
             comments.append(f"{rule.strategy.name}: kept from the base {result.chosen}")
             continue
-        root = job.dispatch.graph_op
         gain = speedup(job.winner, job.reference) or 0.0
         comments.append(
-            f"{job.name} ({root.shapes() if root else job.dispatch.name}, x{job.dispatch.launches}): "
+            f"{job.name} ({job.what}, x{job.launches}): "
             f"{gain:.2f}x over {job.reference.label} in the whole program ({_ms(job.winner)} vs {_ms(job.reference)}, "
             f"medians of {len(job.winner.samples)}, noise {job.noise:.1%}); knobs {job.winner.values}"
         )
@@ -107,10 +107,9 @@ def table(result: "TuneResult | Gfx942Result") -> str:
     emitted = {rule.strategy.name for rule in result.tuned.rules}
     lines.append(f"  {'op':<5} {'shapes':<44} {'x':>3} {'share':>6} {'tried':>5} {'base':>11} {'best':>11} {'speedup':>8}  verdict")
     for job in result.jobs:
-        root = job.dispatch.graph_op
-        shapes = (root.shapes() if root else job.dispatch.name)[:44]
+        shapes = job.what[:44]
         if job.skipped or job.reference is None:
-            lines.append(f"  {job.name:<5} {shapes:<44} {job.dispatch.launches:>3} {job.share:>6.1%} {'-':>5} {'-':>11} {'-':>11} {'-':>8}  {job.skipped or 'not reached'}")
+            lines.append(f"  {job.name:<5} {shapes:<44} {job.launches:>3} {job.share:>6.1%} {'-':>5} {'-':>11} {'-':>11} {'-':>8}  {job.skipped or 'not reached'}")
             continue
         timed = [v for v in job.variants if v.ok and v.median]
         best = min(timed, key=lambda v: v.median or 0.0, default=None)
@@ -122,7 +121,7 @@ def table(result: "TuneResult | Gfx942Result") -> str:
         else:
             verdict = "won alone; not emitted (the model pass kept IREE's path)"
         lines.append(
-            f"  {job.name:<5} {shapes:<44} {job.dispatch.launches:>3} {job.share:>6.1%} {len(job.variants):>5} "
+            f"  {job.name:<5} {shapes:<44} {job.launches:>3} {job.share:>6.1%} {len(job.variants):>5} "
             f"{_ms(job.reference):>11} {_ms(best):>11} {(f'{gain:.2f}x' if gain else '-'):>8}  {verdict}"
         )
     lines.append("  model pass: " + ", ".join(f"{v.label} {_ms(v)}" for v in result.final) + f" -> emitted {result.chosen}")

@@ -93,14 +93,14 @@ class TuneOptions:
     this CPU."""
 
 
-def job_head(name: str, dispatch: Dispatch, view: OpView | None, share: float, skipped: str) -> dict[str, Any]:
+def job_head(name: str, dispatch: Dispatch | None, view: OpView | None, share: float, skipped: str) -> dict[str, Any]:
     """The fields every tuning job's JSON starts with: op, dispatch, shapes (of ``view``),
     launches, share of the work and why it was skipped ("" when it was not)."""
     return {
         "op": name,
-        "dispatch": dispatch.name,
+        "dispatch": dispatch.name if dispatch else None,
         "shapes": view.shapes() if view else None,
-        "launches": dispatch.launches,
+        "launches": dispatch.launches if dispatch else None,
         "share": share,
         "skipped": skipped,
     }
@@ -111,7 +111,8 @@ class OpJob:
     """One op-level tuning job: the dispatch, its space, the variants tried, the winner."""
 
     name: str
-    dispatch: Dispatch
+    dispatch: Dispatch | None
+    """The dispatch of an op-level job; None for a user's whole space (``tune(space=...)``)."""
     share: float
     space: Space | None = None
     skipped: str = ""
@@ -121,8 +122,20 @@ class OpJob:
     noise: float = 0.0
     pruned: Pruned = field(default_factory=Pruned)
 
+    @property
+    def what(self) -> str:
+        """The op's shapes (graph level), else its dispatch, else the space's name."""
+        if self.dispatch is None:
+            return f"space {self.space.template.name}" if self.space else self.name
+        view = self.dispatch.graph_op
+        return view.shapes() if view else self.dispatch.name
+
+    @property
+    def launches(self) -> int:
+        return self.dispatch.launches if self.dispatch else 1
+
     def to_json(self) -> dict[str, Any]:
-        return job_head(self.name, self.dispatch, self.dispatch.graph_op, self.share, self.skipped) | {
+        return job_head(self.name, self.dispatch, self.dispatch.graph_op if self.dispatch else None, self.share, self.skipped) | {
             "space_size": self.space.size if self.space else 0,
             "pruned": self.pruned.to_json(),
             "noise": self.noise,
@@ -349,14 +362,22 @@ class Tuner:
         return variants, best
 
     def op_stage(self, job: OpJob, base: Variant, isa: str, budget: int) -> None:
-        """Tunes one op on top of ``base`` (see the module docstring)."""
+        """Tunes one op on top of ``base``: its pinned-tile space, each candidate's rule
+        before the base's rules (see the module docstring)."""
         from ..strategies.cpu.space import contraction_space
 
         base_set = base.strategies or tuned_set([CpuTarget()])
         target = base_set.targets[0]
-        assert isinstance(target, CpuTarget) and job.dispatch.graph_op is not None and job.dispatch.graph_matcher is not None
+        assert isinstance(target, CpuTarget) and job.dispatch is not None
+        assert job.dispatch.graph_op is not None and job.dispatch.graph_matcher is not None
         job.space = contraction_space(job.dispatch.graph_op, job.dispatch.graph_matcher, isa, target, job.name)
-        space = job.space
+        self.search(job, job.space, base, budget, lambda c: (tuned_set(base_set.targets, [*c.strategies.rules, *base_set.rules]), c.strategies.rules))
+
+    def search(self, job: OpJob, space: Space, base: Variant, budget: int, make: Callable[[Any], tuple[StrategySet, tuple[Rule, ...]]]) -> None:
+        """Searches ``space`` against ``base`` with ``budget`` candidates: the seeds and a
+        seeded sample (2/3 of the budget), one screening round, the neighbours of the best
+        two, then the finalists in full rounds; ``make`` turns a candidate into the set to
+        build and the rules it adds. Sets ``job``'s variants, reference, noise and winner."""
         # Screening, wave 1: the space's seeds (the ready library's points), then a seeded
         # sample spread over the space (2/3 of the budget in all).
         sampled = list(space.candidates(count=budget * 4, seed=self.options.seed))
@@ -372,10 +393,10 @@ class Tuner:
         variants = [reference]
 
         def add(found: list[Any]) -> list[Variant]:
-            new = [
-                Variant(f"{job.name}#{c.index}", tuned_set(base_set.targets, [*c.strategies.rules, *base_set.rules]), values=c.values, op=job.name, rules=c.strategies.rules)
-                for c in found
-            ]
+            new = []
+            for c in found:
+                built, rules = make(c)
+                new.append(Variant(f"{job.name}#{c.index}", built, values=c.values, op=job.name, rules=rules))
             variants.extend(new)
             return new
 
@@ -428,6 +449,9 @@ class Tuner:
             final.append(Variant(base.label, base.strategies, values=base.values))
         if rules:
             final.append(Variant("tuned", tuned_set(base_set.targets, [*rules, *base_set.rules])))
+        for job in jobs:
+            if job.dispatch is None and job.winner is not None and job.winner.strategies is not None:
+                final.append(Variant(f"tuned:{job.name}", tuned_set(job.winner.strategies.targets, job.winner.strategies.rules), values=job.winner.values))
         self.build(final)
         reference = next(v for v in final if v.vmfb is not None)
         self.measure(final, reference, self.options.rounds, self.options.seed + 3, "model")
@@ -512,9 +536,13 @@ def tune(
     cache: TuneCache | None = None,
     progress: Progress = NO_PROGRESS,
     report: Callable[[str], None] = lambda line: None,
+    space: Space | None = None,
 ) -> TuneResult:
     """Tunes ``payload`` (an ``.onnx`` model or ``.mlir`` program) for this CPU; see the
-    module docstring. ``report`` receives one line per stage (best so far)."""
+    module docstring. ``report`` receives one line per stage (best so far). With ``space``
+    (a user's set with knobs, for this CPU), that space is searched as one job instead of
+    the ready op-level spaces: each candidate set is built as it is and timed against the
+    program stage's fastest point, then in the model pass against IREE's paths."""
     started = time.monotonic()
     program = payload if isinstance(payload, Program) else load_program(payload)
     interrupted = False
@@ -524,20 +552,24 @@ def tune(
         isa = str(tuner.machine.get("isa") or detect_isa())
         listing = list_dispatches(program.mlir_path, CpuTarget(), extra_flags=options.extra_flags, timeout_s=options.timeout_s, memory_gb=options.memory_gb)
         has_convs = any(d.graph_op is not None and d.graph_op.kind == "convolution" for d in listing.dispatches)
-        jobs = op_jobs(listing, options.ops)
+        jobs = op_jobs(listing, options.ops) if space is None else [OpJob(name="space", dispatch=None, share=1.0, space=space)]
         program_variants: list[Variant] = []
         base: Variant | None = None
         final: list[Variant] = []
         chosen: Variant | None = None
         margin = 0.0
         try:
-            program_variants, base = tuner.program_stage(CpuTarget(), has_convs, isa, any(not j.skipped for j in jobs))
+            contractions = any(d.graph_op is not None and d.graph_op.kind == "contraction" for d in listing.dispatches)
+            program_variants, base = tuner.program_stage(CpuTarget(), has_convs, isa, contractions)
             report(f"program: fastest {base.label} ({(base.median or 0) * 1e3:.3f} ms)")
             tunable_jobs = [j for j in jobs if not j.skipped]
             progress.expect("tune", len(tunable_jobs))
             for job in tunable_jobs:
-                progress.begin("tune", f"{job.name} {job.dispatch.graph_op.shapes() if job.dispatch.graph_op else ''}")
-                tuner.op_stage(job, base, isa, options.budget)
+                progress.begin("tune", f"{job.name} {job.what}")
+                if job.dispatch is None and job.space is not None:
+                    tuner.search(job, job.space, base, options.budget, lambda c: (c.strategies, c.strategies.rules))
+                else:
+                    tuner.op_stage(job, base, isa, options.budget)
                 progress.advance("tune")
                 gain = speedup(job.winner, job.reference) if job.winner and job.reference else None
                 report(f"{job.name}: " + (f"{job.winner.label} {gain:.2f}x over {base.label}" if job.winner and gain else f"no candidate beat {base.label} by more than {job.noise:.1%}"))
