@@ -280,3 +280,23 @@ def test_cli_tunes_a_users_space(payload: Path, tmp_path: Path) -> None:
                                       .replace("v[\"wg_m\"] % v[\"vec_m\"] == 0", "True"))
     flat = subprocess.run([*argv[:6], str(tmp_path / "flat.py"), *argv[7:]], capture_output=True, text=True)
     assert flat.returncode == 2 and len(flat.stderr.strip().splitlines()) == 1 and "at least one knob" in flat.stderr
+
+
+@pytest.mark.compile
+def test_tune_a_real_onnx_export(tmp_path: Path) -> None:
+    """What torch.onnx.export writes (examples/models/bert: si64 token ids, batch-1
+    batch_matmuls, constant weights): the op listing finds its contractions, a batch-1
+    batch_matmul gets an op-level space that compiles, and the emitted set loads and renders."""
+    model = Path(__file__).resolve().parent.parent / "examples" / "models" / "bert" / "model.onnx"
+    options = TuneOptions(budget=2, rounds=2, min_time_s=0.01, finalists=1, ops=("1x64x1024xf32, 1x1024x256",))
+    with TuneCache(tmp_path / "cache.sqlite") as cache, LocalExecutor(2) as executor:
+        result = tune(model, options=options, executor=executor, cache=cache)
+    [job] = result.jobs
+    assert job.dispatch is not None and job.dispatch.graph_op is not None
+    assert job.dispatch.graph_op.name == "linalg.batch_matmul" and job.dispatch.graph_op.loop_sizes[0] == 1
+    assert job.space is not None and job.space.size > 0
+    assert job.variants and all(v.vmfb is not None for v in job.variants)  # candidates compile on the real model
+    assert {"iree-default", "iree-data-tiling"} <= {v.label for v in result.final}
+    tdsl.render(result.tuned, "cpu")
+    if result.tuned.rules:
+        assert result.numerics["ok"]
