@@ -18,6 +18,7 @@ from tdsl import (
     StrategyError,
     StrategySet,
     dump,
+    load as tdsl_load,
     render,
 )
 from tdsl.spec.knobs import Choice, IntRange, KnobError, KnobTuple, PowersOfTwo
@@ -151,3 +152,42 @@ def test_generated_spaces_count_and_sample(options: list[int], lo_exp: int, span
     assert len(kept) + space.pruned.total == space.size
     drawn = space.sample(5, seed)
     assert drawn == space.sample(5, seed) and len({i for i, _ in drawn}) == min(5, space.size)
+
+
+SPACE_YAML = """
+name: mine
+targets:
+- {kind: llvm-cpu, name: cpu, data_tiling: true}
+rules:
+- target: cpu
+  match: {kind: contraction, lhs_type: f32, rhs_type: f32, output_type: f32}
+  strategy:
+    kind: graph_cpu_lowering
+    name: mine
+    distribution: [{knob: powers_of_two, name: wg_m, lo: 16, hi: 64}, 64, 0]
+    vector_common_parallel: [{knob: choice, name: vec_m, values: [4, 8]}, 16, 0]
+    vector_reduction: [0, 0, {knob: int_range, name: k, lo: 4, hi: 8, step: 4}]
+"""
+
+
+def test_knobs_in_yaml(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A YAML set with knob mappings is a space (tdsl tune --space takes it); rendering it is
+    refused with the field; a malformed knob is one line naming its path."""
+    from tdsl.errors import StrategyFileError
+    from tdsl.spec.space import load_space
+
+    path = tmp_path / "space.yaml"
+    path.write_text(SPACE_YAML)
+    space = load_space(str(path))
+    assert [k.name for k in space.knobs] == ["wg_m", "vec_m", "k"] and space.size == 12
+    assert len(list(space.candidates())) == 12
+    with pytest.raises(StrategyError, match=r"distribution\[0\].*knob 'wg_m'"):
+        render(tdsl_load(path), "cpu")
+    path.write_text(SPACE_YAML.replace("knob: choice", "knob: choise"))
+    with pytest.raises(StrategyError) as err:
+        load_space(str(path))
+    assert len(str(err.value).splitlines()) == 1 and "vector_common_parallel[0].knob" in str(err.value) and "choise" in str(err.value)
+    path.write_text(SPACE_YAML.replace("{knob: powers_of_two, name: wg_m, lo: 16, hi: 64}", "32")
+                    .replace("{knob: choice, name: vec_m, values: [4, 8]}", "8").replace("{knob: int_range, name: k, lo: 4, hi: 8, step: 4}", "4"))
+    with pytest.raises(StrategyFileError, match="at least one knob"):
+        load_space(str(path))

@@ -189,3 +189,41 @@ def merge(found: dict[Path, Knob]) -> dict[str, Knob]:
         if other != knob:
             raise KnobError(knob.name, f"one knob per name (the knob {knob.name!r} is also {other!r})", repr(knob))
     return by_name
+
+
+KNOB_SPELLINGS = {
+    "choice": (Choice, ("name", "values")),
+    "int_range": (IntRange, ("name", "lo", "hi", "step", "multiple_of")),
+    "powers_of_two": (PowersOfTwo, ("name", "lo", "hi")),
+}
+"""How a knob is written in YAML / JSON: a mapping ``{knob: choice, name: tile_m, values:
+[8, 16]}`` (``int_range``: ``lo``, ``hi``, optional ``step`` and ``multiple_of``;
+``powers_of_two``: ``lo``, ``hi``) where a value goes."""
+
+
+def knobs_from_data(data: Any, path: str = "") -> Any:
+    """``data`` (what a YAML/JSON file holds) with every knob mapping (:data:`KNOB_SPELLINGS`)
+    turned into its knob; a malformed one raises :class:`KnobError` naming its path."""
+    if isinstance(data, list):
+        return [knobs_from_data(v, f"{path}[{i}]") for i, v in enumerate(data)]
+    if not isinstance(data, dict):
+        return data
+    if "knob" not in data:
+        return {k: knobs_from_data(v, f"{path}.{k}" if path else str(k)) for k, v in data.items()}
+    kind = data["knob"]
+    if kind not in KNOB_SPELLINGS:
+        raise KnobError(f"{path}.knob", f"one of {', '.join(KNOB_SPELLINGS)}", repr(kind))
+    cls, fields = KNOB_SPELLINGS[kind]
+    extra = sorted(set(data) - {"knob", *fields})
+    if extra:
+        raise KnobError(path, f"a {kind} knob with the fields {', '.join(fields)}", f"unknown field {extra[0]!r}")
+    args = {k: v for k, v in data.items() if k != "knob"}
+    if kind == "choice":
+        if not isinstance(args.get("values"), list):
+            raise KnobError(f"{path}.values", "a list of the values to try", repr(args.get("values")))
+        name: Any = args.get("name")
+        return Choice(name, args["values"])
+    try:
+        return cls(**args)
+    except TypeError as err:
+        raise KnobError(path, f"a {kind} knob with the fields {', '.join(fields)}", str(err)) from None

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from ..errors import StrategyFileError, TdslError
+from .knobs import knobs_from_data
 from .strategy_set import StrategySet
 
 PY_SUFFIXES = (".py",)
@@ -216,7 +217,7 @@ def _load_data(path: Path) -> StrategySet:
             f"{path}: expected a mapping with name, targets and rules, received {type(data).__name__}"
         )
     try:
-        loaded: StrategySet = StrategySet.model_validate(data)
+        loaded: StrategySet = StrategySet.model_validate(knobs_from_data(data))
     except RecursionError:
         raise StrategyFileError(f"{path}: expected a strategy set, received {kind} nested too deeply") from None
     return loaded

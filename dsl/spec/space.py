@@ -165,16 +165,17 @@ class Space:
 
 
 def load_space(spec: str) -> Space:
-    """The space a Python file defines (``FILE.py`` or ``FILE.py:NAME``): a module-level
-    :class:`Space`, or a :class:`StrategySet` with knobs (a space without constraints)."""
-    from .loader import python_object, split_spec
+    """The space a file defines: a Python file's module-level :class:`Space` or
+    :class:`StrategySet` with knobs (``FILE.py`` or ``FILE.py:NAME``), or a YAML / JSON set
+    with knob mappings (:data:`tdsl.spec.knobs.KNOB_SPELLINGS`; no constraints there)."""
+    from .loader import DATA_SUFFIXES, load, python_object, split_spec
 
     path, name = split_spec(spec)
-    if path.suffix != ".py":
-        raise StrategyFileError(f"{path}: expected a Python file that defines a Space or a StrategySet with knobs")
+    if path.suffix not in (".py", *DATA_SUFFIXES):
+        raise StrategyFileError(f"{path}: expected a .py, .yaml or .json file that defines a space")
     if not path.is_file():
         raise StrategyFileError(f"{path}: no such file")
-    found = python_object(path, name, (Space, StrategySet), "Space or StrategySet")
+    found = python_object(path, name, (Space, StrategySet), "Space or StrategySet") if path.suffix == ".py" else load(path)
     space = found if isinstance(found, Space) else Space(found)
     if not space.knobs:
         raise StrategyFileError(f"{path}: expected a space with at least one knob, received a set without knobs")
