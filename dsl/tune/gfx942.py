@@ -38,7 +38,7 @@ from ..targets import AmdGpuTarget
 from .cache import TuneCache
 from .executor import Executor
 from .measure import Variant, noise, speedup, wins
-from .tuner import IREE_DEFAULT, TuneOptions, Tuner, _Stop, job_head, tuned_set, tuning_session
+from .tuner import IREE_DEFAULT, TuneOptions, Tuner, _Stop, job_head, tuned_set, tuning_session, work
 
 COMPILED = 6
 """The most candidates per job compiled to read their resources."""
@@ -136,8 +136,7 @@ class Gfx942Result:
 
 
 def _flops(d: Dispatch) -> float:
-    view = d.root
-    return 0.0 if view is None else 2.0 * math.prod(max(1, s) for s in view.loop_sizes) * max(1, d.launches)
+    return work(d, d.root)
 
 
 def tune_gfx942(
@@ -158,7 +157,7 @@ def tune_gfx942(
     target = AmdGpuTarget()
     interrupted = False
     with tuning_session(executor, cache, progress) as (executor, cache):
-        tuner = Tuner(program, options, executor, cache, progress, report, target=target)
+        tuner = Tuner(program, options, executor, cache, progress, target=target)
         listing = list_dispatches(program.mlir_path, target, extra_flags=options.extra_flags, timeout_s=options.timeout_s, memory_gb=options.memory_gb)
         total = sum(_flops(d) for d in listing.dispatches) or 1.0
         jobs: dict[str, RankedJob] = {}

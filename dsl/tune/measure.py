@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from ..spec.strategy_set import StrategySet
+from .cache import ArtifactKey
 
 MIN_NOISE = 0.02
 """The smallest relative noise assumed (identical builds timed side by side differ by up to
@@ -39,6 +40,8 @@ class Variant:
     label: str
     strategies: StrategySet | None
     key: str = ""
+    artifact: ArtifactKey | None = None
+    """The cache key of its build (set by the tuner when it builds it); ``key`` is its digest."""
     values: dict[str, Any] = field(default_factory=dict)
     op: str = ""
     vmfb: bytes | None = None

@@ -183,7 +183,6 @@ class Tuner:
         executor: Executor,
         cache: TuneCache,
         progress: Progress,
-        report: Callable[[str], None],
         target: CpuTarget | AmdGpuTarget | None = None,
     ) -> None:
         self.target = target or CpuTarget()
@@ -193,9 +192,7 @@ class Tuner:
         self.executor = executor
         self.cache = cache
         self.progress = progress
-        self.report = report
         self.started = time.monotonic()
-        self.interrupted = False
         self.payload = program.text().encode()
         self.source_hash = canonical_hash(self.payload)
         self.iree_version = versions()["iree-base-compiler"]
@@ -232,7 +229,7 @@ class Tuner:
         keys: dict[str, tuple[Variant, ArtifactKey]] = {}
         for v in variants:
             key = self._key(v.strategies)
-            v.key = key.digest()
+            v.artifact, v.key = key, key.digest()
             cached = self.cache.get_build(key)
             if cached is not None:
                 v.vmfb, v.build_error, v.build_seconds, v.build_report = cached.vmfb, cached.error, cached.seconds, cached.report
@@ -276,8 +273,8 @@ class Tuner:
         machine (samples are cached per stage, so a rerun makes the same decisions)."""
         built = [v for v in variants if v.vmfb is not None]
         setup = f"{self.setup}:{stage}"
-        cached = {id(v): self.cache.samples(self._key(v.strategies), self.machine_key, setup) for v in built}
-        if all(len(cached[id(v)]) >= rounds for v in built):
+        cached = {id(v): self.cache.samples(v.artifact, self.machine_key, setup) for v in built if v.artifact}
+        if all(len(cached.get(id(v), ())) >= rounds for v in built):
             for v in built:
                 v.samples = list(cached[id(v)])
                 v.cached_samples = len(v.samples)
@@ -302,10 +299,6 @@ class Tuner:
                 )
                 for v in order
             ]
-            by_key: dict[str, list[Variant]] = {}
-            for v in order:
-                by_key.setdefault(v.key, []).append(v)
-
             def done(result: SampleResult) -> None:
                 self.progress.advance("sample")
 
@@ -317,7 +310,8 @@ class Tuner:
                     this_round[id(v)].append(result.seconds)
                 else:
                     v.sample_errors.append(result.error)
-                self.cache.add_samples(self._key(v.strategies), self.machine_key, setup, [result.seconds], [result.error] if result.seconds is None else None)
+                if v.artifact:
+                    self.cache.add_samples(v.artifact, self.machine_key, setup, [result.seconds], [result.error] if result.seconds is None else None)
             for v in built:
                 v.by_round.append(this_round[id(v)])
             if reference.median:
@@ -389,7 +383,7 @@ class Tuner:
         if rest > 0:
             picked += fresh[:: max(1, len(fresh) // rest)][:rest]
         reference = Variant(f"{base.label}", base.strategies, values=base.values, op=job.name)
-        reference.vmfb, reference.key = base.vmfb, base.key
+        reference.vmfb, reference.key, reference.artifact = base.vmfb, base.key, base.artifact
         variants = [reference]
 
         def add(found: list[Any]) -> list[Variant]:
@@ -477,11 +471,16 @@ def _npy(array: np.ndarray) -> bytes:
     return buffer.getvalue()
 
 
-def _flops(dispatch: Dispatch) -> float:
-    view = dispatch.graph_op or dispatch.root
+def work(dispatch: Dispatch, view: OpView | None) -> float:
+    """A dispatch's share-of-work weight: 2 x the product of ``view``'s loop sizes (its
+    flops, for a contraction or convolution) x its launches per call; 0 without a view."""
     if view is None:
         return 0.0
     return 2.0 * math.prod(max(1, s) for s in view.loop_sizes) * max(1, dispatch.launches)
+
+
+def _flops(dispatch: Dispatch) -> float:
+    return work(dispatch, dispatch.graph_op or dispatch.root)
 
 
 @contextmanager
@@ -548,7 +547,7 @@ def tune(
     interrupted = False
     jobs: list[OpJob] = []
     with tuning_session(executor, cache, progress) as (executor, cache):
-        tuner = Tuner(program, options, executor, cache, progress, report)
+        tuner = Tuner(program, options, executor, cache, progress)
         isa = str(tuner.machine.get("isa") or detect_isa())
         listing = list_dispatches(program.mlir_path, CpuTarget(), extra_flags=options.extra_flags, timeout_s=options.timeout_s, memory_gb=options.memory_gb)
         has_convs = any(d.graph_op is not None and d.graph_op.kind == "convolution" for d in listing.dispatches)
