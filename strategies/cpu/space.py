@@ -33,7 +33,8 @@ from typing import Any
 
 from tdsl import CpuTarget, GraphCpuLowering, Rule, StrategySet
 from tdsl.iree.ops import OpView
-from tdsl.spec.knobs import Choice
+from tdsl.spec.element_types import ELEMENT_BITS
+from tdsl.spec.knobs import Choice, PowersOfTwo
 from tdsl.spec.kinds import MatcherKind
 from tdsl.spec.space import Constraint, Space
 from tdsl.targets.host import Isa
@@ -43,7 +44,6 @@ VECTOR_BITS = {"avx512": 512, "avx2": 256, "neon": 128, "generic": 128}
 TILED_TYPES = {("f32", "f32", "f32"), ("f16", "f16", "f32"), ("bf16", "bf16", "f32"), ("f16", "f16", "f16"), ("i8", "i8", "i32")}
 """Element types whose contractions get an op-level space."""
 
-_ELEMENT_BITS = {"f32": 32, "f16": 16, "bf16": 16, "i32": 32, "i8": 8}
 
 
 def program_space(target: CpuTarget, has_convolutions: bool, name: str = "program") -> Space:
@@ -58,15 +58,6 @@ def program_space(target: CpuTarget, has_convolutions: bool, name: str = "progra
     return Space(StrategySet(name=name, targets=[CpuTarget(**data)], rules=[]), [ukernels_need_data_tiling])
 
 
-def _powers(lo: int, hi: int) -> list[int]:
-    out, v = [], 1
-    while v <= hi:
-        if v >= lo:
-            out.append(v)
-        v *= 2
-    return out or [lo]
-
-
 def _ceil_pow2(n: int) -> int:
     return 1 << max(0, (n - 1).bit_length())
 
@@ -78,9 +69,7 @@ def tunable(view: OpView) -> str:
     types = tuple(t.element for t in view.operands[:2]) + (view.operands[-1].element,) if len(view.operands) >= 3 else ()
     if types not in TILED_TYPES:
         return f"element types {' x '.join(types)} have no space"
-    if any(len(view.roles.get(role, ())) != 1 for role in ("m", "n", "k")) and not (
-        len(view.roles.get("n", ())) == 1 and len(view.roles.get("k", ())) == 1 and not view.roles.get("m")
-    ):
+    if len(view.roles.get("n", ())) != 1 or len(view.roles.get("k", ())) != 1 or len(view.roles.get("m", ())) > 1:
         return "an m, n or k group of more than one loop"
     if any(s <= 0 for s in view.loop_sizes):
         return "dynamic sizes"
@@ -89,7 +78,7 @@ def tunable(view: OpView) -> str:
 
 def contraction_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str) -> Space:
     """The op-level space of one contraction (see the module docstring): ``base`` with one
-    optional rule pinning ``view`` (selected by ``match``) on knob tiles. Requires
+    rule pinning ``view`` (selected by ``match``) on knob tiles. Requires
     ``tunable(view) == ""``."""
     reason = tunable(view)
     if reason:
@@ -97,12 +86,10 @@ def contraction_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarge
     rank = len(view.loop_sizes)
     m = view.sizes("m")[0] if view.roles.get("m") else 1
     n, k = view.sizes("n")[0], view.sizes("k")[0]
-    lanes = VECTOR_BITS[isa] // _ELEMENT_BITS.get(view.operands[-1].element, 32)
+    lanes = VECTOR_BITS[isa] // ELEMENT_BITS[view.operands[-1].element]
     vec_m = [v for v in (1, 2, 4, 8, 16) if v <= m] or [1]
     vec_n = [v for v in (lanes, 2 * lanes, 4 * lanes) if v <= max(n, lanes)]
     vec_k = [v for v in (1, 4, 8, 16) if v <= k]
-    wg_m = _powers(1, min(256, _ceil_pow2(m)))
-    wg_n = _powers(lanes, min(2048, max(lanes, _ceil_pow2(n))))
     cache_k = [0] + [v for v in (16, 64, 256, 1024) if v < k]
 
     def place(**by_role: Any) -> list[Any]:
@@ -116,7 +103,7 @@ def contraction_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarge
 
     lowering = GraphCpuLowering(
         name=name,
-        distribution=place(batch=1, m=Choice("wg_m", wg_m), n=Choice("wg_n", wg_n)),
+        distribution=place(batch=1, m=PowersOfTwo("wg_m", 1, min(256, _ceil_pow2(m))), n=PowersOfTwo("wg_n", lanes, min(2048, max(lanes, _ceil_pow2(n))))),
         cache_reduction=place(k=Choice("cache_k", cache_k)),
         vector_common_parallel=place(batch=1, m=Choice("vec_m", vec_m), n=Choice("vec_n", vec_n)),
         vector_reduction=place(k=Choice("vec_k", vec_k)),
