@@ -228,7 +228,14 @@ def iree_sample(vmfb: Path, function: str, inputs: Sequence[Path], threads: int,
         raise BenchFailed(f"iree-benchmark-module ran past 600 s on {vmfb.name} ({function}) and was killed") from None
     if proc.returncode != 0:
         raise BenchFailed(f"iree-benchmark-module failed on {vmfb.name}: {proc.stderr.strip()[-400:]}")
-    runs = [b for b in json.loads(proc.stdout)["benchmarks"] if b.get("run_type") == "iteration"]
+    return benchmark_seconds(proc.stdout)
+
+
+def benchmark_seconds(stdout: str) -> float:
+    """Seconds per call from the JSON ``iree-benchmark-module --benchmark_format=json``
+    prints (its first iteration run's real time). Raises ValueError, KeyError, IndexError or
+    TypeError where there is no such run."""
+    runs = [b for b in json.loads(stdout)["benchmarks"] if b.get("run_type") == "iteration"]
     unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[runs[0].get("time_unit", "ns")]
     return float(runs[0]["real_time"]) * unit
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import atexit
 import concurrent.futures as cf
 import hashlib
-import json
 import logging
 import multiprocessing
 import os
@@ -34,7 +33,7 @@ from types import FrameType, TracebackType
 from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from ..errors import ArgumentError, TdslError
-from ..iree.bench import ALLOCATORS, benchmark_command
+from ..iree.bench import ALLOCATORS, benchmark_command, benchmark_seconds
 from ..iree.compile import CompileReport, compile
 from ..iree.dispatches import short_pipeline
 from ..iree.iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
@@ -256,9 +255,7 @@ def sample(job: SampleJob) -> SampleResult:
         why = "; ".join(lines[-3:])[-400:] or "no output"
         return SampleResult(job.key, None, f"iree-benchmark-module failed (exit {proc.returncode}): {why}")
     try:
-        runs = [b for b in json.loads(proc.stdout)["benchmarks"] if b.get("run_type") == "iteration"]
-        unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[runs[0].get("time_unit", "ns")]
-        seconds = float(runs[0]["real_time"]) * unit
+        seconds = benchmark_seconds(proc.stdout)
     except (ValueError, KeyError, IndexError, TypeError) as err:
         return SampleResult(job.key, None, f"iree-benchmark-module printed no timing ({type(err).__name__}: {err})")
     return SampleResult(job.key, seconds, "")
