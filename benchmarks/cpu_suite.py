@@ -49,6 +49,11 @@ FLOPS = {name: 2 * m * n * k for name, (m, n, k) in MATMULS.items()}
 FLOPS["conv3x3"] = 2 * 56 * 56 * 64 * 3 * 3 * 64
 FLOPS["mm1024_tadd"] = 2 * 1024**3
 FLOPS["mm1024_bias_relu"] = 2 * 1024**3
+BYTES = {name: 4 * (m * k + k * n + m * n) for name, (m, n, k) in MATMULS.items()}
+"""The least memory traffic of one call: every operand read once and the result written once."""
+BYTES["conv3x3"] = 4 * (58 * 58 * 64 + 3 * 3 * 64 * 64 + 56 * 56 * 64)
+BYTES["mm1024_tadd"] = 4 * 4 * 1024**2
+BYTES["mm1024_bias_relu"] = 4 * (3 * 1024**2 + 1024)
 
 
 def matmul_payload(name: str, m: int, n: int, k: int, constant_weights: bool = False) -> str:
@@ -129,19 +134,30 @@ def payloads(constant_weights: bool) -> dict[str, str]:
     return out
 
 
-def measure_peak() -> float | None:
-    """Single-core f32 GFLOP/s of the FMA loop in fma_peak.c, or None without a C compiler."""
+def c_probe(name: str) -> float | None:
+    """The first number ``benchmarks/NAME.c`` prints (built with ``cc -O2 -march=native``, run
+    for 1 s), or None without a C compiler."""
     cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
     if cc is None:
         return None
     with tempfile.TemporaryDirectory() as tmp:
-        exe = Path(tmp) / "fma_peak"
-        built = subprocess.run([cc, "-O2", "-march=native", str(HERE / "fma_peak.c"), "-o", str(exe)], capture_output=True, text=True)
+        exe = Path(tmp) / name
+        built = subprocess.run([cc, "-O2", "-march=native", str(HERE / f"{name}.c"), "-o", str(exe)], capture_output=True, text=True)
         if built.returncode != 0:
             return None
         out = subprocess.run([str(exe), "1.0"], capture_output=True, text=True, check=True).stdout
-    match = re.match(r"([\d.]+) GFLOP/s", out)
+    match = re.match(r"([\d.]+) ", out)
     return float(match.group(1)) if match else None
+
+
+def measure_peak() -> float | None:
+    """Single-core f32 GFLOP/s of the FMA loop in fma_peak.c, or None without a C compiler."""
+    return c_probe("fma_peak")
+
+
+def measure_bandwidth() -> float | None:
+    """Single-core read GB/s of the loop in read_bandwidth.c, or None without a C compiler."""
+    return c_probe("read_bandwidth")
 
 
 def geomean(values: list[float]) -> float:

@@ -8,6 +8,12 @@ and samples on this machine) and shows the warm-cache wall time.
                                     [--cache PATH] [--out DIR]
 
 1 thread, IREE's default allocator; the ISA is detected and printed with the figures.
+
+The roofline of each shape is measured first, on this core: the f32 FMA peak
+(``fma_peak.c``) and the read bandwidth (``read_bandwidth.c``). ``GFLOP/s`` is the tuned
+program's; ``ceiling`` is the most any tuning could gain over the better IREE path, the
+time of that path over the roofline time ``max(flops / peak, bytes / bandwidth)`` (bytes:
+every operand read once and the result written once), and the last line its geomean.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from cpu_suite import payloads
+from cpu_suite import BYTES, FLOPS, measure_bandwidth, measure_peak, payloads
 
 from tdsl.iree.machine import ISA_NAMES, machine
 from tdsl.tune import LocalExecutor, TuneCache, TuneOptions, tune, write_outputs
@@ -36,11 +42,14 @@ def main() -> int:
     args = parser.parse_args()
     m = machine()
     print(f"machine: {m['cpu']}, ISA {ISA_NAMES.get(m['isa'], m['isa'])}, {m['cores']} cores; 1 thread; weights {args.weights}; budget {args.budget}")
+    peak, bandwidth = measure_peak(), measure_bandwidth()
+    print(f"roofline of one core: f32 FMA peak {peak or 0:.1f} GFLOP/s, read bandwidth {bandwidth or 0:.1f} GB/s" if peak and bandwidth else "roofline: no C compiler, no ceiling column")
     options = TuneOptions(budget=args.budget, rounds=args.rounds)
     ratios: dict[str, float] = {}
+    ceilings: dict[str, float] = {}
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="tdsl-tune-suite-") as tmp, TuneCache(args.cache) as cache, LocalExecutor() as executor:
-        print(f"{'shape':<18} {'IREE default':>13} {'data tiling':>12} {'tuned':>10} {'vs best':>8} {'rules':>5}  {'s':>5}")
+        print(f"{'shape':<18} {'IREE default':>13} {'data tiling':>12} {'tuned':>10} {'vs best':>8} {'rules':>5}  {'s':>5} {'GFLOP/s':>8} {'ceiling':>8}")
         for name, text in payloads(args.weights == "constant").items():
             if args.only and args.only not in name:
                 continue
@@ -61,13 +70,24 @@ def main() -> int:
                 median = getattr(v, "median", None)
                 return f"{median * 1e3:.3f}" if median else "-"
 
-            print(f"{name:<18} {ms(default):>13} {ms(tiling):>12} {ms(chosen):>10} {ratio:>7.2f}x {len(result.tuned.rules):>5}  {time.monotonic() - shape_start:>5.0f}")
+            roof = max(FLOPS[name] / (peak * 1e9), BYTES[name] / (bandwidth * 1e9)) if peak and bandwidth else None
+            if roof and best.median:
+                ceilings[name] = best.median / roof
+            rate = f"{FLOPS[name] / chosen.median / 1e9:.0f}" if chosen.median else "-"
+            ceiling = f"{ceilings[name]:.2f}x" if name in ceilings else "-"
+            print(f"{name:<18} {ms(default):>13} {ms(tiling):>12} {ms(chosen):>10} {ratio:>7.2f}x {len(result.tuned.rules):>5}  {time.monotonic() - shape_start:>5.0f} {rate:>8} {ceiling:>8}")
     wall = time.monotonic() - started
     values = [r for r in ratios.values() if r > 0]
-    geomean = math.exp(sum(math.log(r) for r in values) / len(values)) if values else float("nan")
+    geomean = _geomean(values)
     print(f"geomean tuned / best of IREE default and data tiling: {geomean:.2f}x; lowest {min(values):.2f}x; shapes {len(values)}")
+    if ceilings:
+        print(f"ceiling (every shape at its roofline, over the better IREE path), geomean: {_geomean(list(ceilings.values())):.2f}x")
     print(f"tuning wall time: {wall:.0f} s ({wall / 60:.1f} min); cache: {cache.path}")
     return 0
+
+
+def _geomean(values: list[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
 
 if __name__ == "__main__":

@@ -54,9 +54,12 @@ def test_tune_end_to_end_then_warm_cache(payload: Path, tmp_path: Path) -> None:
         report = json.loads((out / REPORT_JSON).read_text())
         assert report["machine"]["isa"] and report["iree_version"]
         [job] = report["ops"]
-        assert job["space_size"] > 0 and 1 <= len(job["candidates"]) <= FAST.budget
+        # Two spaces for a 2-D matmul: pinned tiles, then graph-level packing.
+        assert job["space_size"] > 0 and 2 <= len(job["candidates"]) <= 2 * FAST.budget
+        pinned = {"wg_m", "wg_n", "cache_k", "vec_m", "vec_n", "vec_k"}
+        packed = {"m0", "n0", "m_tiles", "n_tiles", "lhs_pack_step"}
+        assert {frozenset(c["knobs"]) for c in job["candidates"]} == {frozenset(pinned), frozenset(packed)}
         for c in job["candidates"]:
-            assert set(c["knobs"]) == {"wg_m", "wg_n", "cache_k", "vec_m", "vec_n", "vec_k"}
             assert c["compile"] == "ok" and c["samples_s"]
         labels = {v["label"] for v in report["model_pass"]}
         assert {"iree-default", "iree-data-tiling"} <= labels
@@ -182,6 +185,34 @@ def test_a_candidate_that_wins_is_emitted_and_ctrl_c_keeps_the_baseline(payload:
     out = tmp_path / "stopped"
     write_outputs(stopped, out)
     assert "Interrupted" in (out / TUNED_PY).read_text()
+
+
+def test_a_packed_op_that_wins_is_emitted_on_its_own_target(payload: Path, tmp_path: Path) -> None:
+    """An op's packing candidate (graph-level mmt4d, data tiling and ukernels off) that beats
+    everything is emitted with the target it was measured on; its blocking rule selects the
+    packed op of its own inner tile only, and the set renders."""
+
+    def seconds(data: dict[str, Any] | None) -> float:
+        if data is None:
+            return 2e-3
+        layouts = [r["strategy"] for r in data["rules"] if r["strategy"]["kind"] == "data_layout"]
+        if layouts:
+            return 0.5e-3 if layouts[0]["name"].endswith("_packed") else 3e-3
+        if _pins(data) or data["targets"][0]["ukernels"] == "none":
+            return 1.2e-3
+        return 1e-3
+
+    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds) as runner:
+        result = tune(payload, options=TuneOptions(budget=3, rounds=2, finalists=1, check_numerics=False), executor=runner, cache=cache)
+    [target] = result.tuned.targets
+    assert result.chosen == "tuned:ukernels=none,data_tiling=False"
+    assert (target.ukernels, target.data_tiling) == ("none", False)
+    layout, blocking, *_ = result.tuned.rules
+    m0, n0, _ = layout.strategy.pack.matmul_packed_sizes
+    assert blocking.match.m == ((-(-96 // m0), m0),) and blocking.match.n == ((-(-64 // n0), n0),)
+    assert blocking.strategy.vector_common_parallel[3:5] == (m0, n0)
+    assert "emitted" in table(result).splitlines()[2]
+    tdsl.render(result.tuned, "cpu")
 
 
 def _timed(label: str, rounds: list[list[float]]) -> Variant:

@@ -71,6 +71,10 @@ class Pruned:
             "validation": {path: {"count": n, "example": self.examples[path]} for path, n in self.by_validation.items()},
         }
 
+    def add(self, other: "Pruned") -> "Pruned":
+        """Both counts together (the first example of each path)."""
+        return Pruned(self.by_constraint + other.by_constraint, self.by_validation + other.by_validation, other.examples | self.examples)
+
     def lines(self) -> list[str]:
         """One line per reason, most frequent first."""
         out = [f"{n} pruned by constraint {name}" for name, n in self.by_constraint.most_common()]

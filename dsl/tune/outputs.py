@@ -43,15 +43,14 @@ def machine_line(result: TuneResult) -> str:
 
 def rule_comments(result: TuneResult) -> list[str]:
     """One comment per rule of the emitted set: what it pins and what it measured."""
-    by_strategy = {job.name: job for job in result.jobs}
-    by_strategy |= {r.strategy.name: job for job in result.jobs if job.dispatch is None and job.winner for r in job.winner.rules}
+    by_strategy = {r.strategy.name: job for job in result.jobs if job.winner for r in job.winner.rules}
     comments = []
     for rule in result.tuned.rules:
         job = by_strategy.get(rule.strategy.name)
         if job is None or job.winner is None or job.reference is None:
             comments.append(f"{rule.strategy.name}: kept from the base {result.chosen}")
             continue
-        gain = speedup(job.winner, job.reference) or 0.0
+        gain = job.gain or speedup(job.winner, job.reference) or 0.0
         comments.append(
             f"{job.name} ({job.what}, x{job.launches}): "
             f"{gain:.2f}x over {job.reference.label} in the whole program ({_ms(job.winner)} vs {_ms(job.reference)}, "
@@ -104,7 +103,6 @@ def table(result: "TuneResult | Gfx942Result") -> str:
     if isinstance(result, Gfx942Result):
         return result.table()
     lines = [f"tuned {result.payload} for {result.target} on {machine_line(result)} in {result.seconds:.0f} s"]
-    emitted = {rule.strategy.name for rule in result.tuned.rules}
     lines.append(f"  {'op':<5} {'shapes':<44} {'x':>3} {'share':>6} {'tried':>5} {'base':>11} {'best':>11} {'speedup':>8}  verdict")
     for job in result.jobs:
         shapes = job.what[:44]
@@ -116,7 +114,7 @@ def table(result: "TuneResult | Gfx942Result") -> str:
         gain = speedup(best, job.reference) if best else None
         if job.winner is None:
             verdict = f"kept {job.reference.label} (no round-by-round win above the {job.noise:.1%} noise)"
-        elif job.name in emitted:
+        elif any(rule in result.tuned.rules for rule in job.winner.rules):
             verdict = "emitted"
         else:
             verdict = "won alone; not emitted (the model pass kept IREE's path)"

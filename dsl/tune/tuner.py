@@ -10,13 +10,17 @@ then the whole model, keeping IREE's path wherever nothing measured better.
    (IREE default and data tiling among them) and the ready library's graph-level mmt4d
    packing of every matmul are built and timed on the whole program; the fastest is the
    *base* the op-level candidates start from.
-3. **Op level.** For each job, the candidates of its space (the budget's share, seeded
-   sample; pruned ones counted) are built in parallel by the executor and timed on the
+3. **Op level.** For each job, the candidates of its spaces -- its pinned tiles
+   (:func:`~tdsl.strategies.cpu.space.contraction_space`), then, for a 2-D matmul, its
+   graph-level packing (:func:`~tdsl.strategies.cpu.space.packing_space`, on its own
+   target: data tiling and ukernels off); the better winner is the op's -- (the budget's
+   share per space, seeded sample; pruned ones counted) are built in parallel by the executor and timed on the
    whole program, interleaved with the base in repeated rounds (the base first and last in
    every round); a first round screens, the best few get the remaining rounds. A candidate
    sample has a timeout relative to the base's time. A candidate wins only where it beats
    the base round by round by more than the measured noise (:func:`tdsl.tune.measure.wins`).
-4. **Model pass.** The base plus every op's winning rule is timed against IREE default,
+4. **Model pass.** The base plus every op's winning rule (also on each winner's own
+   target where it differs from the base's) is timed against IREE default,
    data tiling and the base; the faster of the base and the base with the rules is
    emitted only if it beats the better IREE path by more than the noise, otherwise the
    better IREE path is emitted (data tiling as a target flag, or no rules at all).
@@ -40,7 +44,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from ..errors import TdslError
+from ..errors import StrategyError, TdslError
 from ..iree.frontend import Program, load_program, make_inputs, signatures
 from ..iree.iree_compile import DEFAULT_MEMORY_GB
 from ..iree.machine import versions
@@ -115,10 +119,15 @@ class OpJob:
     """The dispatch of an op-level job; None for a user's whole space (``tune(space=...)``)."""
     share: float
     space: Space | None = None
+    """The space searched first (the pinned tiles of an op; a user's whole space)."""
     skipped: str = ""
+    spaces: list[Space] = field(default_factory=list)
+    """Every space searched (an op's pinned tiles, then its packing where it has one)."""
     variants: list[Variant] = field(default_factory=list)
     reference: Variant | None = None
     winner: Variant | None = None
+    gain: float | None = None
+    """The winner's speed-up over the reference in the rounds it won in."""
     noise: float = 0.0
     pruned: Pruned = field(default_factory=Pruned)
 
@@ -136,12 +145,12 @@ class OpJob:
 
     def to_json(self) -> dict[str, Any]:
         return job_head(self.name, self.dispatch, self.dispatch.graph_op if self.dispatch else None, self.share, self.skipped) | {
-            "space_size": self.space.size if self.space else 0,
+            "space_size": sum(space.size for space in self.spaces) if self.spaces else (self.space.size if self.space else 0),
             "pruned": self.pruned.to_json(),
             "noise": self.noise,
             "reference": self.reference.label if self.reference else None,
             "winner": self.winner.label if self.winner else None,
-            "speedup": speedup(self.winner, self.reference) if self.winner and self.reference else None,
+            "speedup": self.gain,
             "candidates": [v.to_json() for v in self.variants],
         }
 
@@ -357,21 +366,29 @@ class Tuner:
 
     def op_stage(self, job: OpJob, base: Variant, isa: str, budget: int) -> None:
         """Tunes one op on top of ``base``: its pinned-tile space, each candidate's rule
-        before the base's rules (see the module docstring)."""
-        from ..strategies.cpu.space import contraction_space
+        before the base's rules, then, for a 2-D matmul, its packing space (each candidate
+        on its own target: data tiling and ukernels off) before the base's rules that
+        validate there (see the module docstring). The better winner is the op's."""
+        from ..strategies.cpu.space import contraction_space, packable, packing_space
 
         base_set = base.strategies or tuned_set([CpuTarget()])
         target = base_set.targets[0]
         assert isinstance(target, CpuTarget) and job.dispatch is not None
-        assert job.dispatch.graph_op is not None and job.dispatch.graph_matcher is not None
-        job.space = contraction_space(job.dispatch.graph_op, job.dispatch.graph_matcher, isa, target, job.name)
+        view, match = job.dispatch.graph_op, job.dispatch.graph_matcher
+        assert view is not None and match is not None
+        job.space = contraction_space(view, match, isa, target, job.name)
         self.search(job, job.space, base, budget, lambda c: (tuned_set(base_set.targets, [*c.strategies.rules, *base_set.rules]), c.strategies.rules))
+        if not packable(view, match):
+            packed = packing_space(view, match, isa, target, f"{job.name}_packed")
+            self.search(job, packed, base, budget, lambda c: (with_rules(c.strategies, base_set.rules), c.strategies.rules), tag="packed")
 
-    def search(self, job: OpJob, space: Space, base: Variant, budget: int, make: Callable[[Any], tuple[StrategySet, tuple[Rule, ...]]]) -> None:
+    def search(self, job: OpJob, space: Space, base: Variant, budget: int, make: Callable[[Any], tuple[StrategySet, tuple[Rule, ...]]], tag: str = "") -> None:
         """Searches ``space`` against ``base`` with ``budget`` candidates: the seeds and a
         seeded sample (2/3 of the budget), one screening round, the neighbours of the best
         two, then the finalists in full rounds; ``make`` turns a candidate into the set to
-        build and the rules it adds. Sets ``job``'s variants, reference, noise and winner."""
+        build and the rules it adds; ``tag`` names the space in the candidates' labels.
+        Adds to ``job``'s variants and pruning, sets its reference and noise, and makes the
+        best finalist its winner if it wins and gains more than an earlier search's."""
         # Screening, wave 1: the space's seeds (the ready library's points), then a seeded
         # sample spread over the space (2/3 of the budget in all).
         sampled = list(space.candidates(count=budget * 4, seed=self.options.seed))
@@ -390,7 +407,7 @@ class Tuner:
             new = []
             for c in found:
                 built, rules = make(c)
-                new.append(Variant(f"{job.name}#{c.index}", built, values=c.values, op=job.name, rules=rules))
+                new.append(Variant(f"{job.name}{':' + tag if tag else ''}#{c.index}", built, values=c.values, op=job.name, rules=rules))
             variants.extend(new)
             return new
 
@@ -412,18 +429,21 @@ class Tuner:
             self.build(second)
             self.measure([reference, *second], reference, 1, self.options.seed + 4, f"{job.name}:near")
             self._best_so_far(job, variants, reference)
-        job.pruned = space.pruned
+        job.spaces.append(space)
+        job.pruned = job.pruned.add(space.pruned)
         timed = sorted((v for v in variants[1:] if v.ok and v.median), key=lambda v: v.median or math.inf)
         finalists = [reference, *timed[: self.options.finalists]]
         for v in finalists:
             v.samples, v.by_round, v.cached_samples = [], [], 0
         self.measure(finalists, reference, self.options.rounds, self.options.seed + 2, f"{job.name}:final")
-        job.variants = variants[1:]
-        job.reference = reference
-        job.noise = noise(reference)
+        job.variants.extend(variants[1:])
+        margin = noise(reference)
         best = min((v for v in finalists[1:] if v.ok and v.median), key=lambda v: v.median or math.inf, default=None)
-        if best is not None and wins(best, reference, job.noise):
-            job.winner = best
+        gain = speedup(best, reference) if best is not None else None
+        if best is not None and gain and wins(best, reference, margin) and (job.gain is None or gain > job.gain):
+            job.winner, job.gain, job.reference, job.noise = best, gain, reference, margin
+        elif job.winner is None:
+            job.reference, job.noise = reference, margin
 
     def _best_so_far(self, job: OpJob, variants: Sequence[Variant], reference: Variant) -> None:
         """Shows the best screened candidate of ``job`` on the progress bar."""
@@ -436,13 +456,20 @@ class Tuner:
         """Times the base plus every winning rule against IREE default, data tiling and the
         base; returns the variants, the one to emit and the noise."""
         base_set = base.strategies or tuned_set([CpuTarget()])
-        rules = [r for job in jobs if job.winner for r in job.winner.rules]
+        # Op jobs' rules go on the base (and on each winner's own target where it differs:
+        # a packed op turns data tiling and ukernels off); a user's whole space (no
+        # dispatch) is its own set.
+        won = [job.winner for job in jobs if job.winner and job.dispatch is not None]
+        rules = [r for winner in won for r in winner.rules]
         baselines = [v for v in program_variants if v.label in (IREE_DEFAULT, DATA_TILING)]
         final = [Variant(v.label, v.strategies, values=v.values) for v in baselines]
         if base.label not in (IREE_DEFAULT, DATA_TILING):
             final.append(Variant(base.label, base.strategies, values=base.values))
         if rules:
-            final.append(Variant("tuned", tuned_set(base_set.targets, [*rules, *base_set.rules])))
+            for label, targets in _target_groups(base_set, won):
+                combined = with_rules(tuned_set(targets), [*rules, *base_set.rules])
+                if combined.rules:
+                    final.append(Variant(label, combined))
         for job in jobs:
             if job.dispatch is None and job.winner is not None and job.winner.strategies is not None:
                 final.append(Variant(f"tuned:{job.name}", tuned_set(job.winner.strategies.targets, job.winner.strategies.rules), values=job.winner.values))
@@ -461,6 +488,34 @@ class Tuner:
 def tuned_set(targets: Sequence[Any], rules: Sequence[Rule] = ()) -> StrategySet:
     """The set ``tdsl tune`` emits and measures: named ``tuned``."""
     return StrategySet(name="tuned", targets=tuple(targets), rules=tuple(rules))
+
+
+def with_rules(strategies: StrategySet, rules: Sequence[Rule]) -> StrategySet:
+    """``strategies`` (named ``tuned``) with ``rules`` added after its own, each only where
+    the set still validates with it on ``strategies``' targets (e.g. a packing rule needs
+    ukernels off)."""
+    kept = list(strategies.rules)
+    for rule in rules:
+        try:
+            tuned_set(strategies.targets, [*kept, rule])
+        except StrategyError:
+            continue
+        kept.append(rule)
+    return tuned_set(strategies.targets, kept)
+
+
+def _target_groups(base_set: StrategySet, winners: Sequence[Variant]) -> list[tuple[str, tuple[Any, ...]]]:
+    """The targets to time the op winners' rules on in the model pass, labelled: the base's
+    (``tuned``), then each other target a winner was measured on (``tuned:`` and the fields
+    it changes, e.g. ``tuned:ukernels=none,data_tiling=False``)."""
+    groups: list[tuple[str, tuple[Any, ...]]] = [("tuned", tuple(base_set.targets))]
+    base = base_set.targets[0].model_dump(mode="json") if base_set.targets else {}
+    for winner in winners:
+        targets = tuple(winner.strategies.targets) if winner.strategies else ()
+        if targets and all(targets != known for _, known in groups):
+            changed = {k: v for k, v in targets[0].model_dump(mode="json").items() if base.get(k) != v}
+            groups.append(("tuned:" + ",".join(f"{k}={v}" for k, v in changed.items()), targets))
+    return groups
 
 
 def _npy(array: np.ndarray) -> bytes:
@@ -570,7 +625,7 @@ def tune(
                 else:
                     tuner.op_stage(job, base, isa, options.budget)
                 progress.advance("tune")
-                gain = speedup(job.winner, job.reference) if job.winner and job.reference else None
+                gain = job.gain if job.winner else None
                 report(f"{job.name}: " + (f"{job.winner.label} {gain:.2f}x over {base.label}" if job.winner and gain else f"no candidate beat {base.label} by more than {job.noise:.1%}"))
         except (KeyboardInterrupt, _Stop) as stop:
             interrupted = isinstance(stop, KeyboardInterrupt)

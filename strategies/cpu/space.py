@@ -23,21 +23,33 @@ Two levels, measured differently (see :mod:`tdsl.tune`):
 The matcher of each op-level rule is the op listing's exact graph-level matcher
 (:func:`tdsl.iree.ops.matcher_for`), so a tuned rule applies to that shape and layout
 only; thresholds (K, size bounds) are not knobs here because a per-op rule needs none.
-Not covered yet: the graph-level mmt4d packing path (``auto(pack_matmuls=True)``) and its
-inner tiles and pack steps, and convolution tiles.
+* **Op level, packed** (:func:`packing_space`): one 2-D contraction packed at the graph
+  level for ``linalg.mmt4d`` (the path of ``auto(pack_matmuls=True)``, here per op) with
+  knobs for the inner tile M0 x N0 (K0 = 1; N0 in whole vectors), the mmt4d workgroup
+  blocking (M and N micro panels per workgroup) and the LHS pack's vector step. Its
+  candidates turn data tiling and IREE's ukernels off for the whole program (the mmt4d
+  ukernel is wrong on graph-level mmt4d ops; see :class:`tdsl.CpuTarget`), so they are
+  measured on the whole program like every op-level candidate; whether to pack at all is
+  the choice between this space, the pinned one and the base.
+
+Not covered yet: convolution tiles (the conv path is the program level's
+``im2col_convs``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from tdsl import CpuTarget, GraphCpuLowering, Rule, StrategySet
+from tdsl import ContractionMatch, CpuLowering, CpuTarget, DataLayout, GraphCpuLowering, OpNameMatch, PackGreedily, PackMatch, PackTranspose, Rule, StrategySet
 from tdsl.iree.ops import OpView
 from tdsl.spec.element_types import ELEMENT_BITS
 from tdsl.spec.knobs import Choice, PowersOfTwo
 from tdsl.spec.kinds import MatcherKind
-from tdsl.spec.space import Constraint, Space
-from tdsl.targets.host import Isa
+from tdsl.spec.space import Constraint, Space, Values
+from tdsl.targets.host import Caches, Isa, detect_caches
+
+from .blocking import M_TILES, mmt4d_blocking
+from .tiles import inner_tile
 
 VECTOR_BITS = {"avx512": 512, "avx2": 256, "neon": 128, "generic": 128}
 """Bits of one vector register per ISA: the N register tile is whole vectors."""
@@ -136,3 +148,111 @@ def _library_points(m: int, n: int, lanes: int) -> list[dict[str, int]]:
 _MAX_ACCUMULATORS = {"avx512": 24, "avx2": 12, "neon": 24, "generic": 8}
 """Accumulator registers a register tile may take (32 zmm on AVX-512, 16 ymm on AVX2, 32
 NEON registers; the rest hold operands)."""
+
+
+PACKED_LAYOUTS = ("mk_kn", "mk_nk")
+"""The operand layouts :func:`packing_space` packs (a plain and a transposed-B matmul)."""
+
+
+def packable(view: OpView, match: MatcherKind) -> str:
+    """Why ``view`` (selected by ``match``) gets no packing space ("" when it gets one)."""
+    reason = tunable(view)
+    if reason:
+        return reason
+    if view.roles.get("batch") or not view.roles.get("m"):
+        return "not a 2-D matmul (a batch matmul, or a matrix-vector product as codegen sees it)"
+    layout = match.operand_layout if isinstance(match, ContractionMatch) else None
+    if layout not in PACKED_LAYOUTS:
+        return f"operand layout {layout or 'by indexing maps'} is not one of {', '.join(PACKED_LAYOUTS)}"
+    return ""
+
+
+MMT4D_MAPS = (
+    "(d0, d1, d2, d3, d4, d5) -> (d0, d2, d3, d5)",
+    "(d0, d1, d2, d3, d4, d5) -> (d1, d2, d4, d5)",
+    "(d0, d1, d2, d3, d4, d5) -> (d0, d1, d3, d4)",
+)
+"""linalg.mmt4d's indexing maps (loops M1, N1, K1, M0, N0, K0)."""
+
+
+class PackingSpace(Space):  # type: ignore[misc]  # tdsl is Any to mypy over strategies/ (pyproject's files)
+    """A :class:`Space` over the graph-level packing of one 2-D matmul (see
+    :func:`packing_space`) whose candidates derive what the knobs imply: the matcher of the
+    packed op (``linalg.mmt4d`` of ``ceil(M/M0) x M0`` by ``ceil(N/N0) x N0``, so that its
+    blocking reaches that op only), and the LHS pack rule only where its step is not 0
+    (IREE's own pack configuration)."""
+
+    def __init__(self, template: StrategySet, constraints: list[Constraint], m: int, n: int, k: int, types: tuple[str, str, str]) -> None:
+        super().__init__(template, constraints)
+        self.m, self.n, self.k, self.types = m, n, k, types
+
+    def candidate(self, values: Values) -> StrategySet:
+        concrete: StrategySet = super().candidate(values)
+        layout, blocking, lhs_pack = concrete.rules
+        m0, n0 = values["m0"], values["n0"]
+        lhs, rhs, out = self.types
+        packed = ContractionMatch(
+            lhs_type=lhs, rhs_type=rhs, output_type=out, maps=MMT4D_MAPS, batch=[], m=[-(-self.m // m0), m0], n=[-(-self.n // n0), n0], k=[self.k, 1]
+        )
+        rules = [layout, blocking.model_copy(update={"match": packed})]
+        if values["lhs_pack_step"]:
+            rules.append(lhs_pack)
+        return StrategySet(name=concrete.name, targets=concrete.targets, rules=tuple(rules))
+
+
+def packing_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str, caches: Caches | None = None) -> PackingSpace:
+    """The packed op-level space of one 2-D matmul (see the module docstring): ``base``
+    with data tiling and ukernels off, and three rules -- the graph-level packing of
+    ``view`` (selected by ``match``), the ``Mmt4dTilingExpert`` blocking of the packed op
+    and the LHS pack's tiles. Knobs: ``m0``, ``n0`` (the inner tile), ``m_tiles``,
+    ``n_tiles`` (micro panels per workgroup) and ``lhs_pack_step`` (0: IREE's
+    configuration). The ready library's point (:func:`tdsl.strategies.cpu.auto` with
+    ``pack_matmuls=True``: the ISA's inner tile, blocking from ``caches``, 16-wide LHS pack
+    steps) is the seed. Requires ``packable(view, match) == ""``."""
+    reason = packable(view, match)
+    if reason:
+        raise ValueError(f"{name}: {reason}")
+    assert isinstance(match, ContractionMatch) and match.operand_layout is not None
+    m, n, k = view.sizes("m")[0], view.sizes("n")[0], view.sizes("k")[0]
+    types = (view.operands[0].element, view.operands[1].element, view.operands[-1].element)
+    lanes = VECTOR_BITS[isa] // ELEMENT_BITS[types[2]]
+    m0 = Choice("m0", [v for v in (2, 4, 8, 16) if v <= m] or [1])  # 1: a matrix-vector product
+    n0 = Choice("n0", [v for v in (lanes, 2 * lanes, 4 * lanes) if v <= max(n, lanes)])
+    m_tiles = PowersOfTwo("m_tiles", 1, 64)
+    n_tiles = PowersOfTwo("n_tiles", 1, 16)
+    step = Choice("lhs_pack_step", [0, 16])
+    transposes = [PackTranspose(operand="rhs", outer_perm=[1, 0])] if match.operand_layout == "mk_kn" else []
+    layout = DataLayout(name=name, pack=PackGreedily(matmul_packed_sizes=[m0, n0, 1]), pack_transposes=transposes, specialize=True)
+    blocking = CpuLowering(
+        name=f"{name}_mmt4d",
+        pipeline="Mmt4dTilingExpert",
+        distribution=[m_tiles, n_tiles, 0, 0, 0, 0],
+        vector_common_parallel=[1, 1, 0, m0, n0, 0],
+        vector_reduction=[0, 0, 1, 0, 0, 1],
+    )
+    lhs_pack = CpuLowering(name=f"{name}_lhs_pack", pipeline="DataTiling", distribution=[64, 64], vector_common_parallel=[1, step])
+    cpu = base.model_copy(update={"ukernels": "none", "data_tiling": False})
+    template = StrategySet(
+        name=f"tune_{name}",
+        targets=[cpu],
+        rules=[
+            Rule(target=cpu.name, match=match, strategy=layout, optional=False),
+            Rule(target=cpu.name, match=OpNameMatch(names="linalg.mmt4d"), strategy=blocking, optional=False),
+            Rule(target=cpu.name, match=PackMatch(element_type=types[0], inner_dims_pos=[0, 1], inner_tiles=[m0, 1]), strategy=lhs_pack, optional=False),
+        ],
+    )
+    constraints = [
+        Constraint(
+            f"at_most_{_MAX_ACCUMULATORS[isa]}_accumulator_registers",
+            lambda v: v["m0"] * (v["n0"] // lanes) <= _MAX_ACCUMULATORS[isa],
+        ),
+        Constraint("workgroup_inside_the_problem", lambda v: v["m_tiles"] * v["m0"] <= _ceil_pow2(m) and v["n_tiles"] * v["n0"] <= max(v["n0"], _ceil_pow2(n))),
+    ]
+    space = PackingSpace(template, constraints, m, n, k, types)
+    # The seed: the ready library's point, each value moved to the nearest the shape allows.
+    tile = inner_tile(isa, *types)
+    library = mmt4d_blocking(name, tile, caches or detect_caches())
+    wanted = {"m0": tile.m0, "n0": tile.n0, "m_tiles": M_TILES, "n_tiles": library.distribution[1], "lhs_pack_step": 16}
+    seed = {kn.name: min(kn.values(), key=lambda v: (abs(v - wanted[kn.name]), v)) for kn in space.knobs}
+    space.seeds = [seed, seed | {"lhs_pack_step": 0}]
+    return space
