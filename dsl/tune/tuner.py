@@ -399,6 +399,9 @@ class Tuner:
         rest = first - len(picked)
         if rest > 0:
             picked += fresh[:: max(1, len(fresh) // rest)][:rest]
+        # Each search times the base in stages of its own: samples are cached per stage, and
+        # a second search of the job must not read (and re-judge with) the first one's.
+        stage = f"{job.name}:{tag}" if tag else job.name
         reference = Variant(f"{base.label}", base.strategies, values=base.values, op=job.name)
         reference.vmfb, reference.key, reference.artifact = base.vmfb, base.key, base.artifact
         variants = [reference]
@@ -412,7 +415,7 @@ class Tuner:
             return new
 
         self.build(add(picked))
-        self.measure(variants, reference, 1, self.options.seed + 1, f"{job.name}:screen")
+        self.measure(variants, reference, 1, self.options.seed + 1, f"{stage}:screen")
         self._best_so_far(job, variants, reference)
         # Wave 2: the neighbours of the two best so far (one knob one step away), the rest of the budget.
         tried = {space.index_of(v.values) for v in variants[1:]}
@@ -427,7 +430,7 @@ class Tuner:
         second = add(list(space.take(iter(near))))
         if second:
             self.build(second)
-            self.measure([reference, *second], reference, 1, self.options.seed + 4, f"{job.name}:near")
+            self.measure([reference, *second], reference, 1, self.options.seed + 4, f"{stage}:near")
             self._best_so_far(job, variants, reference)
         job.spaces.append(space)
         job.pruned = job.pruned.add(space.pruned)
@@ -435,7 +438,7 @@ class Tuner:
         finalists = [reference, *timed[: self.options.finalists]]
         for v in finalists:
             v.samples, v.by_round, v.cached_samples = [], [], 0
-        self.measure(finalists, reference, self.options.rounds, self.options.seed + 2, f"{job.name}:final")
+        self.measure(finalists, reference, self.options.rounds, self.options.seed + 2, f"{stage}:final")
         job.variants.extend(variants[1:])
         margin = noise(reference)
         best = min((v for v in finalists[1:] if v.ok and v.median), key=lambda v: v.median or math.inf, default=None)
