@@ -689,7 +689,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", type=Path, required=True, metavar="DIR", help="directory for tuned.py, tuned.yaml, report.json")
     p.add_argument("--ops", action="append", default=[], metavar="TEXT", help="tune only dispatches whose name or shapes contain TEXT (repeatable)")
     p.add_argument("--space", metavar="FILE.py[:NAME]|FILE.yaml", help="search your own space instead of the ready ones: a Space or a StrategySet with knobs defined in FILE.py, or a .yaml/.json set with knob mappings ({knob: choice, name: N, values: [..]})")
-    p.add_argument("--budget", type=positive_int, default=24, metavar="N", help="candidates per op (default 24)")
+    p.add_argument("--budget", type=positive_int, default=24, metavar="N", help="candidates per op and space (default 24; a 2-D matmul has two spaces)")
     p.add_argument("--time", type=positive_float, metavar="SECONDS", help="stop after this many seconds and emit what was measured")
     p.add_argument("--rounds", type=positive_int, default=5, help="interleaved rounds for the finalists (default 5)")
     p.add_argument("--min-time", type=positive_float, default=0.05, metavar="SECONDS", help="seconds of back-to-back calls per sample (default 0.05)")

@@ -71,7 +71,7 @@ class TuneFailed(TdslError):
 
 @dataclass(frozen=True)
 class TuneOptions:
-    """What ``tdsl tune`` does: ``budget`` candidates per op (or until ``time_s`` seconds
+    """What ``tdsl tune`` does: ``budget`` candidates per op and space (or until ``time_s`` seconds
     have passed), ``rounds`` interleaved rounds of ``min_time_s`` samples on ``threads``
     threads with ``allocator``, ``finalists`` candidates per op kept after the first round,
     ``ops`` substrings of the dispatch names or shapes to tune (empty: all), ``seed`` for
