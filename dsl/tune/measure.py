@@ -126,6 +126,13 @@ def wins(candidate: Variant, reference: Variant, margin: float) -> bool:
     return statistics.median(ratios) > 1 + margin and sum(1 for r in ratios if r > 1) >= need
 
 
+def inconclusive(candidate: Variant, reference: Variant, margin: float) -> bool:
+    """``candidate`` does not win against ``reference`` (:func:`wins`) only because too few
+    rounds agree: its median per-round ratio is above ``1 + margin``. More rounds decide."""
+    ratios = paired_ratios(candidate, reference) if candidate.ok else []
+    return bool(ratios) and statistics.median(ratios) > 1 + margin and not wins(candidate, reference, margin)
+
+
 def speedup(candidate: Variant, reference: Variant) -> float | None:
     """reference median / candidate median."""
     c, r = candidate.median, reference.median
