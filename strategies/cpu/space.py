@@ -74,11 +74,33 @@ def _ceil_pow2(n: int) -> int:
     return 1 << max(0, (n - 1).bit_length())
 
 
+def _element_types(view: OpView) -> tuple[str, ...]:
+    """(lhs, rhs, result) element types of a contraction view (() with fewer operands)."""
+    return (view.operands[0].element, view.operands[1].element, view.operands[-1].element) if len(view.operands) >= 3 else ()
+
+
+def _lanes(isa: Isa, view: OpView) -> int:
+    """Lanes of one vector register of ``isa`` for ``view``'s result (accumulator) type."""
+    return int(VECTOR_BITS[isa] // ELEMENT_BITS[view.operands[-1].element])
+
+
+def _vector_widths(n: int, lanes: int) -> list[int]:
+    """Register-tile widths along N: 1, 2 or 4 whole vectors, none wider than N needs."""
+    return [v for v in (lanes, 2 * lanes, 4 * lanes) if v <= max(n, lanes)]
+
+
+def _accumulator_limit(isa: Isa, lanes: int, m_knob: str, n_knob: str) -> Constraint:
+    """A register tile of ``m_knob`` x ``n_knob`` elements takes at most the ISA's accumulator
+    registers (:data:`_MAX_ACCUMULATORS`)."""
+    limit = _MAX_ACCUMULATORS[isa]
+    return Constraint(f"at_most_{limit}_accumulator_registers", lambda v: v[m_knob] * (v[n_knob] // lanes) <= limit)
+
+
 def tunable(view: OpView) -> str:
     """Why ``view`` gets no op-level space ("" when it gets one)."""
     if view.kind != "contraction" or view.zero_points:
         return "not a plain contraction"
-    types = tuple(t.element for t in view.operands[:2]) + (view.operands[-1].element,) if len(view.operands) >= 3 else ()
+    types = _element_types(view)
     if types not in TILED_TYPES:
         return f"element types {' x '.join(types)} have no space"
     if len(view.roles.get("n", ())) != 1 or len(view.roles.get("k", ())) != 1 or len(view.roles.get("m", ())) > 1:
@@ -98,9 +120,9 @@ def contraction_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarge
     rank = len(view.loop_sizes)
     m = view.sizes("m")[0] if view.roles.get("m") else 1
     n, k = view.sizes("n")[0], view.sizes("k")[0]
-    lanes = VECTOR_BITS[isa] // ELEMENT_BITS[view.operands[-1].element]
+    lanes = _lanes(isa, view)
     vec_m = [v for v in (1, 2, 4, 8, 16) if v <= m] or [1]
-    vec_n = [v for v in (lanes, 2 * lanes, 4 * lanes) if v <= max(n, lanes)]
+    vec_n = _vector_widths(n, lanes)
     vec_k = [v for v in (1, 4, 8, 16) if v <= k]
     cache_k = [0] + [v for v in (16, 64, 256, 1024) if v < k]
 
@@ -125,10 +147,7 @@ def contraction_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarge
     constraints = [
         Constraint("register_tile_inside_workgroup_tile", lambda v: v["wg_m"] % v["vec_m"] == 0 and v["wg_n"] % v["vec_n"] == 0),
         Constraint("k_block_holds_k_steps", lambda v: v["cache_k"] % v["vec_k"] == 0),
-        Constraint(
-            f"at_most_{_MAX_ACCUMULATORS[isa]}_accumulator_registers",
-            lambda v: v["vec_m"] * (v["vec_n"] // lanes) <= _MAX_ACCUMULATORS[isa],
-        ),
+        _accumulator_limit(isa, lanes, "vec_m", "vec_n"),
     ]
     space = Space(template, constraints)
     space.seeds = [v for v in _library_points(m, n, lanes) if all(v[key] in knob.values() for key, knob in ((k_.name, k_) for k_ in space.knobs))]
@@ -214,10 +233,11 @@ def packing_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, n
         raise ValueError(f"{name}: {reason}")
     assert isinstance(match, ContractionMatch) and match.operand_layout is not None
     m, n, k = view.sizes("m")[0], view.sizes("n")[0], view.sizes("k")[0]
-    types = (view.operands[0].element, view.operands[1].element, view.operands[-1].element)
-    lanes = VECTOR_BITS[isa] // ELEMENT_BITS[types[2]]
+    lhs, rhs, out = _element_types(view)
+    types = (lhs, rhs, out)
+    lanes = _lanes(isa, view)
     m0 = Choice("m0", [v for v in (2, 4, 8, 16) if v <= m] or [1])  # 1: a matrix-vector product
-    n0 = Choice("n0", [v for v in (lanes, 2 * lanes, 4 * lanes) if v <= max(n, lanes)])
+    n0 = Choice("n0", _vector_widths(n, lanes))
     m_tiles = PowersOfTwo("m_tiles", 1, 64)
     n_tiles = PowersOfTwo("n_tiles", 1, 16)
     step = Choice("lhs_pack_step", [0, 16])
@@ -242,10 +262,7 @@ def packing_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, n
         ],
     )
     constraints = [
-        Constraint(
-            f"at_most_{_MAX_ACCUMULATORS[isa]}_accumulator_registers",
-            lambda v: v["m0"] * (v["n0"] // lanes) <= _MAX_ACCUMULATORS[isa],
-        ),
+        _accumulator_limit(isa, lanes, "m0", "n0"),
         Constraint("workgroup_inside_the_problem", lambda v: v["m_tiles"] * v["m0"] <= _ceil_pow2(m) and v["n_tiles"] * v["n0"] <= max(v["n0"], _ceil_pow2(n))),
     ]
     space = PackingSpace(template, constraints, m, n, k, types)
