@@ -2,34 +2,14 @@
  * (AVX-512) FMAs, enough to cover FMA latency x throughput on current x86 cores.
  * Prints GFLOP/s (2 FLOP per lane per FMA). Built and run by benchmarks/cpu_suite.py:
  *   cc -O2 -march=native fma_peak.c -o fma_peak && ./fma_peak [seconds]               */
-#include <immintrin.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
-#if defined(__AVX512F__)
-typedef __m512 vec;
-#define LANES 16
-#define FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
-#define SET1(x) _mm512_set1_ps(x)
-#define ADD(a, b) _mm512_add_ps(a, b)
-static float first(vec v) { return _mm512_cvtss_f32(v); }
-#elif defined(__AVX2__) && defined(__FMA__)
-typedef __m256 vec;
-#define LANES 8
-#define FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
-#define SET1(x) _mm256_set1_ps(x)
-#define ADD(a, b) _mm256_add_ps(a, b)
-static float first(vec v) { return _mm256_cvtss_f32(v); }
-#else
+#include "vec.h"
+
+#ifndef FMA
 #error "needs AVX2+FMA or AVX-512"
 #endif
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
 
 int main(int argc, char **argv) {
   double seconds = argc > 1 ? atof(argv[1]) : 0.5;

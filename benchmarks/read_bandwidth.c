@@ -2,34 +2,10 @@
  * accumulators (AVX-512 or AVX2), best of repeated passes, in GB/s. The memory roofline of
  * benchmarks/tune_suite.py. Built and run like fma_peak.c:
  *   cc -O2 -march=native read_bandwidth.c -o read_bandwidth && ./read_bandwidth [seconds]   */
-#include <immintrin.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
-#if defined(__AVX512F__)
-typedef __m512 vec;
-#define LANES 16
-#define LOAD(p) _mm512_loadu_ps(p)
-#define ADD(a, b) _mm512_add_ps(a, b)
-#define ZERO() _mm512_setzero_ps()
-static float first(vec v) { return _mm512_cvtss_f32(v); }
-#elif defined(__AVX2__)
-typedef __m256 vec;
-#define LANES 8
-#define LOAD(p) _mm256_loadu_ps(p)
-#define ADD(a, b) _mm256_add_ps(a, b)
-#define ZERO() _mm256_setzero_ps()
-static float first(vec v) { return _mm256_cvtss_f32(v); }
-#else
-#error "needs AVX2 or AVX-512"
-#endif
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
+#include "vec.h"
 
 int main(int argc, char **argv) {
   double seconds = argc > 1 ? atof(argv[1]) : 1.0;
