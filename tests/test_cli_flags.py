@@ -13,7 +13,7 @@ import pytest
 from tdsl import compile
 from tdsl.cli import main
 from tdsl.errors import ArgumentError
-from tdsl.iree.flags import THREADING_ON, read_flags_file
+from tdsl.iree.flags import REPORT_FLAGS, THREADING_ON, read_flags_file
 from tdsl.render import SERIAL_LOADING
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,14 +57,14 @@ def test_flags_file_resolves_relative_paths_against_its_directory(tmp_path: Path
     flags_file.write_text(
         "# my flags\n"
         "--iree-codegen-tuning-spec-path=spec.mlir --iree-llvmcpu-target-cpu=host\n"
-        "--iree-hal-dump-executable-files-to=dump   # a directory to be made\n"
+        "--iree-hal-dump-executable-intermediates-to=dump   # a directory to be made\n"
         "'--iree-opt-level=O3'\n"
         f"--iree-preprocessing-transform-spec-filename={tmp_path / 'spec.mlir'}\n"
     )
     assert read_flags_file(flags_file) == [
         f"--iree-codegen-tuning-spec-path={flags_file.parent / 'spec.mlir'}",
         "--iree-llvmcpu-target-cpu=host",
-        f"--iree-hal-dump-executable-files-to={flags_file.parent / 'dump'}",
+        f"--iree-hal-dump-executable-intermediates-to={flags_file.parent / 'dump'}",
         "--iree-opt-level=O3",
         f"--iree-preprocessing-transform-spec-filename={tmp_path / 'spec.mlir'}",
     ]
@@ -96,6 +96,18 @@ def test_iree_flag_must_be_an_option(capsys) -> None:
     assert "expected an iree-compile option such as --iree-opt-level=O3" in _err_line(capsys)
     assert main(["flags", str(PACK / "strategy.py"), "--target", "cpu", "--iree-flag", "--iree-opt-level=O3"]) == 2
     assert "spell it with '=': --iree-flag=--name=value" in _err_line(capsys)
+
+
+@pytest.mark.parametrize("flag", REPORT_FLAGS)
+def test_a_flag_of_the_report_is_refused(flag: str, tmp_path: Path, capsys) -> None:
+    """Another dump directory used to leave the report empty ("0 executables", every rule
+    "matched nothing"): such a flag is refused up front, from --iree-flag and flags files."""
+    assert main(["compile", str(PACK / "payload.mlir"), "--target", "cpu", f"--iree-flag={flag}={tmp_path}"]) == 2
+    line = _err_line(capsys)
+    assert line.startswith("--iree-flag: expected a flag tdsl does not set for its report") and flag in line and "--keep-dump" in line
+    (tmp_path / "flags.txt").write_text(f"--iree-opt-level=O2 {flag}=x\n")
+    assert main(["flags", str(PACK / "strategy.py"), "--target", "cpu", "--flags-file", str(tmp_path / "flags.txt")]) == 2
+    assert _err_line(capsys).startswith(f"--flags-file {tmp_path / 'flags.txt'}:1")
 
 
 @pytest.mark.compile

@@ -27,6 +27,16 @@ occurrence of an ``iree-compile`` option wins)."""
 _PATH_FLAG_ENDINGS = ("-path", "-filename", "-file", "-library", "-to", "-dir", "-directory")
 
 
+REPORT_FLAGS = (
+    "--iree-hal-dump-executable-files-to",
+    "--iree-hal-dump-executable-binaries-to",
+    "--iree-scheduling-dump-statistics-format",
+    "--iree-scheduling-dump-statistics-file",
+)
+"""Flags tdsl passes to read what a build made (dispatches, launches, rules that applied):
+another value would move the dump away from the report (it said "0 executables")."""
+
+
 def check_flag(text: str, what: str = "--iree-flag") -> str:
     """``text`` if it is one ``iree-compile`` option (``-x`` or ``--name[=value]``)."""
     if not text.startswith("-") or text in ("-", "--") or any(c in text for c in "\n\r\0"):
@@ -36,6 +46,11 @@ def check_flag(text: str, what: str = "--iree-flag") -> str:
         )
     if text in ("-o", "--output") or text.startswith(("-o=", "--output=")):
         raise ArgumentError(f"{what}: the output is tdsl's to choose (use -o of tdsl compile), received {text!r}")
+    name = text.split("=", 1)[0]
+    if name in REPORT_FLAGS:
+        raise ArgumentError(
+            f"{what}: expected a flag tdsl does not set for its report ({name} is; --keep-dump DIR keeps the dump), received {text!r}"
+        )
     return text
 
 
