@@ -63,3 +63,31 @@ def test_bench_an_onnx_model_times_onnxruntime(capsys: pytest.CaptureFixture[str
     assert main(args) == 0
     report = json.loads(capsys.readouterr().out)
     assert {r["variant"] for r in report["rows"]} == {"strategy", "iree-default", "iree-data-tiling", "onnxruntime"}
+    # GFLOP/s of a frontend program: its convolutions and Gemm, counted on IREE's linalg form
+    # of the model, agree with the ONNX graph's own shapes.
+    flops = _onnx_flops(MODELS / "resnet" / "model.onnx")
+    for row in report["rows"]:
+        assert row["gflops"] == pytest.approx(flops / (row["median_ms"] * 1e-3) / 1e9, rel=1e-6)
+
+
+def _onnx_flops(path: Path) -> float:
+    """2 x multiply-adds of the model's Conv, Gemm and MatMul nodes, from ONNX shape inference."""
+    import math
+
+    import onnx
+
+    model = onnx.shape_inference.infer_shapes(onnx.load(str(path), load_external_data=False))
+    shapes = {i.name: list(i.dims) for i in model.graph.initializer}
+    for v in [*model.graph.value_info, *model.graph.input, *model.graph.output]:
+        shapes[v.name] = [d.dim_value for d in v.type.tensor_type.shape.dim]
+    total = 0.0
+    for node in model.graph.node:
+        if node.op_type == "Conv":
+            weight, out = shapes[node.input[1]], shapes[node.output[0]]
+            total += 2.0 * math.prod(out) * math.prod(weight[1:])  # per output: C_in / group x kernel
+        elif node.op_type in ("Gemm", "MatMul"):
+            a, out = shapes[node.input[0]], shapes[node.output[0]]
+            trans_a = any(attr.name == "transA" and attr.i for attr in node.attribute)
+            total += 2.0 * math.prod(out) * (a[-2] if trans_a else a[-1])
+    assert total > 0
+    return total

@@ -38,6 +38,7 @@ from ..spec.loader import as_strategy_set
 from .compile import compile
 from .frontend import Program, make_inputs, signatures
 from .numerics import compile_default, program_of
+from .ops import graph_linalg_ops
 from .iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
 from ..errors import BenchFailed
 from ..files import staged
@@ -294,10 +295,13 @@ COMPARABLE_DTYPES = ("float32", "float64")
 
 def function_flops(ops: Sequence[mlir.LinalgOp]) -> dict[str, float]:
     """{function: flops of one call}: two per point of the loop nest of every contraction
-    and convolution (functions without any are left out)."""
+    and convolution (functions without any are left out). Pooling ops, which linalg counts
+    as convolutions, are left out: they add, they do not multiply-add."""
     flops: dict[str, float] = {}
     for op in ops:
         if op.kind not in ("contraction", "convolution") or not op.loop_sizes or op.function is None:
+            continue
+        if op.name.startswith("linalg.pooling_"):
             continue
         if any(size < 0 for size in op.loop_sizes):
             continue
@@ -394,7 +398,7 @@ def bench(
     with tempfile.TemporaryDirectory(prefix="tdsl-bench-") as tmp:
         work = Path(tmp)
         modules = {STRATEGY: work / "strategy.vmfb", DEFAULT: work / "default.vmfb", DATA_TILING: work / "dt.vmfb"}
-        progress.expect("compile", 2)
+        progress.expect("compile", 2 + (program.kind != "linalg"))
         compile(
             payload, strategy_set, target, modules[STRATEGY], timeout_s=timeout_s, memory_gb=memory_gb,
             extra_flags=extra_flags, serial_loading=serial_loading, progress=progress,
@@ -408,6 +412,11 @@ def bench(
             compile_default(payload, [*flags, "--iree-opt-data-tiling"], modules[DATA_TILING], timeout_s, memory_gb)
         ops = mlir.linalg_ops(text)
         counted = function_flops(ops)
+        if program.kind != "linalg":
+            # A torch/ONNX-dialect program has its contractions in linalg form only after
+            # IREE's input conversion.
+            with progress.step("compile", "linalg form (flops)"):
+                counted = function_flops(graph_linalg_ops(payload, flags, timeout_s, memory_gb))
         plan: list[tuple[str, int, str, Any]] = []
         flop_of: dict[str, float | None] = {}
         odd_of: dict[str, str] = {}

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -278,6 +278,19 @@ def _phase_ir(payload: Path, flags: Sequence[str], phase: str, timeout_s: float,
             payload, [*flags, f"--compile-to={phase}", "--mlir-print-debuginfo"], out, timeout_s=timeout_s, memory_gb=memory_gb
         )
         return out.read_text()
+
+
+ASYNC_SUFFIX = "$async"
+"""What IREE's ABI conversion appends to a public function's name for the body it wraps
+(``main_graph`` calls ``main_graph$async``, which holds the ops)."""
+
+
+def graph_linalg_ops(payload: Path, flags: Sequence[str], timeout_s: float, memory_gb: float) -> list[bindings.LinalgOp]:
+    """The linalg ops of ``payload`` after IREE's input conversion (the ``abi`` phase), where a
+    torch/ONNX-dialect program is linalg; each op's ``function`` is the public function it
+    runs in (:data:`ASYNC_SUFFIX` removed)."""
+    ops = bindings.linalg_ops(_phase_ir(payload, flags, "abi", timeout_s, memory_gb))
+    return [replace(op, function=op.function[: -len(ASYNC_SUFFIX)]) if op.function and op.function.endswith(ASYNC_SUFFIX) else op for op in ops]
 
 
 def _configured_ir(payload: Path, flags: Sequence[str], timeout_s: float, memory_gb: float) -> tuple[str, Launches]:
