@@ -211,11 +211,19 @@ def data_layouts(draw: Draw, name: str, op: Op, specialize_ok: bool) -> Data:
         elif consumers and draw(st.integers(0, 4)) == 0:
             s["consumer_interchange"] = draw(st.permutations(list(range(n))))
         return s
+    # A batch matmul may have its unit batch folded first (valid where the matcher fixes a
+    # batch of 1 and every other size, as a batch-1 op's exact matcher does); the pack then
+    # sees the folded loops.
+    roles = _roles(op)
+    if op.family == "batch_matmul" and s.get("generalize") and "interchange" not in s and draw(st.integers(0, 2)) == 0:
+        s["fold_unit_dims"] = True
+        roles = tuple(r for r in roles if r != "b")
+        n = len(roles)
     if draw(st.integers(0, 3)) == 0:
         s["pack"] = {"kind": "pack", "packed_sizes": [_pick(draw, [0, 4, 8, 16]) for _ in range(n)]}
         if not any(s["pack"]["packed_sizes"]):
             s["pack"]["packed_sizes"][-1] = 4
-        packed_roles = "".join(r for r, size in zip(_roles(op), s["pack"]["packed_sizes"]) if size)
+        packed_roles = "".join(r for r, size in zip(roles, s["pack"]["packed_sizes"]) if size)
     else:
         sizes = [_pick(draw, [0, 1, 4, 8, 16, 32]) for _ in range(3)]
         pack: Data = {"kind": "pack_greedily", "matmul_packed_sizes": sizes}
@@ -230,8 +238,8 @@ def data_layouts(draw: Draw, name: str, op: Op, specialize_ok: bool) -> Data:
         order = pack.get("matmul_inner_dims_order", [0, 1, 2])
         packed_roles = "".join("mnk"[i] for i in order if sizes[i] or padded[i])
     transposes = []
-    ranks = {"lhs": sum(r in "bmk" for r in _roles(op)), "rhs": sum(r in "bkn" for r in _roles(op)),
-             "result": sum(r in "bmn" for r in _roles(op))}
+    ranks = {"lhs": sum(r in "bmk" for r in roles), "rhs": sum(r in "bkn" for r in roles),
+             "result": sum(r in "bmn" for r in roles)}
     uses = {"lhs": "bmk", "rhs": "bkn", "result": "bmn"}
     for operand in draw(st.lists(st.sampled_from(["lhs", "rhs", "result"]), max_size=2, unique=True)):
         tiles = sum(r in uses[operand] for r in packed_roles)

@@ -1,14 +1,17 @@
 """A batch-1 batch_matmul (ONNX MatMul of a 3-D activation by a 2-D weight) is a matmul:
 ``batch=[1]`` selects it, ``batch={"one_of": [[], [1]]}`` selects it and the plain matmul
-alike, and neither selects a real batch."""
+alike, and neither selects a real batch. ``DataLayout(fold_unit_dims=True)`` folds that batch
+away so that the op packs as a 2-D matmul."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
-from tdsl import ContractionMatch, CpuTarget, DataLayout, Rule, StrategySet, compile
+from tdsl import ContractionMatch, CpuTarget, DataLayout, PackGreedily, PackTranspose, Rule, StrategySet, compile, run
+from tdsl.errors import StrategyError
 
 PAYLOAD = Path(__file__).resolve().parent / "payloads" / "cpu" / "unit_batch.mlir"
 
@@ -20,3 +23,43 @@ def test_unit_batch_is_matched_either_way(batch: object, functions: tuple[str, .
     strategies = StrategySet(name="unit", targets=[CpuTarget()], rules=[Rule(target="cpu", match=match, strategy=DataLayout(name="g", generalize=True))])
     report = compile(PAYLOAD, strategies, "cpu")
     assert tuple(sorted(report.rules[0].functions)) == functions
+
+
+def _folded(batch: object = (1,), **sizes: object) -> StrategySet:
+    """A rule that folds the unit batch of the 1x128x384x256 batch matmul and packs it 8x32x1
+    for linalg.mmt4d (the RHS pack's outer dims transposed: mk_kn)."""
+    groups = {"m": [128], "n": [384], "k": [256]} | sizes
+    match = ContractionMatch.model_validate(
+        {"lhs_type": "f32", "rhs_type": "f32", "output_type": "f32", "batch": list(batch), "operand_layout": "mk_kn", **groups}
+    )
+    layout = DataLayout(
+        name="fold", generalize=True, fold_unit_dims=True, pack=PackGreedily(matmul_packed_sizes=[8, 32, 1]),
+        pack_transposes=[PackTranspose(operand="rhs", outer_perm=[1, 0])], specialize=True,
+    )
+    return StrategySet(name="folded", targets=[CpuTarget(ukernels="none")], rules=[Rule(target="cpu", match=match, strategy=layout)])
+
+
+@pytest.mark.compile
+def test_a_folded_unit_batch_packs_as_a_matmul_and_computes_the_same() -> None:
+    """fold_unit_dims: the batch-1 batch_matmul loses its batch and packs as a 2-D matmul, a
+    linalg.mmt4d dispatch (a packed batched generic would lower untiled); the plain matmul and
+    the batch of 3 are left alone, and the numbers are IREE default's."""
+    report = compile(PAYLOAD, _folded(), "cpu", strict=True)
+    assert report.rules[0].functions == ("bmm",)
+    [dispatch] = [d for d in report.dispatches if d.name in report.rules[0].dispatches]
+    assert "linalg.mmt4d" in dispatch.compute_ops and "Mmt4dTilingExpert" in (dispatch.pipeline or "")
+    assert not any("mmt4d" in d.name for d in report.dispatches if d.name not in report.rules[0].dispatches)
+    checked = run(PAYLOAD, _folded(), "cpu")
+    assert checked.ok and {f.function for f in checked.functions} == {"bmm", "mm", "bmm3"}
+
+
+def test_folding_needs_a_generic_and_known_loops() -> None:
+    """One line each: the fold acts on a linalg.generic, does not mix with an interchange of
+    the unfolded loops, and needs a matcher that fixes a batch of 1 and every other size."""
+    with pytest.raises(StrategyError, match="f.generalize: expected True when fold_unit_dims is set"):
+        DataLayout(name="f", fold_unit_dims=True, pack=PackGreedily(matmul_packed_sizes=[8, 32, 1]))
+    with pytest.raises(StrategyError, match="f.interchange: expected None when fold_unit_dims is set"):
+        DataLayout(name="f", generalize=True, fold_unit_dims=True, interchange=[0, 1, 3, 2])
+    for batch, sizes, found in (((3,), {}, "loop sizes [3, 128, 384, 256]"), ((1,), {"m": None}, "open sizes"), ((1,), {"k": [1]}, "loop sizes [1, 128, 384, 1]")):
+        with pytest.raises(StrategyError, match=r"fold_unit_dims: expected a rule whose contraction matcher fixes every loop size.*received " + re.escape(found)):
+            _folded(batch, **sizes)

@@ -14,6 +14,13 @@ are :class:`Deferred`: the entry runs them after the rule's run, on the ops the 
 marked with the rule's index, named ``%<symbol>_ops`` (the action's symbol keeps them
 apart from other rules' handles in the entry).
 
+``fold_unit_dims`` is deferred too (:class:`FoldUnitDims`: the unit-extent patterns run on
+the whole enclosing function): the action only generalizes and marks the op; the entry then
+folds the unit loops of the marked ops and runs the pack steps on each of them (a
+``transform.foreach`` over ``ops`` that includes ``@<symbol>_packed``, a sequence with the
+usual handle names that packs and marks its one op: :class:`PerOp`). The handles follow the
+ops through the rewrite (the interpreter tracks a generic replaced by its folded copy).
+
 ``fuse_head_split`` plans a :class:`HeadSplit` instead of steps: matcher sequences
 ``@<symbol>_<form>`` (one per contraction form) that walk back from the matched transpose
 to the contraction, and ``@<symbol>_fuse``, which generalizes it and marks it; the action
@@ -95,16 +102,40 @@ class ConsumerInterchange(Step):
 
 
 @dataclass(frozen=True)
+class FoldUnitDims(Step):
+    """Deferred: ``scope = transform.get_parent_op ops <{deduplicate, isolated_from_above}>``
+    and ``fold_unit_extent_dims_via_reshapes`` on those functions (each marked generic loses
+    its unit loops behind ``tensor.collapse_shape`` / ``expand_shape``; ``ops`` follows them)."""
+
+    macro: ClassVar[str] = "fold_unit_dims"
+    ops: Handle
+    scope: Handle
+
+
+@dataclass(frozen=True)
+class PerOp:
+    """Steps run on each of the deferred ops alone: the sequence ``@symbol`` (its operand
+    ``%op``) runs ``steps`` and marks ``result``; the entry includes it once per op
+    (``transform.foreach ops``, block argument ``op``)."""
+
+    symbol: str
+    op: Handle
+    steps: tuple[Step, ...]
+    result: Handle
+
+
+@dataclass(frozen=True)
 class Deferred:
     """What a DataLayout does after its run (see the module docstring): ``ops`` = the ops
     its action marked (``transform.structured.match`` of the rule-index marker), then
-    ``steps``, then the markers again on ``ops`` (a rewrite drops them) through the params
-    ``marker`` and ``rule``."""
+    ``steps``, then either ``per_op`` on each op (which marks it) or the markers again on
+    ``ops`` (a rewrite drops them) through the params ``marker`` and ``rule``."""
 
     ops: Handle
     steps: tuple[Step, ...]
     marker: Handle
     rule: Handle
+    per_op: Optional[PerOp] = None
 
 
 @dataclass(frozen=True)
@@ -371,21 +402,36 @@ def plan_layout(strategy: DataLayout, symbol: str, target: Target) -> LayoutPlan
                 s.consumer_interchange,
             )
         )
-    if s.pack is not None:
-        result = Handle("%packed0", GENERIC)
-        steps.append(_pack_step(s.pack, current, result))
-        current = result
-        for i, transpose in enumerate(s.pack_transposes):
-            steps.append(_TRANSPOSE[transpose.operand](i, transpose, current))
-            current = _transposed(i)[0]
-        if s.lower_packs:
-            for operand in s.packed_operands():
-                steps.append(_LOWER[operand](operand, current))
-        if s.specialize:
-            result = Handle("%specialized")
-            steps.append(Specialize(current, result))
-            current = result
+    per_op = None
+    if s.fold_unit_dims:
+        deferred.append(FoldUnitDims(ops, Handle(f"%{symbol}_scope")))
+        if s.pack is not None:
+            packing, packed = _pack_steps(s, Handle("%op"))
+            per_op = PerOp(f"{symbol}_packed", Handle(f"%{symbol}_op"), tuple(packing), packed)
+    elif s.pack is not None:
+        packing, current = _pack_steps(s, current)
+        steps += packing
     if not deferred:
         return LayoutPlan(tuple(steps), current)
-    later = Deferred(ops, tuple(deferred), Handle(f"%{symbol}_marker", PARAM), Handle(f"%{symbol}_rule", PARAM))
+    later = Deferred(ops, tuple(deferred), Handle(f"%{symbol}_marker", PARAM), Handle(f"%{symbol}_rule", PARAM), per_op)
     return LayoutPlan(tuple(steps), current, later)
+
+
+def _pack_steps(s: DataLayout, current: Handle) -> tuple[list[Step], Handle]:
+    """The pack, its transposes, lowering and specialization from ``current``; the handle of
+    the op they leave."""
+    assert s.pack is not None
+    result = Handle("%packed0", GENERIC)
+    steps = [_pack_step(s.pack, current, result)]
+    current = result
+    for i, transpose in enumerate(s.pack_transposes):
+        steps.append(_TRANSPOSE[transpose.operand](i, transpose, current))
+        current = _transposed(i)[0]
+    if s.lower_packs:
+        for operand in s.packed_operands():
+            steps.append(_LOWER[operand](operand, current))
+    if s.specialize:
+        result = Handle("%specialized")
+        steps.append(Specialize(current, result))
+        current = result
+    return steps, current

@@ -15,6 +15,14 @@ A :class:`DataLayout` rewrites each matched op, in this order:
    through the identity. Both run in the entry sequence after the rule's
    ``foreach_match``, on the ops the rule marked (run inside the match walk, the pattern
    rewrite deleted ops the walk visited next and crashed iree-compile);
+   ``fold_unit_dims`` (needs ``generalize``) -> ``transform.apply_patterns.linalg.
+   fold_unit_extent_dims_via_reshapes`` on the enclosing function, deferred like those two:
+   the op loses its unit loops behind ``tensor.collapse_shape`` / ``expand_shape`` (a
+   batch-1 ``linalg.batch_matmul``, as ONNX MatMul of a 3-D activation gives it, becomes a
+   2-D matmul generic), and the steps below run on the folded op. The patterns fold the unit
+   loops of every ``linalg.generic`` of that function (IREE folds them later anyway), so a
+   later rule sees those generics folded. The rule's matcher must fix the sizes of every
+   loop (batch 1, m, n and k other than 1), so that the folded op's loops are known;
 3. ``pack`` -> ``transform.structured.pack_greedily`` (:class:`PackGreedily`) or
    ``transform.structured.pack packed_sizes = [..]`` (:class:`Pack`);
 4. ``pack_transposes`` -> ``transform.structured.pack_transpose`` on the pack of an
@@ -85,6 +93,7 @@ _NOT_WITH_HEAD_SPLIT = (
     ("pack_transposes", "no pack_transposes"),
     ("specialize", "False"),
     ("lower_packs", "False"),
+    ("fold_unit_dims", "False"),
 )
 # The loop roles each operand of a contraction is indexed by.
 _OPERAND_ROLES = ("bmk", "bkn", "bmn")
@@ -235,6 +244,8 @@ class DataLayout(StrategyKind):
     """transform.structured.lower_pack / lower_unpack on the packs and the unpack."""
     fuse_head_split: StrictBool = False
     """The matched transpose reads a head split (contraction -> epilogue -> expand_shape): generalize that contraction."""
+    fold_unit_dims: StrictBool = False
+    """Fold the generalized op's unit loops (a batch of 1) before packing: transform.apply_patterns.linalg.fold_unit_extent_dims_via_reshapes on its function."""
 
     @model_validator(mode="after")
     def _check(self) -> "DataLayout":
@@ -258,6 +269,17 @@ class DataLayout(StrategyKind):
                 "True when propagate_reshapes is set (reshapes fold only into a linalg.generic)",
                 False,
             )
+        if self.fold_unit_dims:
+            if not self.generalize:
+                raise problem("generalize", "True when fold_unit_dims is set (unit loops fold only out of a linalg.generic)", False)
+            for field in ("interchange", "propagate_reshapes", "consumer_interchange"):
+                if getattr(self, field):
+                    raise problem(
+                        field,
+                        f"{'None' if field.endswith('interchange') else 'False'} when fold_unit_dims is set "
+                        "(the folded op has other loops than the matched one); use a separate rule",
+                        getattr(self, field),
+                    )
         for field in ("propagate_reshapes", "consumer_interchange"):
             if getattr(self, field) and self.pack is not None:
                 raise problem(
@@ -359,6 +381,8 @@ class DataLayout(StrategyKind):
                 strategy=self.name,
             )
         shape = match.loop_shape()
+        if self.fold_unit_dims:
+            shape = self._folded_shape(leaves, shape)
         if self.pack is None or shape is None:
             return
         loops = list(range(len(shape.roles)))
@@ -379,6 +403,32 @@ class DataLayout(StrategyKind):
             self._check_transpose(i, t, shape.ranks[j], [shape.roles[l] for l in tiles[j]], self.name)
         if self.specialize and shape.operands is not None:
             self._check_mmt4d(shape, shape.operands, tiles)
+
+    def _folded_shape(self, leaves: tuple[MatcherKind, ...], shape: Optional[LoopShape]) -> LoopShape:
+        """The loops of the matched op once ``fold_unit_dims`` dropped its unit batch: the
+        matcher must be a contraction matcher that fixes every loop's size, with a batch of 1
+        and m, n and k loops of other sizes."""
+        contraction = next((m for m in leaves if isinstance(m, ContractionMatch)), None)
+        sizes = contraction.problem_dims(shape.roles) if contraction is not None and shape is not None else []
+        batch = [size for size, role in zip(sizes, shape.roles if shape is not None else ()) if role == "b"]
+        others = [size for size, role in zip(sizes, shape.roles if shape is not None else ()) if role != "b"]
+        if shape is None or not sizes or None in sizes or not batch or any(b != 1 for b in batch) or 1 in others:
+            found = "open sizes" if not sizes or None in sizes else f"loop sizes {sizes} (roles {''.join(shape.roles) if shape else '?'})"
+            raise problem(
+                "fold_unit_dims",
+                "a rule whose contraction matcher fixes every loop size, with a batch of 1 and m, n, k "
+                "other than 1 (e.g. ContractionMatch(batch=[1], m=[64], n=[256], k=[256], operand_layout='mk_kn')), "
+                "so that the folded op's loops are known",
+                Described(found),
+                strategy=self.name,
+            )
+        kept = [l for l, role in enumerate(shape.roles) if role != "b"]
+        renumber = {l: i for i, l in enumerate(kept)}
+        operands = None
+        if shape.operands is not None:
+            folded = [tuple(renumber[l] for l in dims if l in renumber) for dims in shape.operands]
+            operands = (folded[0], folded[1], folded[2])
+        return LoopShape.of(tuple(shape.roles[l] for l in kept), operands, shape.source)
 
     def _packed_loops(self, shape: LoopShape, loops: list[int]) -> Optional[list[int]]:
         """The loops the pack step packs, in the order of their inner tiles (None: unknown)."""
