@@ -36,8 +36,9 @@ func.func @f(%a: {a_type}, %b: {b_type}, %c: {r_type}) -> {r_type} {{
 def test_which_ops_get_a_packing_space() -> None:
     """2-D matmuls, plain or with a transposed B, get one, and so does a 1 x K by K x N
     product (inner tile 1 x N0: with constant weights the packed matrix is read in panels;
-    1x4096x4096 measured 1.13x data tiling here); batch matmuls (batch-1 ones included,
-    which IREE would lower as an untiled linalg.contract once packed) do not, with the
+    1x4096x4096 measured 1.13x data tiling here), and so does a batch-1 batch matmul (its
+    batch folded first: packed with its batch, IREE would lower it as an untiled
+    linalg.contract); a real batch, or a batch-1 one whose m is 1, does not, with the
     reason."""
     for view in (_view(96, 64, 128), _view(96, 64, 128, transposed_b=True)):
         assert packable(view, matcher_for(view)) == ""
@@ -45,10 +46,16 @@ def test_which_ops_get_a_packing_space() -> None:
     assert packable(matvec, matcher_for(matvec)) == ""
     [m0] = [knob for knob in packing_space(matvec, matcher_for(matvec), "avx512", CpuTarget(), "mv").knobs if knob.name == "m0"]
     assert tuple(m0.values()) == (1,)
-    batch = _view(64, 256, 256, batch=1)
+    unit = _view(64, 256, 256, batch=1)
+    assert packable(unit, matcher_for(unit)) == ""
+    [layout, *_] = packing_space(unit, matcher_for(unit), "avx512", CpuTarget(), "op0").template.rules
+    assert layout.strategy.generalize and layout.strategy.fold_unit_dims
+    batch = _view(64, 256, 256, batch=4)
     assert "batch" in packable(batch, matcher_for(batch))
     with pytest.raises(ValueError, match="batch"):
         packing_space(batch, matcher_for(batch), "avx512", CpuTarget(data_tiling=True), "op0")
+    unit_m = _view(1, 256, 256, batch=1)
+    assert "unit m, n or k" in packable(unit_m, matcher_for(unit_m))
 
 
 @settings(max_examples=25, deadline=None, derandomize=True)
@@ -56,15 +63,20 @@ def test_which_ops_get_a_packing_space() -> None:
     st.integers(1, 3000),
     st.integers(1, 3000),
     st.integers(1, 3000),
-    st.booleans(),
+    st.sampled_from(["mk_kn", "mk_nk", "batch-1"]),
     st.sampled_from(["avx512", "avx2"]),
 )
-def test_generated_matmuls_packing_candidates(m: int, n: int, k: int, transposed_b: bool, isa: str) -> None:
+def test_generated_matmuls_packing_candidates(m: int, n: int, k: int, form: str, isa: str) -> None:
     """On generated shapes: the library's point is a seed; every candidate validates, runs
     with data tiling and ukernels off, pads to its inner tile, and its mmt4d blocking selects
     exactly the packed op of its own tile (mmt4d maps, M1 x M0 by N1 x N0 by K x 1); the LHS
-    pack rule is there only with a step; what was left out is counted."""
-    view = _view(m, n, k, transposed_b)
+    pack rule is there only with a step; a batch-1 batch matmul is folded first; what was
+    left out is counted."""
+    transposed_b = form == "mk_nk"
+    view = _view(m, n, k, transposed_b, batch=1 if form == "batch-1" else 0)
+    if form == "batch-1" and 1 in (m, n, k):
+        assert packable(view, matcher_for(view))
+        return
     space = packing_space(view, matcher_for(view), isa, CpuTarget(data_tiling=True), "op0")
     assert space.seeds and all(space.index_of(v) < space.size for v in space.seeds)
     candidates = list(space.candidates(count=12, seed=m + n + k))
@@ -79,6 +91,7 @@ def test_generated_matmuls_packing_candidates(m: int, n: int, k: int, transposed
         assert blocking.match.m == ((-(-m // m0), m0),) and blocking.match.n == ((-(-n // n0), n0),) and blocking.match.k == ((k, 1),)
         assert bool(pack) == bool(c.values["lhs_pack_step"])
         assert [t.operand for t in layout.strategy.pack_transposes] == ([] if transposed_b else ["rhs"])
+        assert layout.strategy.fold_unit_dims == (form == "batch-1")
         assert c.values["m0"] * c.values["n0"] // lanes <= (24 if isa == "avx512" else 12)  # accumulator registers
 
 
@@ -91,6 +104,10 @@ def test_a_packing_candidate_renders() -> None:
     preprocessing, tuning = rendered.script("preprocessing"), rendered.script("tuning_spec")
     assert preprocessing is not None and "pack_greedily" in preprocessing.text and "specialize" in preprocessing.text
     assert tuning is not None and "Mmt4dTilingExpert" in tuning.text and "op0_lhs_pack" in tuning.text
+    unit = _view(384, 128, 384, batch=1)
+    space = packing_space(unit, matcher_for(unit), "avx512", CpuTarget(data_tiling=True), "op0")
+    folded = render(space.candidate(space.seeds[0]), "cpu").script("preprocessing")
+    assert folded is not None and "fold_unit_extent_dims_via_reshapes" in folded.text and "@tdsl_r0_op0_packed" in folded.text
 
 
 def test_pinned_space_keeps_the_base_target() -> None:

@@ -23,7 +23,8 @@ Two levels, measured differently (see :mod:`tdsl.tune`):
 The matcher of each op-level rule is the op listing's exact graph-level matcher
 (:func:`tdsl.iree.ops.matcher_for`), so a tuned rule applies to that shape and layout
 only; thresholds (K, size bounds) are not knobs here because a per-op rule needs none.
-* **Op level, packed** (:func:`packing_space`): one 2-D contraction packed at the graph
+* **Op level, packed** (:func:`packing_space`): one 2-D contraction (or a batch-1 batch
+  matmul, its unit batch folded first: ``DataLayout.fold_unit_dims``) packed at the graph
   level for ``linalg.mmt4d`` (the path of ``auto(pack_matmuls=True)``, here per op) with
   knobs for the inner tile M0 x N0 (K0 = 1; N0 in whole vectors), the mmt4d workgroup
   blocking (M and N micro panels per workgroup) and the LHS pack's vector step. Its
@@ -178,8 +179,10 @@ def packable(view: OpView, match: MatcherKind) -> str:
     reason = tunable(view)
     if reason:
         return reason
-    if view.roles.get("batch") or not view.roles.get("m"):
+    if any(size != 1 for size in view.sizes("batch")) or not view.roles.get("m"):
         return "not a 2-D matmul (a batch matmul, or a matrix-vector product as codegen sees it)"
+    if view.roles.get("batch") and 1 in view.sizes("m") + view.sizes("n") + view.sizes("k"):
+        return "a batch-1 matmul with a unit m, n or k (folding its unit loops leaves no 2-D matmul)"
     layout = match.operand_layout if isinstance(match, ContractionMatch) else None
     if layout not in PACKED_LAYOUTS:
         return f"operand layout {layout or 'by indexing maps'} is not one of {', '.join(PACKED_LAYOUTS)}"
@@ -242,7 +245,9 @@ def packing_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, n
     n_tiles = PowersOfTwo("n_tiles", 1, 16)
     step = Choice("lhs_pack_step", [0, 16])
     transposes = [PackTranspose(operand="rhs", outer_perm=[1, 0])] if match.operand_layout == "mk_kn" else []
-    layout = DataLayout(name=name, pack=PackGreedily(matmul_packed_sizes=[m0, n0, 1]), pack_transposes=transposes, specialize=True)
+    # A batch-1 batch matmul (ONNX MatMul of a 3-D activation) is folded to the 2-D matmul first.
+    folded = {"generalize": True, "fold_unit_dims": True} if view.roles.get("batch") else {}
+    layout = DataLayout(name=name, pack=PackGreedily(matmul_packed_sizes=[m0, n0, 1]), pack_transposes=transposes, specialize=True, **folded)
     blocking = CpuLowering(
         name=f"{name}_mmt4d",
         pipeline="Mmt4dTilingExpert",
