@@ -8,10 +8,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tdsl import CpuTarget, render
+from pathlib import Path
+
+from tdsl import ContractionMatch, CpuLowering, CpuTarget, Rule, StrategySet, compile, render
+from tdsl.errors import StrategyError
 from tdsl.bindings import linalg_ops
 from tdsl.iree.ops import OpView, matcher_for
 from tdsl.strategies.cpu.space import MMT4D_MAPS, contraction_space, packable, packing_space
+
+UNIT_BATCH = Path(__file__).resolve().parent / "payloads" / "cpu" / "unit_batch.mlir"
 
 
 def _view(m: int, n: int, k: int, transposed_b: bool = False, batch: int = 0) -> OpView:
@@ -68,7 +73,7 @@ def test_which_ops_get_a_packing_space() -> None:
 )
 def test_generated_matmuls_packing_candidates(m: int, n: int, k: int, form: str, isa: str) -> None:
     """On generated shapes: the library's point is a seed; every candidate validates, runs
-    with data tiling and ukernels off, pads to its inner tile, and its mmt4d blocking selects
+    with ukernels off (the base's data tiling kept for the other ops), pads to its inner tile, and its mmt4d blocking selects
     exactly the packed op of its own tile (mmt4d maps, M1 x M0 by N1 x N0 by K x 1); the LHS
     pack rule is there only with a step; a batch-1 batch matmul is folded first; what was
     left out is counted."""
@@ -84,7 +89,7 @@ def test_generated_matmuls_packing_candidates(m: int, n: int, k: int, form: str,
     lanes = 16 if isa == "avx512" else 8
     for c in candidates:
         target, (layout, blocking, *pack) = c.strategies.targets[0], c.strategies.rules
-        assert (target.ukernels, target.data_tiling) == ("none", False)
+        assert (target.ukernels, target.data_tiling) == ("none", True)  # data tiling kept for the other ops
         m0, n0, k0 = layout.strategy.pack.matmul_packed_sizes
         assert (m0, n0, k0) == (c.values["m0"], c.values["n0"], 1) and n0 % lanes == 0
         assert blocking.match.maps == MMT4D_MAPS
@@ -114,3 +119,34 @@ def test_pinned_space_keeps_the_base_target() -> None:
     view = _view(96, 64, 128)
     space = contraction_space(view, matcher_for(view), "avx512", CpuTarget(data_tiling=True), "op0")
     assert all(c.strategies.targets[0].data_tiling for c in space.candidates(count=4))
+
+
+def test_data_tiling_leaves_a_packed_mmt4d_to_its_codegen_rules() -> None:
+    """A codegen-time lowering of a matmul is refused under data tiling (IREE drops it when
+    the op becomes linalg.mmt4d), but one of linalg.mmt4d's own loops is not: data tiling
+    leaves a graph-level packed mmt4d alone."""
+    blocking = CpuLowering(name="b", pipeline="Mmt4dTilingExpert", distribution=[1, 1, 0, 0, 0, 0], vector_common_parallel=[1, 1, 0, 8, 32, 0], vector_reduction=[0, 0, 1, 0, 0, 1])
+    mmt4d = ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", maps=MMT4D_MAPS, batch=[], m=[16, 8], n=[12, 32], k=[256, 1])
+    target = CpuTarget(data_tiling=True, ukernels="none")
+    StrategySet(name="s", targets=[target], rules=[Rule(target="cpu", match=mmt4d, strategy=blocking)])
+    matmul = ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", batch=[], operand_layout="mk_kn")
+    tiles = CpuLowering(name="t", distribution=[16, 64, 0], vector_common_parallel=[8, 16, 0], vector_reduction=[0, 0, 16])
+    with pytest.raises(StrategyError, match="data_tiling: expected False when a codegen-time cpu_lowering configures a matmul"):
+        StrategySet(name="s", targets=[target], rules=[Rule(target="cpu", match=matmul, strategy=tiles)])
+
+
+@pytest.mark.compile
+def test_a_packed_batch1_candidate_compiles_beside_data_tiling() -> None:
+    """On a program with a batch-1 batch matmul and a plain matmul, the packing candidate of
+    the first (ukernels off, data tiling kept) packs it for linalg.mmt4d with its own
+    blocking and LHS pack tiles, while data tiling takes the plain matmul."""
+    text = UNIT_BATCH.read_text()
+    view = next(OpView.of(op) for op in linalg_ops(text) if op.function == "bmm" and op.kind == "contraction")
+    space = packing_space(view, matcher_for(view), "avx512", CpuTarget(data_tiling=True), "op0")
+    report = compile(UNIT_BATCH, space.candidate(space.seeds[0]), "cpu", strict=True)
+    applied = {o.strategy: o.dispatches for o in report.rules}
+    assert all(applied.values()) and len(applied) == 3
+    [packed] = applied["op0_mmt4d"]
+    assert "mmt4d" in packed and "bmm" in packed
+    by_name = {d.name: d for d in report.dispatches}
+    assert any(name.startswith("mm_") and "linalg.mmt4d" in by_name[name].compute_ops for name in by_name)  # data tiling's

@@ -188,7 +188,7 @@ def test_a_candidate_that_wins_is_emitted_and_ctrl_c_keeps_the_baseline(payload:
 
 
 def test_a_packed_op_that_wins_is_emitted_on_its_own_target(payload: Path, tmp_path: Path) -> None:
-    """An op's packing candidate (graph-level mmt4d, data tiling and ukernels off) that beats
+    """An op's packing candidate (graph-level mmt4d, ukernels off, the base's data tiling kept) that beats
     everything is emitted with the target it was measured on; its blocking rule selects the
     packed op of its own inner tile only, and the set renders."""
 
@@ -213,8 +213,8 @@ def test_a_packed_op_that_wins_is_emitted_on_its_own_target(payload: Path, tmp_p
     assert again.tuned == result.tuned and again.chosen == result.chosen
     assert [(j.noise, j.reference.samples if j.reference else None) for j in again.jobs] == [(j.noise, j.reference.samples if j.reference else None) for j in result.jobs]
     [target] = result.tuned.targets
-    assert result.chosen == "tuned:ukernels=none,data_tiling=False"
-    assert (target.ukernels, target.data_tiling) == ("none", False)
+    assert result.chosen == "tuned:ukernels=none"
+    assert (target.ukernels, target.data_tiling) == ("none", True)
     layout, blocking, *_ = result.tuned.rules
     m0, n0, _ = layout.strategy.pack.matmul_packed_sizes
     assert blocking.match.m == ((-(-96 // m0), m0),) and blocking.match.n == ((-(-64 // n0), n0),)
@@ -362,7 +362,8 @@ def test_cli_tunes_a_users_space(payload: Path, tmp_path: Path) -> None:
 def test_tune_a_real_onnx_export(tmp_path: Path) -> None:
     """What torch.onnx.export writes (examples/models/bert: si64 token ids, batch-1
     batch_matmuls, constant weights): the op listing finds its contractions, a batch-1
-    batch_matmul gets an op-level space that compiles, and the emitted set loads and renders."""
+    batch_matmul gets both op-level spaces (pinned tiles; packing, its unit batch folded)
+    whose candidates compile, and the emitted set loads and renders."""
     model = Path(__file__).resolve().parent.parent / "examples" / "models" / "bert" / "model.onnx"
     options = TuneOptions(budget=2, rounds=2, min_time_s=0.01, finalists=1, ops=("1x64x1024xf32, 1x1024x256",))
     with TuneCache(tmp_path / "cache.sqlite") as cache, LocalExecutor(2) as executor:
@@ -372,6 +373,7 @@ def test_tune_a_real_onnx_export(tmp_path: Path) -> None:
     assert job.dispatch.graph_op.name == "linalg.batch_matmul" and job.dispatch.graph_op.loop_sizes[0] == 1
     assert job.space is not None and job.space.size > 0
     assert job.variants and all(v.vmfb is not None for v in job.variants)  # candidates compile on the real model
+    assert len(job.spaces) == 2 and any(":packed#" in v.label for v in job.variants)
     assert {"iree-default", "iree-data-tiling"} <= {v.label for v in result.final}
     tdsl.render(result.tuned, "cpu")
     if result.tuned.rules:

@@ -188,12 +188,19 @@ class CpuTarget(StrategyModel):
                     )
 
 
+MMT4D_ROLES = ("m", "n", "k", "m", "n", "k")
+"""linalg.mmt4d's loops (M1, N1, K1, M0, N0, K0)."""
+
+
 def _data_tiled(match: MatcherKind) -> bool:
     """``match`` may select a matmul that IREE's data tiling rewrites (a contraction matcher,
-    or an op name of a matmul or batch matmul)."""
+    or an op name of a matmul or batch matmul). A contraction matcher of linalg.mmt4d's loops
+    does not: data tiling leaves a graph-level packed mmt4d alone (its codegen config
+    applied with --iree-opt-data-tiling on BERT's packed 1x64x256 by 256x1024 projection)."""
     for leaf in leaves(match):
         if isinstance(leaf, ContractionMatch):
-            return True
+            shape = leaf.loop_shape()
+            return shape is None or shape.roles != MMT4D_ROLES
         if isinstance(leaf, OpNameMatch) and any(n in ("linalg.matmul", "linalg.batch_matmul") for n in leaf.names):
             return True
     return False

@@ -11,9 +11,9 @@ then the whole model, keeping IREE's path wherever nothing measured better.
    packing of every matmul are built and timed on the whole program; the fastest is the
    *base* the op-level candidates start from.
 3. **Op level.** For each job, the candidates of its spaces -- its pinned tiles
-   (:func:`~tdsl.strategies.cpu.space.contraction_space`), then, for a 2-D matmul, its
-   graph-level packing (:func:`~tdsl.strategies.cpu.space.packing_space`, on its own
-   target: data tiling and ukernels off); the better winner is the op's -- (the budget's
+   (:func:`~tdsl.strategies.cpu.space.contraction_space`), then, for a 2-D matmul (or a
+   batch-1 batch matmul, folded first), its graph-level packing (:func:`~tdsl.strategies.cpu.space.packing_space`, on its own
+   target: ukernels off); the better winner is the op's -- (the budget's
    share per space, seeded sample; pruned ones counted) are built in parallel by the executor and timed on the
    whole program, interleaved with the base in repeated rounds (the base first and last in
    every round); a first round screens, the best few get the remaining rounds. A candidate
@@ -368,8 +368,8 @@ class Tuner:
 
     def op_stage(self, job: OpJob, base: Variant, isa: str, budget: int) -> None:
         """Tunes one op on top of ``base``: its pinned-tile space, each candidate's rule
-        before the base's rules, then, for a 2-D matmul, its packing space (each candidate
-        on its own target: data tiling and ukernels off) before the base's rules that
+        before the base's rules, then, for a 2-D or batch-1 matmul, its packing space (each candidate
+        on its own target: ukernels off) before the base's rules that
         validate there (see the module docstring). The better winner is the op's."""
         from ..strategies.cpu.space import contraction_space, packable, packing_space
 
@@ -462,7 +462,7 @@ class Tuner:
         base; returns the variants, the one to emit and the noise."""
         base_set = base.strategies or tuned_set([CpuTarget()])
         # Op jobs' rules go on the base (and on each winner's own target where it differs:
-        # a packed op turns data tiling and ukernels off); a user's whole space (no
+        # a packed op turns ukernels off); a user's whole space (no
         # dispatch) is its own set.
         won = [job.winner for job in jobs if job.winner and job.dispatch is not None]
         rules = [r for winner in won for r in winner.rules]
@@ -522,7 +522,7 @@ def with_rules(strategies: StrategySet, rules: Sequence[Rule]) -> StrategySet:
 def _target_groups(base_set: StrategySet, winners: Sequence[Variant]) -> list[tuple[str, tuple[Any, ...]]]:
     """The targets to time the op winners' rules on in the model pass, labelled: the base's
     (``tuned``), then each other target a winner was measured on (``tuned:`` and the fields
-    it changes, e.g. ``tuned:ukernels=none,data_tiling=False``)."""
+    it changes, e.g. ``tuned:ukernels=none``)."""
     groups: list[tuple[str, tuple[Any, ...]]] = [("tuned", tuple(base_set.targets))]
     base = base_set.targets[0].model_dump(mode="json") if base_set.targets else {}
     for winner in winners:
