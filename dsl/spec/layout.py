@@ -95,6 +95,8 @@ _NOT_WITH_HEAD_SPLIT = (
     ("lower_packs", "False"),
     ("fold_unit_dims", "False"),
 )
+# The fields fold_unit_dims excludes (they act on the unfolded loops or the op's consumers).
+_NOT_WITH_FOLD = (("interchange", "None"), ("propagate_reshapes", "False"), ("consumer_interchange", "None"))
 # The loop roles each operand of a contraction is indexed by.
 _OPERAND_ROLES = ("bmk", "bkn", "bmn")
 # linalg.mmt4d / batch_mmt4d: the roles of each operand's outer and inner dims.
@@ -250,14 +252,9 @@ class DataLayout(StrategyKind):
     @model_validator(mode="after")
     def _check(self) -> "DataLayout":
         if self.fuse_head_split:
-            for field, unset in _NOT_WITH_HEAD_SPLIT:
-                if getattr(self, field):
-                    raise problem(
-                        field,
-                        f"{unset} when fuse_head_split is set (the matched op is the transpose; the strategy "
-                        "rewrites only the contraction it reads)",
-                        getattr(self, field),
-                    )
+            self._refuse_with(
+                "fuse_head_split", _NOT_WITH_HEAD_SPLIT, "the matched op is the transpose; the strategy rewrites only the contraction it reads"
+            )
             return self
         if self.interchange is not None:
             check_permutation("interchange", self.interchange)
@@ -272,14 +269,7 @@ class DataLayout(StrategyKind):
         if self.fold_unit_dims:
             if not self.generalize:
                 raise problem("generalize", "True when fold_unit_dims is set (unit loops fold only out of a linalg.generic)", False)
-            for field in ("interchange", "propagate_reshapes", "consumer_interchange"):
-                if getattr(self, field):
-                    raise problem(
-                        field,
-                        f"{'None' if field.endswith('interchange') else 'False'} when fold_unit_dims is set "
-                        "(the folded op has other loops than the matched one); use a separate rule",
-                        getattr(self, field),
-                    )
+            self._refuse_with("fold_unit_dims", _NOT_WITH_FOLD, "the folded op has other loops than the matched one; use a separate rule")
         for field in ("propagate_reshapes", "consumer_interchange"):
             if getattr(self, field) and self.pack is not None:
                 raise problem(
@@ -321,6 +311,13 @@ class DataLayout(StrategyKind):
                 tiles = [r for r in packed if r in _OPERAND_ROLES[t.operand_index]]
                 self._check_transpose(i, t, None, tiles)
         return self
+
+    def _refuse_with(self, flag: str, fields: tuple[tuple[str, str], ...], why: str) -> None:
+        """Raises on the first of ``fields`` (name, its unset value as a message spells it) set
+        along with ``flag``."""
+        for field, unset in fields:
+            if getattr(self, field):
+                raise problem(field, f"{unset} when {flag} is set ({why})", getattr(self, field))
 
     def _check_transpose(self, i: int, t: PackTranspose, rank: Optional[int], tiles: list[str], strategy: str = "") -> None:
         """``pack_transposes[i]`` fits a packed operand of ``rank`` outer dims (None: not
