@@ -79,6 +79,17 @@ LAYOUT_VARIANTS = StrategySet(
         ),
         Rule(
             target="cpu",
+            match=ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", operand_layout="mk_kn", batch=[1], m=[64], n=[48], k=[32]),
+            strategy=DataLayout(
+                name="bmm1_fold",
+                generalize=True,
+                fold_unit_dims=True,
+                pack=PackGreedily(matmul_packed_sizes=[8, 16, 1]),
+                pack_transposes=[PackTranspose(operand="rhs", outer_perm=[1, 0])],
+            ),
+        ),
+        Rule(
+            target="cpu",
             match=OpNameMatch(names=["linalg.batch_matmul"]),
             strategy=DataLayout(name="bmm_interchange", generalize=True, interchange=[0, 2, 1, 3]),
         ),

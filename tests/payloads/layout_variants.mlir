@@ -28,3 +28,10 @@ func.func @conv(%x: tensor<2x18x18x32xf32>, %w: tensor<3x3x32x64xf32>) -> tensor
       ins(%x, %w : tensor<2x18x18x32xf32>, tensor<3x3x32x64xf32>) outs(%f : tensor<2x16x16x64xf32>) -> tensor<2x16x16x64xf32>
   return %r : tensor<2x16x16x64xf32>
 }
+func.func @bmm1(%a: tensor<1x64x32xf32>, %b: tensor<1x32x48xf32>) -> tensor<1x64x48xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x64x48xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x64x48xf32>) -> tensor<1x64x48xf32>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<1x64x32xf32>, tensor<1x32x48xf32>) outs(%f : tensor<1x64x48xf32>) -> tensor<1x64x48xf32>
+  return %r : tensor<1x64x48xf32>
+}

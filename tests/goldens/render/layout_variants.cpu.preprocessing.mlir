@@ -17,16 +17,24 @@ module @tdsl_layout_variants attributes {transform.with_named_sequence} {
     transform.iree.match.dims_equal %l0_m, [256] : !transform.param<i64> loc("layout_variants.rules[1].match.m")
     transform.yield %op : !transform.any_op loc("layout_variants.rules[1].match")
   } loc("layout_variants.rules[1].match")
-  transform.named_sequence @tdsl_r2_bmm_interchange_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    transform.match.operation_name %op ["linalg.batch_matmul"] : !transform.any_op loc("layout_variants.rules[2].match.names")
+  transform.named_sequence @tdsl_r2_bmm1_fold_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = f32, rhs_type = f32, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] : !transform.any_op -> !transform.param<i64> loc("layout_variants.rules[2].match")
+    transform.iree.match.dims_equal %l0_batch, [1] : !transform.param<i64> loc("layout_variants.rules[2].match.batch")
+    transform.iree.match.dims_equal %l0_m, [64] : !transform.param<i64> loc("layout_variants.rules[2].match.m")
+    transform.iree.match.dims_equal %l0_n, [48] : !transform.param<i64> loc("layout_variants.rules[2].match.n")
+    transform.iree.match.dims_equal %l0_k, [32] : !transform.param<i64> loc("layout_variants.rules[2].match.k")
     transform.yield %op : !transform.any_op loc("layout_variants.rules[2].match")
   } loc("layout_variants.rules[2].match")
-  transform.named_sequence @tdsl_r3_conv_pack_lowered_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
-    %l0_batch, %l0_output_image, %l0_output_channel, %l0_filter, %l0_input_channel, %l0_depth, %l0_strides, %l0_dilations = transform.iree.match.convolution %op, lhs_type = f32, rhs_type = f32, output_type = f32 : !transform.any_op -> !transform.param<i64> loc("layout_variants.rules[3].match")
-    transform.iree.match.dims_equal %l0_strides, [1, 1] : !transform.param<i64> loc("layout_variants.rules[3].match.strides")
-    transform.iree.match.dims_equal %l0_dilations, [1, 1] : !transform.param<i64> loc("layout_variants.rules[3].match.dilations")
+  transform.named_sequence @tdsl_r3_bmm_interchange_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.batch_matmul"] : !transform.any_op loc("layout_variants.rules[3].match.names")
     transform.yield %op : !transform.any_op loc("layout_variants.rules[3].match")
   } loc("layout_variants.rules[3].match")
+  transform.named_sequence @tdsl_r4_conv_pack_lowered_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %l0_batch, %l0_output_image, %l0_output_channel, %l0_filter, %l0_input_channel, %l0_depth, %l0_strides, %l0_dilations = transform.iree.match.convolution %op, lhs_type = f32, rhs_type = f32, output_type = f32 : !transform.any_op -> !transform.param<i64> loc("layout_variants.rules[4].match")
+    transform.iree.match.dims_equal %l0_strides, [1, 1] : !transform.param<i64> loc("layout_variants.rules[4].match.strides")
+    transform.iree.match.dims_equal %l0_dilations, [1, 1] : !transform.param<i64> loc("layout_variants.rules[4].match.dilations")
+    transform.yield %op : !transform.any_op loc("layout_variants.rules[4].match")
+  } loc("layout_variants.rules[4].match")
 
   transform.named_sequence @tdsl_r0_pad_k(%op: !transform.any_op {transform.consumed}) {
     %packed0 = transform.structured.pack_greedily %op matmul_packed_sizes = [8, 16, 0] matmul_padded_sizes_next_multiple_of = [0, 0, 64] matmul_inner_dims_order = [1, 2, 0] : (!transform.any_op) -> !transform.op<"linalg.generic"> loc("pad_k.pack")
@@ -50,17 +58,37 @@ module @tdsl_layout_variants attributes {transform.with_named_sequence} {
     transform.yield loc("pack_transposed")
   } loc("pack_transposed")
 
-  transform.named_sequence @tdsl_r2_bmm_interchange(%op: !transform.any_op {transform.consumed}) {
+  transform.named_sequence @tdsl_r2_bmm1_fold(%op: !transform.any_op {transform.consumed}) {
+    %generic = transform.structured.generalize %op : (!transform.any_op) -> !transform.any_op loc("bmm1_fold.generalize")
+    %marker = transform.param.constant "bmm1_fold" -> !transform.any_param loc("bmm1_fold")
+    transform.annotate %generic "tdsl.layout" = %marker : !transform.any_op, !transform.any_param loc("bmm1_fold")
+    %rule = transform.param.constant 2 : i64 -> !transform.any_param loc("layout_variants.rules[2]")
+    transform.annotate %generic "tdsl.layout_rule" = %rule : !transform.any_op, !transform.any_param loc("layout_variants.rules[2]")
+    transform.yield loc("bmm1_fold")
+  } loc("bmm1_fold")
+
+  transform.named_sequence @tdsl_r2_bmm1_fold_packed(%op: !transform.any_op {transform.consumed}) {
+    %packed0 = transform.structured.pack_greedily %op matmul_packed_sizes = [8, 16, 1] matmul_inner_dims_order = [0, 1, 2] : (!transform.any_op) -> !transform.op<"linalg.generic"> loc("bmm1_fold.pack")
+    %pack0 = transform.get_producer_of_operand %packed0[1] : (!transform.op<"linalg.generic">) -> !transform.op<"linalg.pack"> loc("bmm1_fold.pack_transposes[0]")
+    %packed1, %pack0_t, %unpack0_t = transform.structured.pack_transpose %pack0 with_compute_op(%packed0) outer_perm = [1, 0] : (!transform.op<"linalg.pack">, !transform.op<"linalg.generic">) -> (!transform.op<"linalg.generic">, !transform.op<"linalg.pack">, !transform.any_op) loc("bmm1_fold.pack_transposes[0]")
+    %marker = transform.param.constant "bmm1_fold" -> !transform.any_param loc("bmm1_fold")
+    transform.annotate %packed1 "tdsl.layout" = %marker : !transform.op<"linalg.generic">, !transform.any_param loc("bmm1_fold")
+    %rule = transform.param.constant 2 : i64 -> !transform.any_param loc("layout_variants.rules[2]")
+    transform.annotate %packed1 "tdsl.layout_rule" = %rule : !transform.op<"linalg.generic">, !transform.any_param loc("layout_variants.rules[2]")
+    transform.yield loc("bmm1_fold")
+  } loc("bmm1_fold")
+
+  transform.named_sequence @tdsl_r3_bmm_interchange(%op: !transform.any_op {transform.consumed}) {
     %generic = transform.structured.generalize %op : (!transform.any_op) -> !transform.any_op loc("bmm_interchange.generalize")
     %interchanged = transform.structured.interchange %generic iterator_interchange = [0, 2, 1, 3] : (!transform.any_op) -> !transform.any_op loc("bmm_interchange.interchange")
     %marker = transform.param.constant "bmm_interchange" -> !transform.any_param loc("bmm_interchange")
     transform.annotate %interchanged "tdsl.layout" = %marker : !transform.any_op, !transform.any_param loc("bmm_interchange")
-    %rule = transform.param.constant 2 : i64 -> !transform.any_param loc("layout_variants.rules[2]")
-    transform.annotate %interchanged "tdsl.layout_rule" = %rule : !transform.any_op, !transform.any_param loc("layout_variants.rules[2]")
+    %rule = transform.param.constant 3 : i64 -> !transform.any_param loc("layout_variants.rules[3]")
+    transform.annotate %interchanged "tdsl.layout_rule" = %rule : !transform.any_op, !transform.any_param loc("layout_variants.rules[3]")
     transform.yield loc("bmm_interchange")
   } loc("bmm_interchange")
 
-  transform.named_sequence @tdsl_r3_conv_pack_lowered(%op: !transform.any_op {transform.consumed}) {
+  transform.named_sequence @tdsl_r4_conv_pack_lowered(%op: !transform.any_op {transform.consumed}) {
     %packed0 = transform.structured.pack_greedily %op matmul_packed_sizes = [8, 16, 4] matmul_inner_dims_order = [0, 1, 2] : (!transform.any_op) -> !transform.op<"linalg.generic"> loc("conv_pack_lowered.pack")
     %lower_pack0 = transform.get_producer_of_operand %packed0[0] : (!transform.op<"linalg.generic">) -> !transform.op<"linalg.pack"> loc("conv_pack_lowered.lower_packs")
     %pad0, %expand0, %transpose0 = transform.structured.lower_pack %lower_pack0 : (!transform.op<"linalg.pack">) -> (!transform.op<"tensor.pad">, !transform.op<"tensor.expand_shape">, !transform.op<"linalg.transpose">) loc("conv_pack_lowered.lower_packs")
@@ -70,8 +98,8 @@ module @tdsl_layout_variants attributes {transform.with_named_sequence} {
     %unpack_empty, %unpack_transpose, %unpack_collapse, %unpack_slice, %unpack_copy = transform.structured.lower_unpack %lower_unpack : (!transform.op<"linalg.unpack">) -> (!transform.op<"tensor.empty">, !transform.op<"linalg.transpose">, !transform.op<"tensor.collapse_shape">, !transform.op<"tensor.extract_slice">, !transform.op<"linalg.copy">) loc("conv_pack_lowered.lower_packs")
     %marker = transform.param.constant "conv_pack_lowered" -> !transform.any_param loc("conv_pack_lowered")
     transform.annotate %packed0 "tdsl.layout" = %marker : !transform.op<"linalg.generic">, !transform.any_param loc("conv_pack_lowered")
-    %rule = transform.param.constant 3 : i64 -> !transform.any_param loc("layout_variants.rules[3]")
-    transform.annotate %packed0 "tdsl.layout_rule" = %rule : !transform.op<"linalg.generic">, !transform.any_param loc("layout_variants.rules[3]")
+    %rule = transform.param.constant 4 : i64 -> !transform.any_param loc("layout_variants.rules[4]")
+    transform.annotate %packed0 "tdsl.layout_rule" = %rule : !transform.op<"linalg.generic">, !transform.any_param loc("layout_variants.rules[4]")
     transform.yield loc("conv_pack_lowered")
   } loc("conv_pack_lowered")
 
@@ -83,9 +111,20 @@ module @tdsl_layout_variants attributes {transform.with_named_sequence} {
     %root2 = transform.foreach_match in %root
         @tdsl_r1_pack_transposed_match0 -> @tdsl_r1_pack_transposed,
         @tdsl_r1_pack_transposed_match1 -> @tdsl_r1_pack_transposed,
-        @tdsl_r2_bmm_interchange_match0 -> @tdsl_r2_bmm_interchange,
-        @tdsl_r3_conv_pack_lowered_match0 -> @tdsl_r3_conv_pack_lowered
+        @tdsl_r2_bmm1_fold_match0 -> @tdsl_r2_bmm1_fold,
+        @tdsl_r3_bmm_interchange_match0 -> @tdsl_r3_bmm_interchange,
+        @tdsl_r4_conv_pack_lowered_match0 -> @tdsl_r4_conv_pack_lowered
       : (!transform.any_op) -> !transform.any_op loc("layout_variants.rules")
+    %tdsl_r2_bmm1_fold_ops = transform.structured.match attributes {tdsl.layout_rule = 2 : i64} in %root2 : (!transform.any_op) -> !transform.any_op loc("layout_variants.rules[2]")
+    %tdsl_r2_bmm1_fold_scope = transform.get_parent_op %tdsl_r2_bmm1_fold_ops <{deduplicate, isolated_from_above}> : (!transform.any_op) -> !transform.any_op loc("bmm1_fold.fold_unit_dims")
+    transform.apply_patterns to %tdsl_r2_bmm1_fold_scope {
+      transform.apply_patterns.linalg.fold_unit_extent_dims_via_reshapes loc("bmm1_fold.fold_unit_dims")
+    } : !transform.any_op loc("bmm1_fold.fold_unit_dims")
+    transform.foreach %tdsl_r2_bmm1_fold_ops : !transform.any_op {
+    ^bb0(%tdsl_r2_bmm1_fold_op: !transform.any_op):
+      transform.include @tdsl_r2_bmm1_fold_packed failures(propagate) (%tdsl_r2_bmm1_fold_op) : (!transform.any_op) -> () loc("bmm1_fold")
+      transform.yield loc("bmm1_fold")
+    } loc("bmm1_fold")
     transform.yield loc("layout_variants.rules")
   } loc("layout_variants.rules")
 } loc("layout_variants")
