@@ -170,10 +170,17 @@ def _is_scope(op: Op) -> bool:
     return op.name == "transform.structured.match" and isinstance(attrs, dict) and set(attrs) == {"sym_name"}
 
 
+PER_OP = "per_op"
+"""The key of :func:`_deferred_fields` that names the sequence run on each folded op."""
+
+
 def _deferred_fields(ops: list[Op]) -> dict[str, dict[str, Any]]:
     """The DataLayout fields tdsl renders as work after a run, by strategy name:
-    ``propagate_reshapes`` (ops at ``<name>.propagate_reshapes``) and
-    ``consumer_interchange`` (the interchange at ``<name>.consumer_interchange``)."""
+    ``propagate_reshapes`` (ops at ``<name>.propagate_reshapes``),
+    ``consumer_interchange`` (the interchange at ``<name>.consumer_interchange``) and
+    ``fold_unit_dims`` (ops at ``<name>.fold_unit_dims``; the sequence its
+    ``transform.include`` runs on each folded op, which holds the pack steps, under
+    :data:`PER_OP`)."""
     found: dict[str, dict[str, Any]] = {}
 
     def visit(op: Op) -> None:
@@ -183,6 +190,10 @@ def _deferred_fields(ops: list[Op]) -> dict[str, dict[str, Any]]:
             found.setdefault(name, {})["propagate_reshapes"] = True
         elif field == "consumer_interchange" and op.name == "transform.structured.interchange":
             found.setdefault(name, {})["consumer_interchange"] = op.attr("iterator_interchange")
+        elif field == "fold_unit_dims":
+            found.setdefault(name, {})["fold_unit_dims"] = True
+        elif not field and op.name == "transform.include":
+            found.setdefault(name, {})[PER_OP] = getattr(op.attr("target"), "name", None)
         for region in op.regions:
             for block in region:
                 for child in block.ops:
@@ -296,7 +307,15 @@ class _Importer:
     ) -> tuple[StrategyKind, Marks, bool]:
         if self.injection is Injection.PREPROCESSING:
             fields, marks = read_layout(action)
-            fields.update(self.deferred.get(marks.name or "", {}))
+            deferred = dict(self.deferred.get(marks.name or "", {}))
+            per_op = deferred.pop(PER_OP, None)
+            if per_op is not None:  # fold_unit_dims: the pack steps run on each folded op
+                sequence = self.module.sequence(per_op)
+                if sequence is None:
+                    raise Unsupported("transform.include", action.line, f"the sequence @{per_op} in the spec")
+                packing, _ = read_layout(sequence)
+                fields.update(packing)
+            fields.update(deferred)
             return build_layout(marks.name or name, fields, action.line), marks, False
         config = read_config_action(action, bound, lines)
         strategy_name = config.marks.name or name
