@@ -411,8 +411,9 @@ def bench(
         with progress.step("compile", "IREE data tiling"):
             compile_default(payload, [*flags, "--iree-opt-data-tiling"], modules[DATA_TILING], timeout_s, memory_gb)
         ops = mlir.linalg_ops(text)
-        counted = function_flops(ops)
-        if program.kind != "linalg":
+        if program.kind == "linalg":
+            counted = function_flops(ops)
+        else:
             # A torch/ONNX-dialect program has its contractions in linalg form only after
             # IREE's input conversion.
             with progress.step("compile", "linalg form (flops)"):

@@ -380,7 +380,7 @@ def list_dispatches(
     payload = Path(payload)
     covered = coverage(payload, ready, target.name, extra_flags=extra_flags, timeout_s=timeout_s, memory_gb=memory_gb) if ready else {}
     flags = [*target.compile_flags(), *extra_flags]
-    graph = bindings.linalg_ops(_phase_ir(payload, flags, "abi", timeout_s, memory_gb))
+    graph = graph_linalg_ops(payload, flags, timeout_s, memory_gb)
     configured_ir, launches = _configured_ir(payload, flags, timeout_s, memory_gb)
     by_site: dict[str, list[bindings.LinalgOp]] = {}
     for graph_op in graph:

@@ -406,11 +406,12 @@ class DataLayout(StrategyKind):
         matcher must be a contraction matcher that fixes every loop's size, with a batch of 1
         and m, n and k loops of other sizes."""
         contraction = next((m for m in leaves if isinstance(m, ContractionMatch)), None)
-        sizes = contraction.problem_dims(shape.roles) if contraction is not None and shape is not None else []
-        batch = [size for size, role in zip(sizes, shape.roles if shape is not None else ()) if role == "b"]
-        others = [size for size, role in zip(sizes, shape.roles if shape is not None else ()) if role != "b"]
+        roles = shape.roles if shape is not None and contraction is not None else ()
+        sizes = contraction.problem_dims(roles) if contraction is not None and roles else []
+        batch = [size for size, role in zip(sizes, roles) if role == "b"]
+        others = [size for size, role in zip(sizes, roles) if role != "b"]
         if shape is None or not sizes or None in sizes or not batch or any(b != 1 for b in batch) or 1 in others:
-            found = "open sizes" if not sizes or None in sizes else f"loop sizes {sizes} (roles {''.join(shape.roles) if shape else '?'})"
+            found = "open sizes" if not sizes or None in sizes else f"loop sizes {sizes} (roles {''.join(roles)})"
             raise problem(
                 "fold_unit_dims",
                 "a rule whose contraction matcher fixes every loop size, with a batch of 1 and m, n, k "
