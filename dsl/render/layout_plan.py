@@ -14,7 +14,7 @@ are :class:`Deferred`: the entry runs them after the rule's run, on the ops the 
 marked with the rule's index, named ``%<symbol>_ops`` (the action's symbol keeps them
 apart from other rules' handles in the entry).
 
-``fold_unit_dims`` is deferred too (:class:`FoldUnitDims`: the unit-extent patterns run on
+``fold_unit_dims`` is deferred too (:class:`FunctionPatterns`: the unit-extent patterns run on
 the whole enclosing function): the action only generalizes and marks the op; the entry then
 folds the unit loops of the marked ops and runs the pack steps on each of them (a
 ``transform.foreach`` over ``ops`` that includes ``@<symbol>_packed``, a sequence with the
@@ -64,14 +64,20 @@ class Interchange(Step):
 
 
 @dataclass(frozen=True)
-class PropagateReshapes(Step):
+class FunctionPatterns(Step):
     """Deferred: ``scope = transform.get_parent_op ops <{deduplicate, isolated_from_above}>``
-    and the ``bubble_expand`` patterns on those functions (a ``tensor.expand_shape`` of a
-    marked op's result folds into it; ``ops`` follows the rewritten ops)."""
+    and the pattern set ``patterns`` on those functions; ``ops`` follows the rewritten ops.
+    ``propagate_reshapes`` (``iree.bubble_expand``: a ``tensor.expand_shape`` of a marked
+    op's result folds into it) and ``fold_unit_dims``
+    (``linalg.fold_unit_extent_dims_via_reshapes``: each marked generic loses its unit loops
+    behind ``tensor.collapse_shape`` / ``expand_shape``); ``field`` names the DataLayout
+    field in the locations."""
 
-    macro: ClassVar[str] = "propagate_reshapes"
+    macro: ClassVar[str] = "function_patterns"
     ops: Handle
     scope: Handle
+    field: str
+    patterns: str
 
 
 @dataclass(frozen=True)
@@ -99,17 +105,6 @@ class ConsumerInterchange(Step):
     fitting: Handle
     result: Handle
     permutation: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class FoldUnitDims(Step):
-    """Deferred: ``scope = transform.get_parent_op ops <{deduplicate, isolated_from_above}>``
-    and ``fold_unit_extent_dims_via_reshapes`` on those functions (each marked generic loses
-    its unit loops behind ``tensor.collapse_shape`` / ``expand_shape``; ``ops`` follows them)."""
-
-    macro: ClassVar[str] = "fold_unit_dims"
-    ops: Handle
-    scope: Handle
 
 
 @dataclass(frozen=True)
@@ -387,7 +382,7 @@ def plan_layout(strategy: DataLayout, symbol: str, target: Target) -> LayoutPlan
     deferred: list[Step] = []
     ops = Handle(f"%{symbol}_ops")
     if s.propagate_reshapes:
-        deferred.append(PropagateReshapes(ops, Handle(f"%{symbol}_scope")))
+        deferred.append(FunctionPatterns(ops, Handle(f"%{symbol}_scope"), "propagate_reshapes", "iree.bubble_expand"))
     if s.consumer_interchange is not None:
         deferred.append(
             ConsumerInterchange(
@@ -404,7 +399,7 @@ def plan_layout(strategy: DataLayout, symbol: str, target: Target) -> LayoutPlan
         )
     per_op = None
     if s.fold_unit_dims:
-        deferred.append(FoldUnitDims(ops, Handle(f"%{symbol}_scope")))
+        deferred.append(FunctionPatterns(ops, Handle(f"%{symbol}_scope"), "fold_unit_dims", "linalg.fold_unit_extent_dims_via_reshapes"))
         if s.pack is not None:
             packing, packed = _pack_steps(s, Handle("%op"))
             per_op = PerOp(f"{symbol}_packed", Handle(f"%{symbol}_op"), tuple(packing), packed)
