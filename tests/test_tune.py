@@ -187,6 +187,42 @@ def test_a_candidate_that_wins_is_emitted_and_ctrl_c_keeps_the_baseline(payload:
     assert "Interrupted" in (out / TUNED_PY).read_text()
 
 
+def test_a_seed_with_an_unlucky_screening_sample_still_reaches_the_finals(payload: Path, tmp_path: Path) -> None:
+    """The space's seeds (the library's points) run in the finals whatever their one
+    screening sample said: a seed whose first sample is a noisy spell (5x its true time) is
+    still found to be the best and emitted."""
+
+    def slow(data: dict[str, Any] | None) -> float:
+        if data is None or _packs(data):
+            return 3e-3
+        return 1.5e-3 if _pins(data) else 1e-3
+
+    with TuneCache(tmp_path / "probe.sqlite") as cache, ScriptedRunner(slow) as runner:
+        probe = tune(payload, options=TuneOptions(budget=12, rounds=2, finalists=1, check_numerics=False), executor=runner, cache=cache)
+    pinned = probe.jobs[0].spaces[0]
+    assert pinned.seeds
+    seed_pins = {json.dumps(_pins(to_data(v.strategies)), sort_keys=True) for v in probe.jobs[0].variants if v.values in pinned.seeds}
+    assert seed_pins
+    seen: dict[str, int] = {}
+
+    def seconds(data: dict[str, Any] | None) -> float:
+        if data is None or _packs(data):
+            return 3e-3
+        if not _pins(data):
+            return 1e-3
+        key = json.dumps(_pins(data), sort_keys=True)
+        if key not in seed_pins:
+            return 0.9e-3
+        seen[key] = seen.get(key, 0) + 1
+        return 2.5e-3 if seen[key] == 1 else 0.5e-3
+
+    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds) as runner:
+        result = tune(payload, options=TuneOptions(budget=12, rounds=2, finalists=1, check_numerics=False), executor=runner, cache=cache)
+    [job] = result.jobs
+    assert job.winner is not None and json.dumps(_pins(to_data(job.winner.strategies)), sort_keys=True) in seed_pins
+    assert result.chosen == "tuned"
+
+
 def test_a_packed_op_that_wins_is_emitted_on_its_own_target(payload: Path, tmp_path: Path) -> None:
     """An op's packing candidate (graph-level mmt4d, ukernels off, the base's data tiling kept) that beats
     everything is emitted with the target it was measured on; its blocking rule selects the

@@ -387,7 +387,7 @@ class Tuner:
     def search(self, job: OpJob, space: Space, base: Variant, budget: int, make: Callable[[Any], tuple[StrategySet, tuple[Rule, ...]]], tag: str = "") -> None:
         """Searches ``space`` against ``base`` with ``budget`` candidates: the seeds and a
         seeded sample (2/3 of the budget), one screening round, the neighbours of the best
-        two, then the finalists in full rounds; ``make`` turns a candidate into the set to
+        two, then the finalists (the best few and every seed that built) in full rounds; ``make`` turns a candidate into the set to
         build and the rules it adds; ``tag`` names the space in the candidates' labels.
         Adds to ``job``'s variants and pruning, sets its reference and noise, and makes the
         best finalist its winner if it wins and gains more than an earlier search's."""
@@ -437,7 +437,10 @@ class Tuner:
         job.spaces.append(space)
         job.pruned = job.pruned.add(space.pruned)
         timed = sorted((v for v in variants[1:] if v.ok and v.median), key=lambda v: v.median or math.inf)
-        finalists = [reference, *timed[: self.options.finalists]]
+        # The seeds (the ready library's points) always reach the finals: one screening
+        # sample is one sample, and a noisy one must not drop the point most likely to win.
+        seeded = [v for v in variants[1 : 1 + min(len(seeds), first)] if v.ok and v.median and v not in timed[: self.options.finalists]]
+        finalists = [reference, *timed[: self.options.finalists], *seeded]
         for v in finalists:
             v.samples, v.by_round, v.cached_samples = [], [], 0
         self.measure(finalists, reference, self.options.rounds, self.options.seed + 2, f"{stage}:final")
