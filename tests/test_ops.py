@@ -114,3 +114,33 @@ def test_matchers_print_as_python_that_builds_them() -> None:
             assert matcher is not None
             source = python_source(matcher)
             assert eval(source, vars(tdsl)) == matcher, source  # noqa: S307 - our own printer's output
+
+
+PADDED_CONV = """\
+func.func @padded(%x: tensor<1x16x400xf32>, %w: tensor<64x16x5xf32>) -> tensor<1x64x400xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 2] high[0, 0, 2] {
+  ^bb0(%i: index, %j: index, %k: index):
+    tensor.yield %zero : f32
+  } : tensor<1x16x400xf32> to tensor<1x16x404xf32> loc("conv0")
+  %e = tensor.empty() : tensor<1x64x400xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x64x400xf32>) -> tensor<1x64x400xf32> loc("conv0")
+  %c = linalg.conv_1d_ncw_fcw {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>}
+    ins(%p, %w : tensor<1x16x404xf32>, tensor<64x16x5xf32>) outs(%f : tensor<1x64x400xf32>) -> tensor<1x64x400xf32> loc("conv0")
+  return %c : tensor<1x64x400xf32>
+}
+"""
+
+
+def test_a_pad_copy_dispatch_is_not_given_its_convolution(tmp_path: Path) -> None:
+    """An ONNX Conv with padding imports to a pad and a convolution at one source site (the
+    node's name); IREE makes the pad a copy dispatch of its own. That dispatch lists no
+    graph-level op, so no convolution rule or tuning job is aimed at it; the convolution's
+    own dispatch keeps it."""
+    payload = tmp_path / "padded.mlir"
+    payload.write_text(PADDED_CONV)
+    ops = list_dispatches(payload, CpuTarget())
+    graph = {d.name: d.graph_op.name if d.graph_op else None for d in ops.dispatches}
+    assert len(graph) == 2 and set(graph.values()) == {"linalg.conv_1d_ncw_fcw", None}, graph
+    [copy] = [d for d in ops.dispatches if d.graph_op is None]
+    assert copy.root is not None and copy.root.kind == "other" and copy.graph_matcher is None

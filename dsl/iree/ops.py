@@ -340,16 +340,15 @@ def coverage(
 
 def _graph_op(root: bindings.LinalgOp, candidates: list[bindings.LinalgOp]) -> bindings.LinalgOp | None:
     """The graph-level op ``root`` came from, among the ops of its source site: one of the
-    same kind (contraction, convolution), else of the same name, else none (a site can
-    hold several ops, e.g. an ONNX node that imports to a broadcast and a matmul)."""
-    ranked = sorted(
-        candidates,
-        key=lambda op: (op.kind != root.kind or root.kind == "other", op.name != root.name, op.kind == "other"),
-    )
-    best = ranked[0] if ranked else None
-    if best is None or (best.kind == "other" and best.name != root.name):
-        return None
-    return best
+    same kind (contraction, convolution), else another contraction or convolution (a 1x1
+    convolution reaches codegen as a matmul-like generic), else one of the same name, else
+    none. A site can hold several ops (an ONNX node that imports to a broadcast and a
+    matmul, a padded convolution whose pad copy is a dispatch of its own), and a root that
+    is neither a contraction nor a convolution never takes one of those."""
+    computes = ("contraction", "convolution")
+    same = [op for op in candidates if op.name == root.name or (root.kind in computes and op.kind in computes)]
+    ranked = sorted(same, key=lambda op: (op.kind != root.kind or root.kind == "other", op.name != root.name))
+    return ranked[0] if ranked else None
 
 
 def _root(ops: list[bindings.LinalgOp]) -> bindings.LinalgOp | None:
