@@ -5,7 +5,8 @@ then the whole model, keeping IREE's path wherever nothing measured better.
    (:func:`tdsl.iree.ops.list_dispatches`); every contraction with an op-level space
    (:func:`tdsl.strategies.cpu.space.tunable`) is a tuning job, one per distinct
    graph-level matcher (a shape launched several times is one job), ordered by its share
-   of the work: flops x launches per call (an estimate of its share of the baseline's time).
+   of the work: flops x launches per call (an estimate of its share of the baseline's time);
+   one below :data:`MIN_SHARE` of it is listed but not tuned unless ``ops`` names it.
 2. **Program level.** The points of :func:`~tdsl.strategies.cpu.space.program_space`
    (IREE default and data tiling among them) and the ready library's graph-level mmt4d
    packing of every matmul are built and timed on the whole program; the fastest is the
@@ -58,7 +59,7 @@ from ..targets import AmdGpuTarget, CpuTarget
 from ..targets.host import detect_isa
 from .cache import ArtifactKey, MachineKey, TuneCache, canonical_hash
 from .executor import BuildJob, BuildResult, Executor, LocalExecutor, SampleJob, SampleResult
-from .measure import Variant, inconclusive, noise, round_order, speedup, wins
+from .measure import MIN_NOISE, Variant, inconclusive, noise, round_order, speedup, wins
 
 TUNE_SCHEMA_VERSION = 1
 """Version of what a tuning stores and reports; part of every cache key."""
@@ -573,9 +574,17 @@ def tuning_session(executor: Executor | None, cache: TuneCache | None, progress:
             store.close()
 
 
+MIN_SHARE = MIN_NOISE / 2
+"""Jobs with a smaller share of the program's flops are not tuned unless ``--ops`` names
+them: candidates are timed on the whole program, and even an op made free would move it by
+at most half the noise floor (:data:`~tdsl.tune.measure.MIN_NOISE`), so a "win" measured
+there is noise. (Flops stand in for time here, as in the jobs' order.)"""
+
+
 def op_jobs(ops: ProgramOps, only: Sequence[str] = ()) -> list[OpJob]:
     """The op-level jobs of a program (see the module docstring): one per distinct
-    graph-level matcher of a tunable contraction, by share of the flops, largest first."""
+    graph-level matcher of a tunable contraction, by share of the flops, largest first;
+    below :data:`MIN_SHARE` (unless ``only`` selects them) a job is listed but skipped."""
     from ..strategies.cpu.space import tunable
 
     total = sum(_flops(d) for d in ops.dispatches) or 1.0
@@ -597,6 +606,8 @@ def op_jobs(ops: ProgramOps, only: Sequence[str] = ()) -> list[OpJob]:
     ordered = sorted(jobs.values(), key=lambda j: -j.share)
     for i, job in enumerate(ordered):
         job.name = f"op{i}"
+        if not job.skipped and not only and job.share < MIN_SHARE:
+            job.skipped = f"{job.share:.1%} of the work, too small for whole-program timing to resolve (--ops tunes it anyway)"
     return ordered
 
 
