@@ -12,6 +12,7 @@ from typing import Any, Callable, Sequence
 import pytest
 
 import tdsl
+from tdsl.iree.frontend import externalize_weights, load_program
 from tdsl.spec.loader import to_data
 from tdsl.spec.strategy_set import StrategySet
 from tdsl.tune import LocalExecutor, TuneCache, TuneOptions, table, tune, write_outputs
@@ -399,7 +400,9 @@ def test_tune_a_real_onnx_export(tmp_path: Path) -> None:
     """What torch.onnx.export writes (examples/models/bert: si64 token ids, batch-1
     batch_matmuls, constant weights): the op listing finds its contractions, a batch-1
     batch_matmul gets both op-level spaces (pinned tiles; packing, its unit batch folded)
-    whose candidates compile, and the emitted set loads and renders."""
+    whose candidates compile (against the weights in a parameter archive, so each module is
+    code only) and run, and the emitted set loads, renders and passes the numeric check on
+    the model with its weights inline."""
     model = Path(__file__).resolve().parent.parent / "examples" / "models" / "bert" / "model.onnx"
     options = TuneOptions(budget=2, rounds=2, min_time_s=0.01, finalists=1, ops=("1x64x1024xf32, 1x1024x256",))
     with TuneCache(tmp_path / "cache.sqlite") as cache, LocalExecutor(2) as executor:
@@ -409,8 +412,12 @@ def test_tune_a_real_onnx_export(tmp_path: Path) -> None:
     assert job.dispatch.graph_op.name == "linalg.batch_matmul" and job.dispatch.graph_op.loop_sizes[0] == 1
     assert job.space is not None and job.space.size > 0
     assert job.variants and all(v.vmfb is not None for v in job.variants)  # candidates compile on the real model
+    # Built with the weights in a parameter archive: the modules hold code only.
+    [archive] = externalize_weights(load_program(model)).parameters
+    assert archive.path.stat().st_size > 4e6 and all(len(v.vmfb or b"") < 1e6 for v in job.variants)
     assert len(job.spaces) == 2 and any(":packed#" in v.label for v in job.variants)
     assert {"iree-default", "iree-data-tiling"} <= {v.label for v in result.final}
+    assert all(v.median and not v.sample_errors for v in result.final), [(v.label, v.sample_errors) for v in result.final]
     tdsl.render(result.tuned, "cpu")
     if result.tuned.rules:
         assert result.numerics["ok"]

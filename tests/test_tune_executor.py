@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import signal
@@ -11,6 +12,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
@@ -19,6 +21,7 @@ import pytest
 
 import tdsl.tune.executor as executor
 from tdsl.errors import ArgumentError
+from tdsl.iree.frontend import ParameterArchive
 from tdsl.iree.machine import machine
 from tdsl.spec.loader import load, to_data
 from tdsl.tune.executor import (
@@ -150,6 +153,41 @@ def test_sample_writes_a_module_once_per_process() -> None:
     assert {p: p.stat().st_mtime_ns for p in cached} == stamps
     executor.clear_sample_cache()
     assert not any(p.exists() for p in cached)
+
+
+WEIGHTED = b"""util.global private @w = #stream.parameter.named<"model"::"w"> : tensor<16x8xf32>
+func.func @main(%a: tensor<8x16xf32>) -> tensor<8x8xf32> {
+  %b = util.global.load @w : tensor<16x8xf32>
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<8x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x8xf32>) outs(%acc : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
+"""
+
+
+def _weighted(directory: Path) -> tuple[bytes, ParameterArchive]:
+    """A module that reads its weight from a parameter archive, and that archive."""
+    from iree.runtime import save_archive_file
+
+    path = directory / "weights.irpa"
+    save_archive_file({"w": np.ones((16, 8), np.float32)}, path)
+    vmfb = build(BuildJob("weighted", "model.mlir", WEIGHTED, None, "cpu")).vmfb
+    assert vmfb is not None
+    return vmfb, ParameterArchive("model", path, hashlib.sha256(path.read_bytes()).hexdigest())
+
+
+@pytest.mark.compile
+def test_sample_reads_the_weights_from_the_jobs_parameter_archives(tmp_path: Path) -> None:
+    vmfb, archive = _weighted(tmp_path)
+    job = SampleJob("w", vmfb, "main", _inputs()[:1], min_time_s=0.01, parameters=(archive,))
+    timed = sample(job)
+    assert timed.ok and timed.seconds is not None and timed.seconds > 0, timed.error
+    without = sample(replace(job, parameters=()))
+    assert without.seconds is None and without.error.startswith("iree-benchmark-module failed") and "\n" not in without.error
+    gone = sample(replace(job, parameters=(replace(archive, path=tmp_path / "gone.irpa"),)))
+    assert gone.seconds is None and gone.error == f"parameter archive {str(tmp_path / 'gone.irpa')!r} does not exist"
 
 
 def _sleepy_build(job: BuildJob) -> BuildResult:
@@ -294,6 +332,12 @@ def test_ray_executor_builds_and_samples_on_two_nodes(ray_cluster: str) -> None:
             assert [[r.key for r in round_] for round_ in rounds] == [["default", "pack"], ["default"]]
             assert [r.key for r in seen] == ["default", "pack", "default"]
             assert all(r.error == "" and r.seconds is not None and r.seconds > 0 for round_ in rounds for r in round_)
+        # Weights in a parameter archive reach the other node through the object store.
+        with tempfile.TemporaryDirectory() as tmp:
+            weighted, archive = _weighted(Path(tmp))
+            job = SampleJob("w", weighted, "main", _inputs()[:1], min_time_s=0.01, parameters=(archive,))
+            [[first, again]] = ex.sample_rounds([[job, job]], runner=1)
+        assert first.ok and again.ok, (first.error, again.error)
         slow = ex.sample_rounds([[_sample_job(default.vmfb, min_time_s=60.0, timeout_s=1.0)]], runner=1)[0][0]
         assert slow.seconds is None and slow.error.startswith("timed out after 1 s")
         with pytest.raises(ArgumentError, match="runner: expected 0 to 1"):

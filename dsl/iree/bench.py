@@ -201,13 +201,18 @@ transient buffers come fresh from the system: large ones page-fault on first tou
 ``caching`` (``--device_allocator=caching``: buffers are reused across calls)."""
 
 
-def benchmark_command(vmfb: Path, function: str, inputs: Sequence[Path], threads: int, min_time_s: float, allocator: str = "default", device: str = "") -> list[str]:
+def benchmark_command(
+    vmfb: Path, function: str, inputs: Sequence[Path], threads: int, min_time_s: float, allocator: str = "default", device: str = "",
+    parameters: Sequence[str] = (),
+) -> list[str]:
     """The ``iree-benchmark-module`` command that times ``function`` of ``vmfb`` once: warm-up,
     then back-to-back calls for ``min_time_s``, on ``threads`` threads of this CPU (or on
-    ``device``, e.g. ``hip://0``) with ``allocator``; JSON on stdout."""
+    ``device``, e.g. ``hip://0``) with ``allocator``, the module's weights read from the
+    ``parameters`` archives (``scope=path.irpa``); JSON on stdout."""
     return [
         benchmark_tool(),
         f"--module={vmfb}",
+        *(f"--parameters={p}" for p in parameters),
         f"--function={function}",
         *(f"--input=@{p}" for p in inputs),
         *([f"--device={device}"] if device else _device_flags(threads)),

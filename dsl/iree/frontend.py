@@ -11,6 +11,9 @@ kinds directly; :func:`load_program` brings an ``.onnx`` model to MLIR first.
   ``examples/models/export.py`` stripped (:func:`refill_weights`), sets dynamic dimensions
   from ``--dim NAME=SIZE`` (:func:`parse_dims`) and refuses a dynamic dimension that is left,
   naming the argument, the dimension and the ``--dim`` that fixes it.
+* :func:`externalize_weights` gives the same ``.onnx`` program with its weights in a
+  parameter archive (``.irpa``) that the module reads at load, as IREE deploys large
+  models: what ``tdsl tune`` builds its candidates from, so each build holds code only.
 * :func:`signatures` gives every public function's arguments and results (names, shapes,
   element types, numpy dtypes, the index bound of token ids).
 * :func:`make_inputs` draws seeded inputs that respect integer semantics (token ids below
@@ -33,6 +36,7 @@ models and the onnxruntime reference need ``pip install 'tdsl[onnx]'``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -41,7 +45,7 @@ import os
 import subprocess
 import tempfile
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
@@ -131,10 +135,65 @@ class Program:
     """Input name -> its role in quantization (:func:`quantization_roles`)."""
     steps: Mapping[str, float] = field(default_factory=dict)
     """Output name -> its quantization step (:func:`output_steps`)."""
+    import_path: Path | None = None
+    """The ONNX file ``iree-import-onnx`` read (the runnable model, or its copy with
+    :func:`import_fixes` applied); None for MLIR programs."""
+    parameters: tuple["ParameterArchive", ...] = ()
+    """The archives the module reads its weights from at load
+    (:func:`externalize_weights`); empty when the weights are in the program."""
 
     def text(self) -> str:
         """The MLIR text that ``iree-compile`` reads."""
         return self.mlir_path.read_text()
+
+
+@dataclass(frozen=True)
+class ParameterArchive:
+    """A parameter archive (``.irpa``) a module reads weights from: the ``scope`` its
+    globals name (``#stream.parameter.named<"model"::"w">``), the file and its sha256."""
+
+    scope: str
+    path: Path
+    digest: str
+
+    def flag(self) -> str:
+        """The ``--parameters=`` flag of ``iree-run-module`` / ``iree-benchmark-module``."""
+        return f"--parameters={self.scope}={self.path}"
+
+
+PARAMETER_SCOPE = "model"
+EXTERNAL_MIN_ELEMENTS = 4096
+"""Initializers with at least this many elements go to the archive
+(:func:`externalize_weights`): weight matrices and embedding tables; small tensors (shapes,
+norms, biases of narrow layers, position ids) stay in the program."""
+
+
+def externalize_weights(program: Program, timeout_s: float = DEFAULT_IMPORT_TIMEOUT_S) -> Program:
+    """``program`` with its large weights (:data:`EXTERNAL_MIN_ELEMENTS`) in a parameter
+    archive beside its import in the cache (``iree-import-onnx --externalize-params``):
+    the module reads them at load, so a build holds code only and compiles without
+    folding the weights, while each call runs as with the weights in the program (data
+    tiling packs them once, at load instead of at compile time). MLIR programs are
+    returned as they are. Raises :class:`ImportFailed`."""
+    if program.kind != "onnx" or program.import_path is None or program.parameters:
+        return program
+    mlir_path = program.mlir_path.with_name(program.mlir_path.stem + ".params.mlir")
+    archive = program.mlir_path.with_name(program.mlir_path.stem + ".irpa")
+    digest_file = archive.with_name(archive.name + ".sha256")
+    if not (mlir_path.is_file() and archive.is_file() and digest_file.is_file()):
+        _import_onnx(program.import_path, mlir_path, timeout_s, archive)
+        atomic_write(digest_file, _sha256_file(archive))
+    parameters = (ParameterArchive(PARAMETER_SCOPE, archive, digest_file.read_text().strip()),)
+    notes = (*program.notes, f"weights of {EXTERNAL_MIN_ELEMENTS}+ elements in the parameter archive {archive.name}")
+    return replace(program, mlir_path=mlir_path, parameters=parameters, notes=notes)
+
+
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def cache_dir() -> Path:
@@ -356,6 +415,7 @@ def _load_onnx(source: Path, dims: dict[str, int], seed: int, timeout_s: float) 
         tuple(notes),
         quantization_roles(model, set(names)),
         output_steps(model),
+        to_import,
     )
 
 
@@ -410,14 +470,22 @@ def _apply_onnx_dims(model: "onnx.ModelProto", inputs: Sequence[Any], dims: Mapp
                 dim.dim_value = size
 
 
-def _import_onnx(model: Path, output: Path, timeout_s: float) -> None:
+def _import_onnx(model: Path, output: Path, timeout_s: float, archive: Path | None = None) -> None:
+    """Imports ``model`` to ``output``; with ``archive``, its large initializers go to that
+    parameter archive instead (written first: a present ``output`` implies it)."""
     command = mlir.onnx_import_command()
     if command is None:
         raise MissingExtra(f"iree-import-onnx is not installed: {ONNX_EXTRA}")
     try:
-        with staged(output) as tmp:
+        with contextlib.ExitStack() as stack:
+            tmp = stack.enter_context(staged(output))
+            extra = []
+            if archive is not None:  # staged after the module: renamed into place before it
+                params = stack.enter_context(staged(archive))
+                extra = ["--externalize-params", "--save-params-to", str(params), "--params-scope", PARAMETER_SCOPE,
+                         "--num-elements-threshold", str(EXTERNAL_MIN_ELEMENTS)]
             try:
-                proc = subprocess.run([*command, str(model), "-o", str(tmp)], capture_output=True, text=True, timeout=timeout_s)
+                proc = subprocess.run([*command, str(model), "-o", str(tmp), *extra], capture_output=True, text=True, timeout=timeout_s)
             except subprocess.TimeoutExpired:
                 raise ImportFailed(f"iree-import-onnx ran past {timeout_s:g} s on {model} and was killed") from None
             if proc.returncode != 0:

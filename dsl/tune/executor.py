@@ -36,6 +36,7 @@ from ..errors import ArgumentError, TdslError
 from ..iree.bench import ALLOCATORS, benchmark_command, benchmark_seconds
 from ..iree.compile import CompileReport, compile
 from ..iree.dispatches import short_pipeline
+from ..iree.frontend import ParameterArchive
 from ..iree.iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
 from ..iree.machine import machine
 from ..spec.strategy_set import StrategySet
@@ -99,6 +100,9 @@ class SampleJob:
     timeout_s: float = 60.0
     device: str = ""
     """The IREE device URI to time on (e.g. ``hip://0``); empty: this CPU with ``threads``."""
+    parameters: tuple[ParameterArchive, ...] = ()
+    """The archives the module reads its weights from (on the runner's machine; the Ray
+    executor ships them to its runners once each)."""
 
 
 @dataclass(frozen=True)
@@ -244,7 +248,11 @@ def sample(job: SampleJob) -> SampleResult:
         keep: set[str] = set()
         module = _CACHE.path(job.vmfb, ".vmfb", keep)
         inputs = [_CACHE.path(data, ".npy", keep) for data in job.inputs]
-        command = benchmark_command(module, job.function, inputs, job.threads, job.min_time_s, job.allocator, job.device)
+        for archive in job.parameters:
+            if not archive.path.is_file():
+                return SampleResult(job.key, None, f"parameter archive {str(archive.path)!r} does not exist")
+        parameters = [f"{a.scope}={a.path}" for a in job.parameters]
+        command = benchmark_command(module, job.function, inputs, job.threads, job.min_time_s, job.allocator, job.device, parameters)
         proc = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=job.timeout_s)
     except subprocess.TimeoutExpired:
         return SampleResult(job.key, None, f"timed out after {job.timeout_s:g} s (iree-benchmark-module killed)")
@@ -468,13 +476,31 @@ def build_with(job: BuildJob, payload: bytes) -> BuildResult:
 
 
 class BenchmarkRunner:
-    """The body of a Ray benchmark actor: one per node, it times samples serially."""
+    """The body of a Ray benchmark actor: one per node, it times samples serially.
+    Parameter archives arrive as ``(scope, sha256, [object ref])`` (the ref nested, so Ray
+    does not fetch it for every call) and are written to this node once each."""
+
+    def __init__(self) -> None:
+        self._archives: dict[str, Path] = {}
 
     def machine(self) -> dict[str, Any]:
         return machine()
 
-    def sample(self, job: SampleJob, vmfb: bytes, *inputs: bytes) -> SampleResult:
-        return sample(replace(job, vmfb=vmfb, inputs=tuple(inputs)))
+    def sample(self, job: SampleJob, vmfb: bytes, *inputs: bytes, archives: Sequence[tuple[str, str, list[Any]]] = ()) -> SampleResult:
+        try:
+            parameters = tuple(ParameterArchive(scope, self._archive(digest, refs[0]), digest) for scope, digest, refs in archives)
+        except Exception as err:  # the object store lost it, the disk is full
+            return failed_sample(job, err)
+        return sample(replace(job, vmfb=vmfb, inputs=tuple(inputs), parameters=parameters))
+
+    def _archive(self, digest: str, ref: Any) -> Path:
+        path = self._archives.get(digest)
+        if path is None or not path.is_file():
+            import ray
+
+            path = _CACHE.path(ray.get(ref), ".irpa", set())
+            self._archives[digest] = path
+        return path
 
     def clear(self) -> None:
         clear_sample_cache()
@@ -514,6 +540,7 @@ class RayExecutor:
         except (ConnectionError, RuntimeError, ValueError) as err:
             raise ArgumentError(f"no Ray cluster at {address!r}: {one_line(err)} (start one with `ray start --head`)") from None
         self._actors: list[Any] = []
+        self._archive_refs: dict[str, Any] = {}
         self.node_ids: list[str] = []
         """The Ray node of each runner, by runner index."""
         try:
@@ -602,6 +629,13 @@ class RayExecutor:
             raise
         return [r for r in results if r is not None]
 
+    def _archive_ref(self, archive: ParameterArchive) -> Any:
+        """The object-store copy of ``archive`` (read and put once per executor)."""
+        found = self._archive_refs.get(archive.digest)
+        if found is None:
+            found = self._archive_refs[archive.digest] = self._ray.put(archive.path.read_bytes())
+        return found
+
     def sample_rounds(
         self, rounds: Sequence[Sequence[SampleJob]], runner: int = 0, on_done: Callable[[SampleResult], None] = _ignore
     ) -> list[list[SampleResult]]:
@@ -619,7 +653,10 @@ class RayExecutor:
         # A sync actor runs one caller's calls one at a time, in submission order.
         submitted = [
             [
-                (job, actor.sample.remote(replace(job, vmfb=b"", inputs=()), ref(job.vmfb), *(ref(x) for x in job.inputs)))
+                (job, actor.sample.remote(
+                    replace(job, vmfb=b"", inputs=(), parameters=()), ref(job.vmfb), *(ref(x) for x in job.inputs),
+                    archives=[(a.scope, a.digest, [self._archive_ref(a)]) for a in job.parameters],
+                ))
                 for job in round_jobs
             ]
             for round_jobs in rounds

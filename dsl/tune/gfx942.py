@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..iree.frontend import Program, load_program
+from ..iree.frontend import Program, externalize_weights, load_program
 from ..iree.machine import ISA_NAMES
 from ..iree.ops import Dispatch, list_dispatches, python_source
 from ..iree.progress import NO_PROGRESS, Progress
@@ -153,7 +153,7 @@ def tune_gfx942(
     from ..strategies.gpu.space import gfx942_space, rank, rerank_with_resources
 
     started = time.monotonic()
-    program = payload if isinstance(payload, Program) else load_program(payload)
+    program = externalize_weights(payload if isinstance(payload, Program) else load_program(payload))
     target = AmdGpuTarget()
     interrupted = False
     with tuning_session(executor, cache, progress) as (executor, cache):
