@@ -528,7 +528,13 @@ def _program(args: argparse.Namespace) -> Any:
     from .iree.frontend import parse_dims
     from .iree.numerics import program_of
 
-    return program_of(args.payload, parse_dims(args.dim), args.weights_seed)
+    return program_of(args.payload, parse_dims(args.dim), args.weights_seed, getattr(args, "parameters", []))
+
+
+def _add_parameters_arg(p: argparse.ArgumentParser) -> None:
+    """--parameters, for the commands that run the program."""
+    p.add_argument("--parameters", action="append", default=[], metavar="[SCOPE=]FILE.irpa",
+                   help="parameter archive the .mlir program's parameter globals read at load (scope default: model; repeatable)")
 
 
 def _add_payload_args(p: argparse.ArgumentParser, cpu_only: bool, strategies_required: bool = True) -> None:
@@ -544,6 +550,7 @@ def _add_payload_args(p: argparse.ArgumentParser, cpu_only: bool, strategies_req
             "the report to read before writing a rule",
         )
     if cpu_only:
+        _add_parameters_arg(p)
         p.add_argument("--target", default="cpu", help="CPU target name in the strategy set (default: cpu)")
     else:
         p.add_argument("--target", required=True, help="target name in the strategy set, e.g. cpu or gfx942")
@@ -685,6 +692,7 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("tune", help="search strategy spaces for a model, measured against IREE's paths", description="Tune a program for this CPU (or rank gfx942 candidates by a cost model, compile-only): the program-level knobs (data tiling, im2col), then each contraction's tiles, one op at a time, by its share of the work; candidates are built in parallel and timed interleaved with the base, then the winners together in the whole model against IREE default and data tiling. A rule is emitted only where it beat the baseline by more than the measured noise, and only if the outputs match IREE default's. Builds and timings are cached (SQLite): a rerun resumes. Writes DIR/tuned.py, DIR/tuned.yaml, DIR/report.json (and DIR/plot.png with --plot). Ctrl-C stops cleanly and writes what was measured (exit 130).", **common)
     p.add_argument("payload", type=Path, help="program: .onnx model, or .mlir (torch/ONNX dialect or linalg)")
     _add_program_args(p)
+    _add_parameters_arg(p)
     p.add_argument("--target", default="cpu", help="cpu (measured here) or gfx942 (cost model, compile-only without --device)")
     p.add_argument("-o", "--output", type=Path, required=True, metavar="DIR", help="directory for tuned.py, tuned.yaml, report.json")
     p.add_argument("--ops", action="append", default=[], metavar="TEXT", help="tune only dispatches whose name or shapes contain TEXT (repeatable)")

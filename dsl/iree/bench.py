@@ -224,10 +224,13 @@ def benchmark_command(
     ]
 
 
-def iree_sample(vmfb: Path, function: str, inputs: Sequence[Path], threads: int, min_time_s: float, allocator: str = "default") -> float:
+def iree_sample(
+    vmfb: Path, function: str, inputs: Sequence[Path], threads: int, min_time_s: float, allocator: str = "default", parameters: Sequence[str] = (),
+) -> float:
     """Seconds per call of ``function`` in ``vmfb`` (one iree-benchmark-module process: warm-up,
-    then back-to-back calls for ``min_time_s``) on ``threads`` threads with ``allocator``."""
-    command = benchmark_command(vmfb, function, inputs, threads, min_time_s, allocator)
+    then back-to-back calls for ``min_time_s``) on ``threads`` threads with ``allocator``,
+    weights read from the ``parameters`` archives (``scope=path``)."""
+    command = benchmark_command(vmfb, function, inputs, threads, min_time_s, allocator, parameters=parameters)
     try:
         proc = subprocess.run(command, capture_output=True, text=True, timeout=600)
     except subprocess.TimeoutExpired:
@@ -460,7 +463,7 @@ def bench(
                     seconds = onnxruntime_sample(model, paths, t, min_time_s)
                 else:
                     module, paths = how
-                    seconds = iree_sample(module, function, paths, t, min_time_s, allocator)
+                    seconds = iree_sample(module, function, paths, t, min_time_s, allocator, [f"{a.scope}={a.path}" for a in program.parameters])
                 samples[(function, t, variant)].append(seconds)
                 progress.advance("sample")
     order_of = {STRATEGY: 0, DEFAULT: 1, DATA_TILING: 2, NUMPY: 3, ONNXRUNTIME: 4}

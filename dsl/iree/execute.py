@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from .. import bindings as mlir
 from ..errors import RunFailed
+
+if TYPE_CHECKING:
+    from .frontend import ParameterArchive
 
 NUMPY_DTYPES: dict[str, Any] = {
     "f64": np.float64,
@@ -49,12 +52,25 @@ def make_inputs(signature: mlir.FunctionSignature, seed: int = 0) -> list[np.nda
     return arrays
 
 
-def invoke(vmfb: Path | str, function: str, inputs: Sequence[np.ndarray], driver: str = "local-task") -> list[np.ndarray]:
-    """Runs ``function`` of the compiled module with ``inputs``; returns the results."""
+def invoke(
+    vmfb: Path | str, function: str, inputs: Sequence[np.ndarray], driver: str = "local-task", parameters: Sequence[ParameterArchive] = (),
+) -> list[np.ndarray]:
+    """Runs ``function`` of the compiled module with ``inputs``, its parameter globals read
+    from ``parameters``; returns the results."""
     import iree.runtime as rt
 
     try:
-        module = rt.load_vm_flatbuffer_file(str(vmfb), driver=driver)
+        if parameters:
+            config = rt.Config(driver)
+            modules = []
+            for archive in parameters:
+                index = rt.ParameterIndex()
+                index.load(str(archive.path))
+                modules.append(rt.create_io_parameters_module(config.vm_instance, index.create_provider(scope=archive.scope)))
+            program = rt.VmModule.mmap(config.vm_instance, str(vmfb))
+            module = rt.load_vm_modules(*modules, rt.create_hal_module(config.vm_instance, config.device), program, config=config)[-1]
+        else:
+            module = rt.load_vm_flatbuffer_file(str(vmfb), driver=driver)
         result = module[function](*inputs)
     except Exception as err:  # the runtime raises plain RuntimeError/ValueError
         raise RunFailed(f"running {function} of {vmfb} failed: {err}") from None

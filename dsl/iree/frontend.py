@@ -42,6 +42,7 @@ import importlib.metadata
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import tempfile
 import zlib
@@ -188,6 +189,26 @@ def externalize_weights(program: Program, timeout_s: float = DEFAULT_IMPORT_TIME
     return replace(program, mlir_path=mlir_path, parameters=parameters, notes=notes)
 
 
+_PARAMETER_SCOPE = re.compile(r'#(?:stream|flow)\.parameter\.named<"([^"]+)"::')
+
+
+def parse_parameters(values: Sequence[str]) -> tuple[ParameterArchive, ...]:
+    """``SCOPE=FILE.irpa`` (or ``FILE.irpa``: the scope ``model``) as archives; raises
+    :class:`ArgumentError` for an empty scope or a file that is not there."""
+    archives = []
+    for value in values:
+        scope, sep, file = value.partition("=")
+        if not sep:
+            scope, file = PARAMETER_SCOPE, value
+        if not scope or not file:
+            raise ArgumentError(f"--parameters: expected SCOPE=FILE.irpa or FILE.irpa, received {value!r}")
+        path = Path(file)
+        if not path.is_file():
+            raise ArgumentError(f"--parameters: expected a parameter archive, received {file!r}, which does not exist")
+        archives.append(ParameterArchive(scope, path.resolve(), _sha256_file(path)))
+    return tuple(archives)
+
+
 def _sha256_file(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
@@ -237,8 +258,14 @@ def load_program(
     dims: Mapping[str, int] = {},
     weights_seed: int = 0,
     timeout_s: float = DEFAULT_IMPORT_TIMEOUT_S,
+    parameters: Sequence[str] = (),
 ) -> Program:
     """Loads an ``.onnx`` model or an ``.mlir`` program (torch/ONNX dialect or linalg).
+
+    ``parameters`` (``SCOPE=FILE.irpa`` or ``FILE.irpa`` for the scope ``model``) are the
+    archives an ``.mlir`` program's parameter globals read at load
+    (``#stream.parameter.named<"model"::"w">``, as ``iree-import-onnx --externalize-params``
+    or iree-turbine write them); see :func:`parse_parameters`.
 
     ``dims`` sets dynamic dimensions: the key is an ONNX ``dim_param`` (``batch``), or
     ``argN.D`` (argument N, dimension D; for ``.onnx`` also ``<input name>.D``). For
@@ -254,9 +281,19 @@ def load_program(
         raise ArgumentError(f"program {str(source)!r} does not exist")
     suffix = source.suffix.lower()
     if suffix == ".onnx":
+        if parameters:
+            raise ArgumentError("--parameters: expected an .mlir program that names parameters, received an .onnx model (its weights are in the model)")
         return _load_onnx(source, dict(dims), weights_seed, timeout_s)
     if suffix == ".mlir":
-        return _load_mlir(source, dict(dims))
+        program = replace(_load_mlir(source, dict(dims)), parameters=parse_parameters(parameters))
+        missing = sorted(set(_PARAMETER_SCOPE.findall(program.text())) - {a.scope for a in program.parameters})
+        if missing:
+            raise ArgumentError(
+                f"--parameters: expected an archive for scope {missing[0]!r} (the program's globals read their "
+                f"weights from it: --parameters {missing[0]}=FILE.irpa), received "
+                + (", ".join(repr(a.scope) for a in program.parameters) or "none")
+            )
+        return program
     raise ArgumentError(f"program {str(source)!r}: expected an .onnx model or an .mlir file, received a {suffix or 'suffix-less'} file")
 
 

@@ -143,9 +143,10 @@ def payload_signatures(payload: Path) -> tuple[str, list[mlir.FunctionSignature]
     return text, functions
 
 
-def program_of(payload: Path | str | Program, dims: Mapping[str, int] = {}, weights_seed: int = 0) -> Program:
+def program_of(payload: Path | str | Program, dims: Mapping[str, int] = {}, weights_seed: int = 0, parameters: Sequence[str] = ()) -> Program:
     """``payload`` as a :class:`~tdsl.iree.frontend.Program`: an ``.onnx`` model is imported,
-    an ``.mlir`` file read (torch/ONNX dialect or linalg); ``dims`` fix dynamic dimensions.
+    an ``.mlir`` file read (torch/ONNX dialect or linalg); ``dims`` fix dynamic dimensions,
+    ``parameters`` name the archives of its parameter globals (``SCOPE=FILE.irpa``).
     A linalg payload is checked as :func:`payload_signatures` does (one-line errors)."""
     if isinstance(payload, Program):
         return payload
@@ -156,7 +157,7 @@ def program_of(payload: Path | str | Program, dims: Mapping[str, int] = {}, weig
             payload_signatures(path)
     elif not path.is_file():
         raise PayloadError(f"payload {str(path)!r} does not exist")
-    return load_program(path, dims=dims, weights_seed=weights_seed)
+    return load_program(path, dims=dims, weights_seed=weights_seed, parameters=parameters)
 
 
 def _spelled_arg(arg: Arg) -> str:
@@ -256,8 +257,8 @@ def run(
         for sig in functions:
             progress.begin("run", f"@{sig.function}")
             args = given if given is not None else make_inputs(sig, seed, input_ranges)
-            outs = as_declared(invoke(tuned, sig.function, args), sig)
-            refs = {"iree-default": as_declared(invoke(default, sig.function, args), sig)}
+            outs = as_declared(invoke(tuned, sig.function, args, parameters=program.parameters), sig)
+            refs = {"iree-default": as_declared(invoke(default, sig.function, args, parameters=program.parameters), sig)}
             numpy_refs = numpy_reference(text, sig.function, args)
             if numpy_refs is not None:
                 refs["numpy"] = numpy_refs
