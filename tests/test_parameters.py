@@ -18,35 +18,16 @@ from tdsl.iree import frontend as fe
 from tdsl.iree.execute import invoke
 from tdsl.iree.iree_compile import run_iree_compile
 from tdsl.targets import CpuTarget
+from weighted import write_weighted
 
 ROOT = Path(__file__).resolve().parent.parent
 AUTO = ROOT / "examples" / "models" / "bert" / "cpu.py"
 pytestmark = pytest.mark.compile
 
-WEIGHTED = """\
-util.global private @w = #stream.parameter.named<"model"::"w"> : tensor<64x32xf32>
-func.func @mm(%a: tensor<48x64xf32>) -> tensor<48x32xf32> {
-  %b = util.global.load @w : tensor<64x32xf32>
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<48x32xf32>
-  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<48x32xf32>) -> tensor<48x32xf32>
-  %r = linalg.matmul ins(%a, %b : tensor<48x64xf32>, tensor<64x32xf32>) outs(%f : tensor<48x32xf32>) -> tensor<48x32xf32>
-  return %r : tensor<48x32xf32>
-}
-"""
-
-
 @pytest.fixture
 def weighted(tmp_path: Path) -> tuple[Path, Path, np.ndarray]:
     """The payload, its archive (seeded weights) and the weights."""
-    from iree.runtime import save_archive_file
-
-    weights = np.random.default_rng(3).standard_normal((64, 32)).astype(np.float32)
-    archive = tmp_path / "weights.irpa"
-    save_archive_file({"w": weights}, archive)
-    payload = tmp_path / "weighted.mlir"
-    payload.write_text(WEIGHTED)
-    return payload, archive, weights
+    return write_weighted(tmp_path)
 
 
 def _tdsl(*argv: str) -> subprocess.CompletedProcess[str]:

@@ -35,6 +35,7 @@ from tdsl.tune.executor import (
     build,
     sample,
 )
+from weighted import write_weighted
 
 ROOT = Path(__file__).resolve().parent.parent
 PACK = ROOT / "examples" / "matmul_pack" / "strategy.py"
@@ -155,33 +156,19 @@ def test_sample_writes_a_module_once_per_process() -> None:
     assert not any(p.exists() for p in cached)
 
 
-WEIGHTED = b"""util.global private @w = #stream.parameter.named<"model"::"w"> : tensor<16x8xf32>
-func.func @main(%a: tensor<8x16xf32>) -> tensor<8x8xf32> {
-  %b = util.global.load @w : tensor<16x8xf32>
-  %zero = arith.constant 0.0 : f32
-  %empty = tensor.empty() : tensor<8x8xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<8x8xf32>) -> tensor<8x8xf32>
-  %r = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x8xf32>) outs(%acc : tensor<8x8xf32>) -> tensor<8x8xf32>
-  return %r : tensor<8x8xf32>
-}
-"""
-
-
-def _weighted(directory: Path) -> tuple[bytes, ParameterArchive]:
-    """A module that reads its weight from a parameter archive, and that archive."""
-    from iree.runtime import save_archive_file
-
-    path = directory / "weights.irpa"
-    save_archive_file({"w": np.ones((16, 8), np.float32)}, path)
-    vmfb = build(BuildJob("weighted", "model.mlir", WEIGHTED, None, "cpu")).vmfb
+def _weighted(directory: Path) -> tuple[bytes, ParameterArchive, tuple[bytes, ...]]:
+    """A module that reads its weight from a parameter archive, that archive and an input."""
+    payload, path, _ = write_weighted(directory)
+    vmfb = build(BuildJob("weighted", "model.mlir", payload.read_bytes(), None, "cpu")).vmfb
     assert vmfb is not None
-    return vmfb, ParameterArchive("model", path, hashlib.sha256(path.read_bytes()).hexdigest())
+    x = np.random.default_rng(0).standard_normal((48, 64), dtype=np.float32)
+    return vmfb, ParameterArchive("model", path, hashlib.sha256(path.read_bytes()).hexdigest()), (_npy(x),)
 
 
 @pytest.mark.compile
 def test_sample_reads_the_weights_from_the_jobs_parameter_archives(tmp_path: Path) -> None:
-    vmfb, archive = _weighted(tmp_path)
-    job = SampleJob("w", vmfb, "main", _inputs()[:1], min_time_s=0.01, parameters=(archive,))
+    vmfb, archive, inputs = _weighted(tmp_path)
+    job = SampleJob("w", vmfb, "mm", inputs, min_time_s=0.01, parameters=(archive,))
     timed = sample(job)
     assert timed.ok and timed.seconds is not None and timed.seconds > 0, timed.error
     without = sample(replace(job, parameters=()))
@@ -334,8 +321,8 @@ def test_ray_executor_builds_and_samples_on_two_nodes(ray_cluster: str) -> None:
             assert all(r.error == "" and r.seconds is not None and r.seconds > 0 for round_ in rounds for r in round_)
         # Weights in a parameter archive reach the other node through the object store.
         with tempfile.TemporaryDirectory() as tmp:
-            weighted, archive = _weighted(Path(tmp))
-            job = SampleJob("w", weighted, "main", _inputs()[:1], min_time_s=0.01, parameters=(archive,))
+            weighted, archive, inputs = _weighted(Path(tmp))
+            job = SampleJob("w", weighted, "mm", inputs, min_time_s=0.01, parameters=(archive,))
             [[first, again]] = ex.sample_rounds([[job, job]], runner=1)
         assert first.ok and again.ok, (first.error, again.error)
         slow = ex.sample_rounds([[_sample_job(default.vmfb, min_time_s=60.0, timeout_s=1.0)]], runner=1)[0][0]
