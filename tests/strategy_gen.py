@@ -420,6 +420,8 @@ def targets(draw: Draw) -> Optional[list[Data]]:
         cpu["ukernels"] = _pick(draw, ["none", "none", "default", "mmt4d", "all"])
     if draw(st.integers(0, 4)) == 0:
         cpu["im2col_convs"] = True
+    if draw(st.integers(0, 4)) == 0:
+        cpu["channels_last_convs"] = True
     if draw(st.integers(0, 3)) == 0:
         cpu["data_tiling"] = True
     found = [cpu]

@@ -57,6 +57,7 @@ def auto(
     weights: Weights = "constant",
     pack_matmuls: bool | None = None,
     im2col_convs: bool | None = None,
+    channels_last_convs: bool = False,
 ) -> StrategySet:
     """The StrategySet described in the module docstring, for ``target`` on ``isa`` (read
     from this machine when not given).
@@ -64,7 +65,9 @@ def auto(
     ``weights``: how the deployed program gets its weights (``constant``: compile-time
     constants, as exported models ship them; ``runtime``: function arguments; the
     ``pack_matmuls`` rules are the same for both, matvec tiles included).
-    ``pack_matmuls`` / ``im2col_convs``: override the ISA's measured choice. ``element_types``,
+    ``pack_matmuls`` / ``im2col_convs``: override the ISA's measured choice.
+    ``channels_last_convs``: an opt-in (not in the measured tables): IREE computes NCHW /
+    NCW convolutions channels-last (:attr:`tdsl.CpuTarget.channels_last_convs`). ``element_types``,
     ``caches`` and ``small_max`` shape the ``pack_matmuls`` rules (see ``packing_rules``).
     """
     chosen = isa or detect_isa()
@@ -74,7 +77,7 @@ def auto(
     base = target or CpuTarget()
     rules: list[Rule] = []
     if pack:
-        cpu = base.model_copy(update={"ukernels": "none", "im2col_convs": im2col, "data_tiling": False})
+        cpu = base.model_copy(update={"ukernels": "none", "im2col_convs": im2col, "channels_last_convs": channels_last_convs, "data_tiling": False})
         rules += [rule for types in element_types for rule in packing_rules(chosen, types, cpu.name, small_max)]
         tile = inner_tile(chosen, "f32", "f32", "f32")
         blocking = mmt4d_blocking(f"{chosen}_mmt4d_blocking", tile, caches or detect_caches())
@@ -82,7 +85,7 @@ def auto(
         if ("f32", "f32", "f32") in element_types:
             rules.append(lhs_pack_rule(f"{chosen}_f32_lhs_pack_tiles", tile, "f32", cpu.name))
     else:
-        cpu = base.model_copy(update={"data_tiling": True, "im2col_convs": im2col})
+        cpu = base.model_copy(update={"data_tiling": True, "im2col_convs": im2col, "channels_last_convs": channels_last_convs})
         if choices.narrow_matmuls_off_data_tiling:
             rules.append(narrow_matmul_rule(f"{chosen}_f32_narrow_matmul_tiles", ("f32", "f32", "f32"), cpu.name))
         rules += i64_accumulator_tiles(chosen, cpu.name)

@@ -5,8 +5,9 @@ Two levels, measured differently (see :mod:`tdsl.tune`):
 * **Program level** (:func:`program_space`): the knobs of the CPU target that act on every
   op of the program -- ``data_tiling`` (IREE's ``--iree-opt-data-tiling``: pack every
   matmul for mmt4d, or not), ``ukernels`` (under data tiling: IREE's mmt4d ukernels or
-  its mmt4d codegen) and, where the program has convolutions,
-  ``im2col_convs`` (IREE's global im2col: the conv path). IREE default and data tiling
+  its mmt4d codegen) and, where the program has convolutions, the conv path:
+  ``im2col_convs`` (IREE's global im2col) x ``channels_last_convs`` (IREE's
+  channels-last rewrite of NCHW / NCW convolutions). IREE default and data tiling
   are two of its points, so the baselines are candidates like any other. Measured on the
   whole program (they change the dispatches).
 * **Op level** (:func:`contraction_space`): one contraction kept out of data tiling and
@@ -36,7 +37,7 @@ only; thresholds (K, size bounds) are not knobs here because a per-op rule needs
   all is the choice between this space, the pinned one and the base.
 
 Not covered yet: convolution tiles (the conv path is the program level's
-``im2col_convs``).
+``im2col_convs`` and ``channels_last_convs``).
 """
 
 from __future__ import annotations
@@ -63,11 +64,13 @@ TILED_TYPES = {("f32", "f32", "f32"), ("f16", "f16", "f32"), ("bf16", "bf16", "f
 
 def program_space(target: CpuTarget, has_convolutions: bool, name: str = "program") -> Space:
     """The program-level space on ``target``: ``data_tiling`` x ``ukernels`` (IREE's mmt4d
-    ukernels or its own mmt4d codegen; only under data tiling) x (``im2col_convs`` where the
-    program has convolutions). No rules: every op keeps IREE's path of that point."""
+    ukernels or its own mmt4d codegen; only under data tiling) x (``im2col_convs`` x
+    ``channels_last_convs`` where the program has convolutions). No rules: every op keeps
+    IREE's path of that point."""
     update: dict[str, Any] = {"data_tiling": Choice("data_tiling", [False, True]), "ukernels": Choice("ukernels", ["default", "none"])}
     if has_convolutions:
         update["im2col_convs"] = Choice("im2col_convs", [False, True])
+        update["channels_last_convs"] = Choice("channels_last_convs", [False, True])
     data = target.model_dump(mode="json") | update
     ukernels_need_data_tiling = Constraint("ukernels_only_matter_under_data_tiling", lambda v: v["data_tiling"] or v["ukernels"] == "default")
     return Space(StrategySet(name=name, targets=[CpuTarget(**data)], rules=[]), [ukernels_need_data_tiling])
