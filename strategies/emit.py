@@ -43,7 +43,7 @@ class Emitted:
     def python(self, variable: str = "strategies") -> str:
         """A Python module that builds the set, each rule commented with its dispatch."""
         names = sorted({n for r in self.strategies.rules for x in (r.match, r.strategy) for n in python_names(x)}
-                       | {type(t).__name__ for t in self.strategies.targets} | {"Rule", "StrategySet"})
+                       | {type(t).__name__ for t in self.strategies.targets} | {"StrategySet"} | ({"Rule"} if self.strategies.rules else set()))
         lines = [
             *self._docstring(),
             "",
@@ -52,14 +52,15 @@ class Emitted:
             f"{variable} = StrategySet(",
             f'    name="{self.strategies.name}",',
             "    targets=[" + ", ".join(python_source(t) for t in self.strategies.targets) + "],",
-            "    rules=[",
+            "    rules=[" if self.strategies.rules else "    rules=[],  # none: the target's flags are the whole strategy",
         ]
         for rule, comment in zip(self.strategies.rules, self.comments):
             lines.append(f"        # {comment}")
             lines.append(f'        Rule(target="{rule.target}", match={python_source(rule.match)},')
             optional = ", optional=True" if rule.optional else ""
             lines.append(f"             strategy={python_source(rule.strategy)}{optional}),")
-        lines.append("    ],")
+        if self.strategies.rules:
+            lines.append("    ],")
         lines.append(")")
         lines += [f"# not covered: {reason}" for reason in self.left_out]
         return "\n".join(lines) + "\n"
