@@ -112,3 +112,12 @@ def test_tune_times_a_program_with_its_archive(weighted: tuple[Path, Path, np.nd
     report = json.loads((out / "report.json").read_text())
     assert report["model_pass"] and all(v["samples_s"] and not v["errors"] for v in report["model_pass"])
     tdsl.load(out / "tuned.py")
+
+
+def test_compile_and_ops_need_no_archive(weighted: tuple[Path, Path, np.ndarray]) -> None:
+    """Only running needs the weights: compile and the op listing take the program alone."""
+    payload, _, _ = weighted
+    compiled = _tdsl("compile", str(payload), "--target", "cpu")
+    assert compiled.returncode == 0, compiled.stderr
+    listed = _tdsl("ops", str(payload), "--target", "cpu")
+    assert listed.returncode == 0 and "matmul" in listed.stdout, listed.stderr

@@ -36,7 +36,7 @@ import numpy as np
 from .. import bindings as mlir
 from ..spec.loader import as_strategy_set
 from .compile import compile
-from .frontend import Program, make_inputs, signatures
+from .frontend import Program, check_runnable, make_inputs, signatures
 from .numerics import compile_default, program_of
 from .ops import graph_linalg_ops
 from .iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
@@ -387,6 +387,7 @@ def bench(
     if allocator not in ALLOCATORS:
         raise BenchFailed(f"allocator: expected one of {list(ALLOCATORS)}, received {allocator!r}")
     program = program_of(payload, dims, weights_seed)
+    check_runnable(program)
     payload = program.mlir_path
     functions = signatures(program)
     text = program.text()
@@ -463,7 +464,7 @@ def bench(
                     seconds = onnxruntime_sample(model, paths, t, min_time_s)
                 else:
                     module, paths = how
-                    seconds = iree_sample(module, function, paths, t, min_time_s, allocator, [f"{a.scope}={a.path}" for a in program.parameters])
+                    seconds = iree_sample(module, function, paths, t, min_time_s, allocator, [a.spec for a in program.parameters])
                 samples[(function, t, variant)].append(seconds)
                 progress.advance("sample")
     order_of = {STRATEGY: 0, DEFAULT: 1, DATA_TILING: 2, NUMPY: 3, ONNXRUNTIME: 4}

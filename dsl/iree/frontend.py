@@ -157,9 +157,10 @@ class ParameterArchive:
     path: Path
     digest: str
 
-    def flag(self) -> str:
-        """The ``--parameters=`` flag of ``iree-run-module`` / ``iree-benchmark-module``."""
-        return f"--parameters={self.scope}={self.path}"
+    @property
+    def spec(self) -> str:
+        """``scope=path``: the value of ``iree-benchmark-module``'s ``--parameters``."""
+        return f"{self.scope}={self.path}"
 
 
 PARAMETER_SCOPE = "model"
@@ -190,6 +191,18 @@ def externalize_weights(program: Program, timeout_s: float = DEFAULT_IMPORT_TIME
 
 
 _PARAMETER_SCOPE = re.compile(r'#(?:stream|flow)\.parameter\.named<"([^"]+)"::')
+
+
+def check_runnable(program: Program) -> None:
+    """Raises :class:`ArgumentError` when ``program`` names a parameter scope that none of
+    its archives covers (its module could compile but not run)."""
+    missing = sorted(set(_PARAMETER_SCOPE.findall(program.text())) - {a.scope for a in program.parameters})
+    if missing:
+        raise ArgumentError(
+            f"--parameters: expected an archive for scope {missing[0]!r} (the program's globals read their "
+            f"weights from it: --parameters {missing[0]}=FILE.irpa), received "
+            + (", ".join(repr(a.scope) for a in program.parameters) or "none")
+        )
 
 
 def parse_parameters(values: Sequence[str]) -> tuple[ParameterArchive, ...]:
@@ -285,15 +298,7 @@ def load_program(
             raise ArgumentError("--parameters: expected an .mlir program that names parameters, received an .onnx model (its weights are in the model)")
         return _load_onnx(source, dict(dims), weights_seed, timeout_s)
     if suffix == ".mlir":
-        program = replace(_load_mlir(source, dict(dims)), parameters=parse_parameters(parameters))
-        missing = sorted(set(_PARAMETER_SCOPE.findall(program.text())) - {a.scope for a in program.parameters})
-        if missing:
-            raise ArgumentError(
-                f"--parameters: expected an archive for scope {missing[0]!r} (the program's globals read their "
-                f"weights from it: --parameters {missing[0]}=FILE.irpa), received "
-                + (", ".join(repr(a.scope) for a in program.parameters) or "none")
-            )
-        return program
+        return replace(_load_mlir(source, dict(dims)), parameters=parse_parameters(parameters))
     raise ArgumentError(f"program {str(source)!r}: expected an .onnx model or an .mlir file, received a {suffix or 'suffix-less'} file")
 
 

@@ -26,7 +26,7 @@ from .iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, run_iree_compile
 from .progress import NO_PROGRESS, Progress
 from ..errors import ParseFailure, PayloadError, RunFailed
 from .execute import Comparison, compare, invoke, numpy_reference
-from .frontend import Arg, Program, Signature, as_declared, load_inputs, load_program, make_inputs, onnxruntime_reference, signatures
+from .frontend import Arg, Program, Signature, as_declared, check_runnable, load_inputs, load_program, make_inputs, onnxruntime_reference, signatures
 from ..spec.strategy_set import StrategySet
 from ..targets import CpuTarget
 
@@ -228,6 +228,7 @@ def run(
     if not isinstance(target_model, CpuTarget):
         raise RunFailed(f"tdsl run executes on CPU only; target {target!r} is {target_model.backend}")
     program = program_of(payload, dims, weights_seed)
+    check_runnable(program)
     functions = signatures(program)
     if not functions:
         raise RunFailed(f"{program.source}: no public func.func to run")

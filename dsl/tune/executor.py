@@ -251,8 +251,7 @@ def sample(job: SampleJob) -> SampleResult:
         for archive in job.parameters:
             if not archive.path.is_file():
                 return SampleResult(job.key, None, f"parameter archive {str(archive.path)!r} does not exist")
-        parameters = [f"{a.scope}={a.path}" for a in job.parameters]
-        command = benchmark_command(module, job.function, inputs, job.threads, job.min_time_s, job.allocator, job.device, parameters)
+        command = benchmark_command(module, job.function, inputs, job.threads, job.min_time_s, job.allocator, job.device, [a.spec for a in job.parameters])
         proc = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=job.timeout_s)
     except subprocess.TimeoutExpired:
         return SampleResult(job.key, None, f"timed out after {job.timeout_s:g} s (iree-benchmark-module killed)")

@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..iree.frontend import Program, externalize_weights, load_program
+from ..iree.frontend import Program, check_runnable, externalize_weights, load_program
 from ..iree.machine import ISA_NAMES
 from ..iree.ops import Dispatch, list_dispatches, python_source
 from ..iree.progress import NO_PROGRESS, Progress
@@ -154,6 +154,8 @@ def tune_gfx942(
 
     started = time.monotonic()
     program = externalize_weights(payload if isinstance(payload, Program) else load_program(payload))
+    if options.device:
+        check_runnable(program)  # the finalists run on the device
     target = AmdGpuTarget()
     interrupted = False
     with tuning_session(executor, cache, progress) as (executor, cache):

@@ -53,7 +53,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from ..errors import StrategyError, TdslError
-from ..iree.frontend import Program, externalize_weights, load_program, make_inputs, signatures
+from ..iree.frontend import Program, check_runnable, externalize_weights, load_program, make_inputs, signatures
 from ..iree.iree_compile import DEFAULT_MEMORY_GB
 from ..iree.machine import versions
 from ..iree.ops import Dispatch, OpView, ProgramOps, list_dispatches, python_source
@@ -636,6 +636,7 @@ def tune(
     program stage's fastest point, then in the model pass against IREE's paths."""
     started = time.monotonic()
     program = payload if isinstance(payload, Program) else load_program(payload)
+    check_runnable(program)
     built = externalize_weights(program)  # candidates build and run with the weights in an archive
     interrupted = False
     jobs: list[OpJob] = []
