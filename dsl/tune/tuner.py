@@ -355,7 +355,7 @@ class Tuner:
 
         space = program_space(target, has_convolutions, name="tuned")
         variants = [Variant(IREE_DEFAULT, None)]
-        defaults = {"data_tiling": False, "ukernels": "default", "im2col_convs": False, "channels_last_convs": False}
+        defaults = target.baseline().model_dump(mode="json")  # IREE's own value of every program knob
         for c in space.candidates():
             changed = {k: v for k, v in c.values.items() if v != defaults[k]}
             if not changed:
