@@ -177,6 +177,21 @@ def test_sample_reads_the_weights_from_the_jobs_parameter_archives(tmp_path: Pat
     assert gone.seconds is None and gone.error == f"parameter archive {str(tmp_path / 'gone.irpa')!r} does not exist"
 
 
+@pytest.mark.compile
+def test_a_runners_cached_archive_is_not_evicted_by_the_samples_that_read_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Ray runner keeps the archives it receives in its file cache; writing the module of
+    a sample that reads one must not evict it, even past the cache's size."""
+    vmfb, archive, inputs = _weighted(tmp_path)
+    executor.clear_sample_cache()
+    monkeypatch.setattr(executor, "SAMPLE_CACHE_BYTES", 1)
+    cached = executor._CACHE.path(archive.path.read_bytes(), ".irpa", set())
+    job = SampleJob("w", vmfb, "mm", inputs, min_time_s=0.01, parameters=(replace(archive, path=cached),))
+    timed = sample(job)
+    assert timed.ok, timed.error
+    assert cached.is_file() and executor._CACHE.find(archive.digest + ".irpa") == cached
+    executor.clear_sample_cache()
+
+
 def _sleepy_build(job: BuildJob) -> BuildResult:
     """Stands in for a long compile in a pool worker: a child process (like iree-compile)
     and a marker ``<dir>/<key>`` holding the worker's and the child's pids."""

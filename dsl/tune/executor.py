@@ -186,13 +186,20 @@ class _FileCache:
         self._files: OrderedDict[str, Path] = OrderedDict()
         self._bytes = 0
 
+    def find(self, name: str) -> Path | None:
+        """The file of ``name`` (sha256 hex digest + suffix) if this cache holds it."""
+        found = self._files.get(name)
+        if found is not None and found.is_file():
+            self._files.move_to_end(name)
+            return found
+        return None
+
     def path(self, data: bytes, suffix: str, keep: set[str]) -> Path:
         """A file holding ``data`` (written once); its digest is added to ``keep``."""
         digest = hashlib.sha256(data).hexdigest() + suffix
         keep.add(digest)
-        found = self._files.get(digest)
-        if found is not None and found.is_file():
-            self._files.move_to_end(digest)
+        found = self.find(digest)
+        if found is not None:
             return found
         if self._dir is None or not self._dir.is_dir():
             self._dir = Path(tempfile.mkdtemp(prefix="tdsl-sample-"))
@@ -245,7 +252,7 @@ def sample(job: SampleJob) -> SampleResult:
     if job.allocator not in ALLOCATORS:
         return SampleResult(job.key, None, f"allocator: expected one of {list(ALLOCATORS)}, received {job.allocator!r}")
     try:
-        keep: set[str] = set()
+        keep = {a.path.name for a in job.parameters}  # a runner's archives live in the cache too
         module = _CACHE.path(job.vmfb, ".vmfb", keep)
         inputs = [_CACHE.path(data, ".npy", keep) for data in job.inputs]
         for archive in job.parameters:
@@ -479,9 +486,6 @@ class BenchmarkRunner:
     Parameter archives arrive as ``(scope, sha256, [object ref])`` (the ref nested, so Ray
     does not fetch it for every call) and are written to this node once each."""
 
-    def __init__(self) -> None:
-        self._archives: dict[str, Path] = {}
-
     def machine(self) -> dict[str, Any]:
         return machine()
 
@@ -492,14 +496,14 @@ class BenchmarkRunner:
             return failed_sample(job, err)
         return sample(replace(job, vmfb=vmfb, inputs=tuple(inputs), parameters=parameters))
 
-    def _archive(self, digest: str, ref: Any) -> Path:
-        path = self._archives.get(digest)
-        if path is None or not path.is_file():
-            import ray
+    @staticmethod
+    def _archive(digest: str, ref: Any) -> Path:
+        found = _CACHE.find(digest + ".irpa")
+        if found is not None:
+            return found
+        import ray
 
-            path = _CACHE.path(ray.get(ref), ".irpa", set())
-            self._archives[digest] = path
-        return path
+        return _CACHE.path(ray.get(ref), ".irpa", set())
 
     def clear(self) -> None:
         clear_sample_cache()
