@@ -256,6 +256,8 @@ def data_layouts(draw: Draw, name: str, op: Op, specialize_ok: bool) -> Data:
         s["specialize"] = True
     elif draw(st.integers(0, 3)) == 0:
         s["lower_packs"] = True
+    elif draw(st.integers(0, 3)) == 0:
+        s["lower_unpack"] = True  # refused where the result is not packed
     return s
 
 

@@ -129,6 +129,7 @@ class _Layout:
     producers: dict[int, int] = field(default_factory=dict)  # value -> operand index
     scopes: set[int] = field(default_factory=set)
     selected: dict[int, int] = field(default_factory=dict)
+    lowered: set[int] = field(default_factory=set)  # operand indices whose pack / unpack is lowered
 
 
 def read_layout(sequence: Sequence) -> tuple[dict[str, Any], Marks]:
@@ -143,6 +144,9 @@ def read_layout(sequence: Sequence) -> tuple[dict[str, Any], Marks]:
     fields = dict(state.fields)
     if state.transposes:
         fields["pack_transposes"] = tuple(state.transposes)
+    if state.lowered:
+        # The result's unpack alone is lower_unpack; any pack lowered is lower_packs (all of them).
+        fields["lower_unpack" if state.lowered == {2} else "lower_packs"] = True
     return fields, marks
 
 
@@ -252,7 +256,7 @@ def _layout_op(op: Op, state: _Layout, marks: Marks, params: dict[int, Optional[
     if name in ("transform.structured.lower_pack", "transform.structured.lower_unpack"):
         if op.operands[0] in state.producers or op.operands[0] in state.consumers:
             _stage(state, op, "lower_packs")
-            state.fields["lower_packs"] = True
+            state.lowered.add(2 if op.operands[0] in state.consumers else state.producers[op.operands[0]])
             return
     raise Unsupported(name, op.line, "an op of a graph-level layout action tdsl's DataLayout does not have")
 

@@ -425,6 +425,8 @@ def _pack_steps(s: DataLayout, current: Handle) -> tuple[list[Step], Handle]:
     if s.lower_packs:
         for operand in s.packed_operands():
             steps.append(_LOWER[operand](operand, current))
+    elif s.lower_unpack:
+        steps.append(_LOWER[2](2, current))
     if s.specialize:
         result = Handle("%specialized")
         steps.append(Specialize(current, result))

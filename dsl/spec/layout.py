@@ -29,7 +29,13 @@ A :class:`DataLayout` rewrites each matched op, in this order:
    operand (``lhs``/``rhs``) or on the unpack of the ``result``;
 5. ``specialize`` -> ``transform.structured.specialize`` (e.g. the packed generic
    becomes ``linalg.mmt4d`` when the RHS is packed transposed);
-6. ``lower_packs`` -> ``transform.structured.lower_pack`` / ``lower_unpack``.
+6. ``lower_packs`` -> ``transform.structured.lower_pack`` / ``lower_unpack``;
+   ``lower_unpack`` -> ``transform.structured.lower_unpack`` on the result's unpack alone:
+   where the result is packed on its innermost dim only (e.g. ``matmul_packed_sizes =
+   [0, 16, 0]``: RHS panels of 16 columns, LHS and result unpacked), that is a
+   ``tensor.collapse_shape`` IREE folds, so the packed op writes the result in place (no
+   unpack dispatch), while the operands' packs stay packs (a pack of a constant runs at
+   compile time).
 
 ``fuse_head_split`` acts on no op but the contraction of one head-split chain, for a rule
 whose matcher selects a transpose (``linalg.transpose``, as exporters write it): the chain
@@ -93,6 +99,7 @@ _NOT_WITH_HEAD_SPLIT = (
     ("pack_transposes", "no pack_transposes"),
     ("specialize", "False"),
     ("lower_packs", "False"),
+    ("lower_unpack", "False"),
     ("fold_unit_dims", "False"),
 )
 # The fields fold_unit_dims excludes (they act on the unfolded loops or the op's consumers).
@@ -244,6 +251,8 @@ class DataLayout(StrategyKind):
     """transform.structured.specialize of the packed generic (e.g. to linalg.mmt4d)."""
     lower_packs: StrictBool = False
     """transform.structured.lower_pack / lower_unpack on the packs and the unpack."""
+    lower_unpack: StrictBool = False
+    """transform.structured.lower_unpack on the result's unpack alone (the packs stay packs)."""
     fuse_head_split: StrictBool = False
     """The matched transpose reads a head split (contraction -> epilogue -> expand_shape): generalize that contraction."""
     fold_unit_dims: StrictBool = False
@@ -279,7 +288,7 @@ class DataLayout(StrategyKind):
                     getattr(self, field),
                 )
         if self.pack is None:
-            for field in ("pack_transposes", "specialize", "lower_packs"):
+            for field in ("pack_transposes", "specialize", "lower_packs", "lower_unpack"):
                 if getattr(self, field):
                     raise problem(field, "a 'pack' to act on (it is None)", getattr(self, field))
         operands = [t.operand for t in self.pack_transposes]
@@ -297,6 +306,18 @@ class DataLayout(StrategyKind):
                 "which operands get packs); use pack_greedily",
                 True,
             )
+        if self.lower_unpack:
+            if self.lower_packs:
+                raise problem("lower_unpack", "False when lower_packs is set (lower_packs lowers the unpack too)", True)
+            if isinstance(self.pack, Pack) and not all(self.pack.packed_sizes):
+                raise problem(
+                    "lower_unpack",
+                    "False unless every loop is packed (with a partial 'pack' tdsl cannot tell whether the "
+                    "result gets an unpack); use pack_greedily",
+                    True,
+                )
+            if 2 not in self.packed_operands():
+                raise problem("lower_unpack", "False when the result is not packed (m and n packed sizes 0)", True)
         if self.specialize and self.lower_packs:
             raise problem(
                 "lower_packs",

@@ -208,15 +208,35 @@ MMT4D_ROLES = ("m", "n", "k", "m", "n", "k")
 
 def _data_tiled(match: MatcherKind) -> bool:
     """``match`` may select a matmul that IREE's data tiling rewrites (a contraction matcher,
-    or an op name of a matmul or batch matmul). A contraction matcher of linalg.mmt4d's loops
-    does not: data tiling leaves a graph-level packed mmt4d alone (its codegen config
-    applied with --iree-opt-data-tiling on BERT's packed 1x64x256 by 256x1024 projection)."""
+    or an op name of a matmul or batch matmul). Data tiling sets encodings on contractions
+    whose m, n and k loops each collapse to one loop (IREE collapses loops of a role that are
+    adjacent, in order, in every operand); a contraction matcher whose maps put two loops of
+    one role apart in some operand selects an op it leaves alone: linalg.mmt4d (its codegen
+    config applied with --iree-opt-data-tiling on BERT's packed 1x64x256 by 256x1024
+    projection) or a matmul with RHS panels (``[M, N1, N0, K]``, the RHS ``[N1, K, N0]``;
+    its config applied on a 1024^3 matmul)."""
     for leaf in leaves(match):
         if isinstance(leaf, ContractionMatch):
             shape = leaf.loop_shape()
-            return shape is None or shape.roles != MMT4D_ROLES
+            return shape is None or shape.roles != MMT4D_ROLES and not _split_role(shape)
         if isinstance(leaf, OpNameMatch) and any(n in ("linalg.matmul", "linalg.batch_matmul") for n in leaf.names):
             return True
+    return False
+
+
+def _split_role(shape: LoopShape) -> bool:
+    """Some operand of ``shape`` indexes two loops of one role that are not adjacent and in
+    loop order (so IREE cannot collapse them into one loop)."""
+    if shape.operands is None:
+        return False
+    for dims in shape.operands:
+        for role in set(shape.roles):
+            loops = [d for d in dims if shape.roles[d] == role]
+            if len(loops) < 2:
+                continue
+            at = [dims.index(d) for d in loops]
+            if loops != sorted(loops) or at != list(range(at[0], at[0] + len(at))) or any(b != a + 1 for a, b in zip(loops, loops[1:])):
+                return True
     return False
 
 

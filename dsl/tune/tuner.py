@@ -14,7 +14,8 @@ then the whole model, keeping IREE's path wherever nothing measured better.
 3. **Op level.** For each job, the candidates of its spaces -- its pinned tiles
    (:func:`~tdsl.strategies.cpu.space.contraction_space`), then, for a 2-D matmul (or a
    batch-1 batch matmul, folded first), its graph-level packing (:func:`~tdsl.strategies.cpu.space.packing_space`, on its own
-   target: ukernels off); the better winner is the op's -- (the budget's
+   target: ukernels off) and its RHS panels (:func:`~tdsl.strategies.cpu.space.panel_space`:
+   the RHS alone packed, the op pinned); the best winner is the op's -- (the budget's
    share per space, seeded sample; pruned ones counted) are built in parallel by the executor and timed on the
    whole program, interleaved with the base in repeated rounds (the base first and last in
    every round); a first round screens, the best few get the remaining rounds. A candidate
@@ -379,8 +380,9 @@ class Tuner:
         """Tunes one op on top of ``base``: its pinned-tile space, each candidate's rule
         before the base's rules, then, for a 2-D or batch-1 matmul, its packing space (each candidate
         on its own target: ukernels off) before the base's rules that
-        validate there (see the module docstring). The better winner is the op's."""
-        from ..strategies.cpu.space import contraction_space, packable, packing_space
+        validate there, and its RHS-panel space (on the base's target, before its rules; see
+        the module docstring). The best winner is the op's."""
+        from ..strategies.cpu.space import contraction_space, packable, packing_space, panel_space, panelable
 
         base_set = base.strategies or tuned_set([CpuTarget()])
         target = base_set.targets[0]
@@ -392,6 +394,9 @@ class Tuner:
         if not packable(view, match):
             packed = packing_space(view, match, isa, target, f"{job.name}_packed")
             self.search(job, packed, base, budget, lambda c: (with_rules(c.strategies, base_set.rules), c.strategies.rules), tag="packed")
+        if not panelable(view, match, isa):
+            panels = panel_space(view, match, isa, target, f"{job.name}_panels")
+            self.search(job, panels, base, budget, lambda c: (tuned_set(base_set.targets, [*c.strategies.rules, *base_set.rules]), c.strategies.rules), tag="panels")
 
     def search(self, job: OpJob, space: Space, base: Variant, budget: int, make: Callable[[Any], tuple[StrategySet, tuple[Rule, ...]]], tag: str = "") -> None:
         """Searches ``space`` against ``base`` with ``budget`` candidates: the seeds and a
