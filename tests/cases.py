@@ -99,6 +99,11 @@ LAYOUT_VARIANTS = StrategySet(
             strategy=DataLayout(name="conv_pack_lowered", pack=PackGreedily(matmul_packed_sizes=[8, 16, 4]), lower_packs=True),
         ),
         Rule(target="gfx942", match=f32_mm, strategy=DataLayout(name="gpu_pad", pack=PackGreedily(matmul_packed_sizes=[0, 0, 0], matmul_padded_sizes_next_multiple_of=[16, 16, 16]))),
+        Rule(
+            target="cpu",
+            match=ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", operand_layout="mk_nk", batch=[], n=[64]),
+            strategy=DataLayout(name="rhs_panels", pack=PackGreedily(matmul_packed_sizes=[0, 16, 0]), lower_unpack=True),
+        ),
     ],
 )
 

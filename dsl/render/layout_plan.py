@@ -29,7 +29,7 @@ runs them with ``transform.foreach_match restrict_root`` on the matched op.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, ClassVar, Optional
 
 from ..spec.layout import DataLayout, Pack, PackGreedily, PackTranspose
@@ -204,6 +204,8 @@ class LowerUnpack(Step):
     compute: Handle
     unpack: Handle
     results: tuple[Handle, ...]
+    field: str = "lower_packs"
+    """The DataLayout field it renders (its location): lower_packs or lower_unpack."""
 
 
 @dataclass(frozen=True)
@@ -426,7 +428,7 @@ def _pack_steps(s: DataLayout, current: Handle) -> tuple[list[Step], Handle]:
         for operand in s.packed_operands():
             steps.append(_LOWER[operand](operand, current))
     elif s.lower_unpack:
-        steps.append(_LOWER[2](2, current))
+        steps.append(replace(_lower_unpack(2, current), field="lower_unpack"))
     if s.specialize:
         result = Handle("%specialized")
         steps.append(Specialize(current, result))

@@ -35,6 +35,12 @@ module @tdsl_layout_variants attributes {transform.with_named_sequence} {
     transform.iree.match.dims_equal %l0_dilations, [1, 1] : !transform.param<i64> loc("layout_variants.rules[4].match.dilations")
     transform.yield %op : !transform.any_op loc("layout_variants.rules[4].match")
   } loc("layout_variants.rules[4].match")
+  transform.named_sequence @tdsl_r6_rhs_panels_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %l0_batch, %l0_m, %l0_n, %l0_k = transform.iree.match.contraction %op, lhs_type = f32, rhs_type = f32, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64> loc("layout_variants.rules[6].match")
+    transform.iree.match.dims_equal %l0_batch, [] : !transform.param<i64> loc("layout_variants.rules[6].match.batch")
+    transform.iree.match.dims_equal %l0_n, [64] : !transform.param<i64> loc("layout_variants.rules[6].match.n")
+    transform.yield %op : !transform.any_op loc("layout_variants.rules[6].match")
+  } loc("layout_variants.rules[6].match")
 
   transform.named_sequence @tdsl_r0_pad_k(%op: !transform.any_op {transform.consumed}) {
     %packed0 = transform.structured.pack_greedily %op matmul_packed_sizes = [8, 16, 0] matmul_padded_sizes_next_multiple_of = [0, 0, 64] matmul_inner_dims_order = [1, 2, 0] : (!transform.any_op) -> !transform.op<"linalg.generic"> loc("pad_k.pack")
@@ -103,6 +109,17 @@ module @tdsl_layout_variants attributes {transform.with_named_sequence} {
     transform.yield loc("conv_pack_lowered")
   } loc("conv_pack_lowered")
 
+  transform.named_sequence @tdsl_r6_rhs_panels(%op: !transform.any_op {transform.consumed}) {
+    %packed0 = transform.structured.pack_greedily %op matmul_packed_sizes = [0, 16, 0] matmul_inner_dims_order = [0, 1, 2] : (!transform.any_op) -> !transform.op<"linalg.generic"> loc("rhs_panels.pack")
+    %lower_unpack = transform.get_consumers_of_result %packed0[0] : (!transform.op<"linalg.generic">) -> !transform.op<"linalg.unpack"> loc("rhs_panels.lower_unpack")
+    %unpack_empty, %unpack_transpose, %unpack_collapse, %unpack_slice, %unpack_copy = transform.structured.lower_unpack %lower_unpack : (!transform.op<"linalg.unpack">) -> (!transform.op<"tensor.empty">, !transform.op<"linalg.transpose">, !transform.op<"tensor.collapse_shape">, !transform.op<"tensor.extract_slice">, !transform.op<"linalg.copy">) loc("rhs_panels.lower_unpack")
+    %marker = transform.param.constant "rhs_panels" -> !transform.any_param loc("rhs_panels")
+    transform.annotate %packed0 "tdsl.layout" = %marker : !transform.op<"linalg.generic">, !transform.any_param loc("rhs_panels")
+    %rule = transform.param.constant 6 : i64 -> !transform.any_param loc("layout_variants.rules[6]")
+    transform.annotate %packed0 "tdsl.layout_rule" = %rule : !transform.op<"linalg.generic">, !transform.any_param loc("layout_variants.rules[6]")
+    transform.yield loc("rhs_panels")
+  } loc("rhs_panels")
+
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
     %scope0 = transform.structured.match ops{["func.func", "util.func"]} attributes {sym_name = "matmul_odd"} in %root : (!transform.any_op) -> !transform.any_op loc("layout_variants.rules[0].match")
     %scoped0 = transform.foreach_match in %scope0
@@ -113,7 +130,8 @@ module @tdsl_layout_variants attributes {transform.with_named_sequence} {
         @tdsl_r1_pack_transposed_match1 -> @tdsl_r1_pack_transposed,
         @tdsl_r2_bmm1_fold_match0 -> @tdsl_r2_bmm1_fold,
         @tdsl_r3_bmm_interchange_match0 -> @tdsl_r3_bmm_interchange,
-        @tdsl_r4_conv_pack_lowered_match0 -> @tdsl_r4_conv_pack_lowered
+        @tdsl_r4_conv_pack_lowered_match0 -> @tdsl_r4_conv_pack_lowered,
+        @tdsl_r6_rhs_panels_match0 -> @tdsl_r6_rhs_panels
       : (!transform.any_op) -> !transform.any_op loc("layout_variants.rules")
     %tdsl_r2_bmm1_fold_ops = transform.structured.match attributes {tdsl.layout_rule = 2 : i64} in %root2 : (!transform.any_op) -> !transform.any_op loc("layout_variants.rules[2]")
     %tdsl_r2_bmm1_fold_scope = transform.get_parent_op %tdsl_r2_bmm1_fold_ops <{deduplicate, isolated_from_above}> : (!transform.any_op) -> !transform.any_op loc("bmm1_fold.fold_unit_dims")
