@@ -55,11 +55,12 @@ def test_tune_end_to_end_then_warm_cache(payload: Path, tmp_path: Path) -> None:
         report = json.loads((out / REPORT_JSON).read_text())
         assert report["machine"]["isa"] and report["iree_version"]
         [job] = report["ops"]
-        # Two spaces for a 2-D matmul: pinned tiles, then graph-level packing.
-        assert job["space_size"] > 0 and 2 <= len(job["candidates"]) <= 2 * FAST.budget
+        # Three spaces for a 2-D matmul: pinned tiles, graph-level packing, RHS panels.
+        assert job["space_size"] > 0 and 3 <= len(job["candidates"]) <= 3 * FAST.budget
         pinned = {"wg_m", "wg_n", "cache_k", "vec_m", "vec_n", "vec_k"}
         packed = {"m0", "n0", "m_tiles", "n_tiles", "lhs_pack_step"}
-        assert {frozenset(c["knobs"]) for c in job["candidates"]} == {frozenset(pinned), frozenset(packed)}
+        panels = {"n0", "wg_m", "wg_n", "vec_m", "vec_n", "vec_k"}
+        assert {frozenset(c["knobs"]) for c in job["candidates"]} == {frozenset(pinned), frozenset(packed), frozenset(panels)}
         for c in job["candidates"]:
             assert c["compile"] == "ok" and c["samples_s"]
         labels = {v["label"] for v in report["model_pass"]}
@@ -399,7 +400,8 @@ def test_cli_tunes_a_users_space(payload: Path, tmp_path: Path) -> None:
 def test_tune_a_real_onnx_export(tmp_path: Path) -> None:
     """What torch.onnx.export writes (examples/models/bert: si64 token ids, batch-1
     batch_matmuls, constant weights): the op listing finds its contractions, a batch-1
-    batch_matmul gets both op-level spaces (pinned tiles; packing, its unit batch folded)
+    batch_matmul gets the three op-level spaces (pinned tiles; packing and RHS panels, its
+    unit batch folded)
     whose candidates compile (against the weights in a parameter archive, so each module is
     code only) and run, and the emitted set loads, renders and passes the numeric check on
     the model with its weights inline."""
@@ -415,7 +417,7 @@ def test_tune_a_real_onnx_export(tmp_path: Path) -> None:
     # Built with the weights in a parameter archive: the modules hold code only.
     [archive] = externalize_weights(load_program(model)).parameters
     assert archive.path.stat().st_size > 4e6 and all(len(v.vmfb or b"") < 1e6 for v in job.variants)
-    assert len(job.spaces) == 2 and any(":packed#" in v.label for v in job.variants)
+    assert len(job.spaces) == 3 and any(":packed#" in v.label for v in job.variants) and any(":panels#" in v.label for v in job.variants)
     assert {"iree-default", "iree-data-tiling"} <= {v.label for v in result.final}
     assert all(v.median and not v.sample_errors for v in result.final), [(v.label, v.sample_errors) for v in result.final]
     tdsl.render(result.tuned, "cpu")

@@ -29,7 +29,7 @@ runs them with ``transform.foreach_match restrict_root`` on the matched op.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable, ClassVar, Optional
 
 from ..spec.layout import DataLayout, Pack, PackGreedily, PackTranspose
@@ -322,7 +322,7 @@ def _lower_pack(operand: int, compute: Handle) -> Step:
     return LowerPack(compute, operand, Handle(f"%lower_pack{operand}", PACK), results)
 
 
-def _lower_unpack(operand: int, compute: Handle) -> Step:
+def _lower_unpack(operand: int, compute: Handle, field: str = "lower_packs") -> Step:
     results = (
         Handle("%unpack_empty", op_type("tensor.empty")),
         Handle("%unpack_transpose", op_type("linalg.transpose")),
@@ -330,7 +330,7 @@ def _lower_unpack(operand: int, compute: Handle) -> Step:
         Handle("%unpack_slice", op_type("tensor.extract_slice")),
         Handle("%unpack_copy", op_type("linalg.copy")),
     )
-    return LowerUnpack(compute, Handle("%lower_unpack", UNPACK), results)
+    return LowerUnpack(compute, Handle("%lower_unpack", UNPACK), results, field)
 
 
 _LOWER: tuple[Callable[[int, Handle], Step], ...] = (_lower_pack, _lower_pack, _lower_unpack)
@@ -428,7 +428,7 @@ def _pack_steps(s: DataLayout, current: Handle) -> tuple[list[Step], Handle]:
         for operand in s.packed_operands():
             steps.append(_LOWER[operand](operand, current))
     elif s.lower_unpack:
-        steps.append(replace(_lower_unpack(2, current), field="lower_unpack"))
+        steps.append(_lower_unpack(2, current, field="lower_unpack"))
     if s.specialize:
         result = Handle("%specialized")
         steps.append(Specialize(current, result))

@@ -308,7 +308,8 @@ def panel_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, nam
         raise ValueError(f"{name}: {reason}")
     assert isinstance(match, ContractionMatch) and match.operand_layout is not None
     m, n, k = view.sizes("m")[0], view.sizes("n")[0], view.sizes("k")[0]
-    types = _element_types(view)
+    lhs, rhs, out = _element_types(view)
+    types = (lhs, rhs, out)
     lanes = _lanes(isa, view)
     n0 = Choice("n0", panel_widths(view, isa))
     wg_m = PowersOfTwo("wg_m", 8, max(8, min(512, _ceil_pow2(m))))

@@ -35,3 +35,11 @@ func.func @bmm1(%a: tensor<1x64x32xf32>, %b: tensor<1x32x48xf32>) -> tensor<1x64
   %r = linalg.batch_matmul ins(%a, %b : tensor<1x64x32xf32>, tensor<1x32x48xf32>) outs(%f : tensor<1x64x48xf32>) -> tensor<1x64x48xf32>
   return %r : tensor<1x64x48xf32>
 }
+func.func @matmul_nk(%a: tensor<32x48xf32>, %b: tensor<64x48xf32>) -> tensor<32x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<32x64xf32>) -> tensor<32x64xf32>
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %b : tensor<32x48xf32>, tensor<64x48xf32>) outs(%f : tensor<32x64xf32>) -> tensor<32x64xf32>
+  return %r : tensor<32x64xf32>
+}
