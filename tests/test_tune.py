@@ -455,3 +455,43 @@ def test_an_op_below_the_timing_floor_is_listed_but_not_tuned_unless_named(tmp_p
     assert small.share < MIN_SHARE and "too small for whole-program timing" in small.skipped
     [named] = op_jobs(listing, ("4x8xf32",))
     assert not named.skipped
+
+
+TWO_OF_ONE_SHAPE = """
+func.func @main(%a: tensor<32x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x48xf32>) -> tensor<32x48xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<32x64xf32>) -> tensor<32x64xf32>
+  %x = linalg.matmul ins(%a, %b : tensor<32x64xf32>, tensor<64x64xf32>) outs(%f : tensor<32x64xf32>) -> tensor<32x64xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<32x64xf32>) outs(%e : tensor<32x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = math.tanh %v : f32
+    linalg.yield %r : f32
+  } -> tensor<32x64xf32>
+  %y = linalg.matmul ins(%t, %b : tensor<32x64xf32>, tensor<64x64xf32>) outs(%f : tensor<32x64xf32>) -> tensor<32x64xf32>
+  %e2 = tensor.empty() : tensor<32x48xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<32x48xf32>) -> tensor<32x48xf32>
+  %z = linalg.matmul ins(%y, %c : tensor<32x64xf32>, tensor<64x48xf32>) outs(%f2 : tensor<32x48xf32>) -> tensor<32x48xf32>
+  return %z : tensor<32x48xf32>
+}
+"""
+
+
+def test_one_job_covers_every_dispatch_of_its_shape(tmp_path: Path) -> None:
+    """Two executables of one matmul shape (as BERT's Q/K/V and output projections) are one
+    job: its launches, share and report list them all, not the first one's alone."""
+    from tdsl import CpuTarget
+    from tdsl.iree.ops import list_dispatches
+    from tdsl.tune.tuner import op_jobs
+
+    path = tmp_path / "two.mlir"
+    path.write_text(TWO_OF_ONE_SHAPE)
+    listing = list_dispatches(path, CpuTarget())
+    contractions = [d for d in listing.dispatches if d.graph_op is not None and d.graph_matcher is not None]
+    assert len(contractions) == 3
+    square, narrow = op_jobs(listing)
+    head = square.to_json()
+    assert square.launches == 2 and head["launches"] == 2 and len(head["dispatches"]) == 2
+    assert narrow.launches == 1 and head["dispatch"] == head["dispatches"][0]
+    assert square.share == pytest.approx(2 * 64 / (2 * 64 + 48))

@@ -53,6 +53,8 @@ class RankedJob:
     dispatch: Dispatch
     share: float
     skipped: str = ""
+    merged: list[Dispatch] = field(default_factory=list)
+    """The other dispatches the job's problem key selects."""
     space_size: int = 0
     valid: int = 0
     pruned: Pruned = field(default_factory=Pruned)
@@ -64,8 +66,13 @@ class RankedJob:
     rule: Rule | None = None
     why: str = ""
 
+    @property
+    def launches(self) -> int:
+        """Launches per call of every dispatch the job covers."""
+        return sum(d.launches for d in [self.dispatch, *self.merged])
+
     def to_json(self) -> dict[str, Any]:
-        return job_head(self.name, self.dispatch, self.dispatch.root, self.share, self.skipped) | {
+        return job_head(self.name, [self.dispatch, *self.merged], self.dispatch.root, self.share, self.skipped) | {
             "space_size": self.space_size,
             "valid": self.valid,
             "pruned": self.pruned.to_json(),
@@ -123,12 +130,12 @@ class Gfx942Result:
             root = job.dispatch.root
             shapes = (root.shapes() if root else job.dispatch.name)[:44]
             if job.skipped:
-                lines.append(f"  {job.name:<5} {shapes:<44} {job.dispatch.launches:>3} {'-':>6} {'-':>6} {'-':>9} {'-':>5} {'-':>5}  {job.skipped}")
+                lines.append(f"  {job.name:<5} {shapes:<44} {job.launches:>3} {'-':>6} {'-':>6} {'-':>9} {'-':>5} {'-':>5}  {job.skipped}")
                 continue
             top = job.ranking[0] if job.ranking else {}
             res = top.get("resources") or {}
             lines.append(
-                f"  {job.name:<5} {shapes:<44} {job.dispatch.launches:>3} {job.space_size:>6} {job.valid:>6} "
+                f"  {job.name:<5} {shapes:<44} {job.launches:>3} {job.space_size:>6} {job.valid:>6} "
                 f"{top.get('time_us', 0):>9.2f} {res.get('vgprs', '-')!s:>5} {res.get('waves_per_simd', top.get('waves_per_simd', '-'))!s:>5}  "
                 f"{'yes' if job.rule is not None else 'no: ' + job.why}"
             )
@@ -172,6 +179,7 @@ def tune_gfx942(
             key = python_source(found[0]) if not isinstance(found, str) else d.name
             if key in jobs:
                 jobs[key].share += _flops(d) / total
+                jobs[key].merged.append(d)
                 continue
             jobs[key] = RankedJob(name="", dispatch=d, share=_flops(d) / total, skipped=found if isinstance(found, str) else "")
             if not isinstance(found, str):
@@ -229,11 +237,11 @@ def tune_gfx942(
                         progress.advance("tune")
                         continue
                     rule = next(r.candidate.strategies.rules[0] for r in reranked if by_index.get(r.candidate.index) is winner)
-                    job.why = (f"{job.name} ({job.dispatch.root.shapes() if job.dispatch.root else job.dispatch.name}, x{job.dispatch.launches}): "
+                    job.why = (f"{job.name} ({job.dispatch.root.shapes() if job.dispatch.root else job.dispatch.name}, x{job.launches}): "
                                f"{speedup(winner, reference) or 0:.2f}x over IREE default on {options.device} (noise {job.noise:.1%}); knobs {winner.values}")
                 else:
                     res = best.resources
-                    job.why = (f"{job.name} ({job.dispatch.root.shapes() if job.dispatch.root else job.dispatch.name}, x{job.dispatch.launches}): "
+                    job.why = (f"{job.name} ({job.dispatch.root.shapes() if job.dispatch.root else job.dispatch.name}, x{job.launches}): "
                                f"ranked 1 of {job.valid} valid ({job.space_size} in the space) by the cost model, est. {best.to_json()['time_us']:.2f} us, "
                                f"MFMA utilization {best.estimate.utilization:.0%}"
                                + (f"; compiled: {res.vgprs} VGPR, {res.agprs} AGPR, {res.spills} spills, {res.waves_per_simd} waves/SIMD" if res else "")

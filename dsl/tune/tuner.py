@@ -106,14 +106,17 @@ class TuneOptions:
     this CPU."""
 
 
-def job_head(name: str, dispatch: Dispatch | None, view: OpView | None, share: float, skipped: str) -> dict[str, Any]:
-    """The fields every tuning job's JSON starts with: op, dispatch, shapes (of ``view``),
-    launches, share of the work and why it was skipped ("" when it was not)."""
+def job_head(name: str, dispatches: Sequence[Dispatch], view: OpView | None, share: float, skipped: str) -> dict[str, Any]:
+    """The fields every tuning job's JSON starts with: op, dispatch (the first of
+    ``dispatches``, the executables the job's matcher selects), every dispatch, shapes (of
+    ``view``), launches per call (all of them), share of the work and why it was skipped
+    ("" when it was not)."""
     return {
         "op": name,
-        "dispatch": dispatch.name if dispatch else None,
+        "dispatch": dispatches[0].name if dispatches else None,
+        "dispatches": [d.name for d in dispatches],
         "shapes": view.shapes() if view else None,
-        "launches": dispatch.launches if dispatch else None,
+        "launches": sum(d.launches for d in dispatches) if dispatches else None,
         "share": share,
         "skipped": skipped,
     }
@@ -129,6 +132,9 @@ class OpJob:
     share: float
     space: Space | None = None
     """The space searched first (the pinned tiles of an op; a user's whole space)."""
+    merged: list[Dispatch] = field(default_factory=list)
+    """The other dispatches the job's matcher selects (the same op launched from several
+    executables, e.g. Q/K/V and output projections of one shape)."""
     skipped: str = ""
     spaces: list[Space] = field(default_factory=list)
     """Every space searched (an op's pinned tiles, then its packing where it has one)."""
@@ -150,10 +156,12 @@ class OpJob:
 
     @property
     def launches(self) -> int:
-        return self.dispatch.launches if self.dispatch else 1
+        """Launches per call of every dispatch the job covers (1 for a user's space)."""
+        return sum(d.launches for d in [self.dispatch, *self.merged]) if self.dispatch else 1
 
     def to_json(self) -> dict[str, Any]:
-        return job_head(self.name, self.dispatch, self.dispatch.graph_op if self.dispatch else None, self.share, self.skipped) | {
+        dispatches = [self.dispatch, *self.merged] if self.dispatch else []
+        return job_head(self.name, dispatches, self.dispatch.graph_op if self.dispatch else None, self.share, self.skipped) | {
             "space_size": sum(space.size for space in self.spaces) if self.spaces else (self.space.size if self.space else 0),
             "pruned": self.pruned.to_json(),
             "noise": self.noise,
@@ -612,6 +620,7 @@ def op_jobs(ops: ProgramOps, only: Sequence[str] = ()) -> list[OpJob]:
         key = python_source(d.graph_matcher)
         if key in jobs:
             jobs[key].share += _flops(d) / total
+            jobs[key].merged.append(d)
             continue
         job = OpJob(name=f"op{len(jobs)}", dispatch=d, share=_flops(d) / total)
         job.skipped = tunable(view)
