@@ -33,7 +33,7 @@ from types import FrameType, TracebackType
 from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from ..errors import ArgumentError, TdslError
-from ..iree.bench import ALLOCATORS, benchmark_command, benchmark_seconds
+from ..iree.bench import ALLOCATORS, benchmark_command, benchmark_env, benchmark_seconds
 from ..iree.compile import CompileReport, compile
 from ..iree.dispatches import short_pipeline
 from ..iree.frontend import ParameterArchive
@@ -259,7 +259,7 @@ def sample(job: SampleJob) -> SampleResult:
             if not archive.path.is_file():
                 return SampleResult(job.key, None, f"parameter archive {str(archive.path)!r} does not exist")
         command = benchmark_command(module, job.function, inputs, job.threads, job.min_time_s, job.allocator, job.device, [a.spec for a in job.parameters])
-        proc = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=job.timeout_s)
+        proc = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=job.timeout_s, env=benchmark_env())
     except subprocess.TimeoutExpired:
         return SampleResult(job.key, None, f"timed out after {job.timeout_s:g} s (iree-benchmark-module killed)")
     except (TdslError, OSError) as err:

@@ -55,6 +55,7 @@ import numpy as np
 
 from ..errors import StrategyError, TdslError
 from ..iree.frontend import Program, check_runnable, externalize_weights, load_program, make_inputs, signatures
+from ..iree.bench import MALLOC_STEADY_STATE
 from ..iree.iree_compile import DEFAULT_MEMORY_GB
 from ..iree.machine import versions
 from ..iree.ops import Dispatch, OpView, ProgramOps, list_dispatches, python_source
@@ -233,7 +234,8 @@ class Tuner:
         self.inputs = tuple(_npy(a) for a in make_inputs(self.signature, seed=0))
         self.setup = canonical_hash(
             {"function": self.signature.function, "threads": options.threads, "allocator": options.allocator,
-             "min_time_s": options.min_time_s, "device": options.device, "inputs": canonical_hash(b"".join(self.inputs))}
+             "min_time_s": options.min_time_s, "device": options.device, "inputs": canonical_hash(b"".join(self.inputs)),
+             "malloc": MALLOC_STEADY_STATE}
         )
 
     # -- building -----------------------------------------------------------------------
