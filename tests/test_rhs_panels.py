@@ -29,9 +29,10 @@ def test_which_ops_get_a_panel_space() -> None:
     for view in (_view(96, 64, 128), _view(96, 64, 128, transposed_b=True), _view(64, 256, 256, batch=1)):
         assert panelable(view, matcher_for(view), "avx512") == ""
     assert "matrix-vector" in panelable(_view(1, 256, 256), matcher_for(_view(1, 256, 256)), "avx512")
-    odd = _view(96, 1000, 128)
-    assert "not a multiple of a vector (16 lanes)" in panelable(odd, matcher_for(odd), "avx512")
-    assert panelable(_view(96, 1000, 128), matcher_for(odd), "avx2") == ""  # 1000 = 125 x 8 lanes
+    padded = _view(96, 1000, 128)  # 63 panels of 16 (1008 columns) on AVX-512; 125 x 8 on AVX2
+    assert panelable(padded, matcher_for(padded), "avx512") == "" and panelable(padded, matcher_for(padded), "avx2") == ""
+    odd = _view(96, 20, 128)  # 16 or 32 columns would pad 20 by 60 %
+    assert "not a multiple of a vector (16 lanes) and panels of 16 or 32 would pad it by more than 12.5%" in panelable(odd, matcher_for(odd), "avx512")
     batch = _view(64, 256, 256, batch=4)
     assert "batch" in panelable(batch, matcher_for(batch), "avx512")
     with pytest.raises(ValueError, match="not a multiple"):
@@ -47,39 +48,44 @@ func.func @f(%a: tensor<64x128xi8>, %b: tensor<128x64xi8>, %c: tensor<64x64xi32>
 @settings(max_examples=25, deadline=None, derandomize=True)
 @given(
     st.integers(2, 3000),
-    st.integers(1, 200).map(lambda v: 16 * v),
+    st.one_of(st.integers(1, 200).map(lambda v: 16 * v), st.integers(8, 3200)),
     st.integers(1, 3000),
     st.sampled_from(["mk_kn", "mk_nk", "batch-1"]),
     st.sampled_from(["avx512", "avx2"]),
 )
 def test_generated_matmuls_panel_candidates(m: int, n: int, k: int, form: str, isa: str) -> None:
     """On generated shapes: the seeds are in the space; every candidate validates on the
-    base's target (data tiling on), packs the RHS alone in whole-vector panels that divide
-    N, lowers the result's unpack, transposes the RHS pack only for a K x N RHS, folds a
-    unit batch first, and pins exactly the panel op of its own width (M x N/N0 x N0 x K,
-    the panel maps) with register tiles inside the workgroup tiles and the accumulators."""
+    base's target (data tiling on), packs the RHS alone in whole-vector panels -- that
+    divide N where any does (the result's unpack lowered), else padding N by at most an
+    eighth (the unpack kept) --, transposes the RHS pack only for a K x N RHS, folds a
+    unit batch first, and pins exactly the panel op of its own width (M x panels x N0 x K,
+    the panel maps) with register tiles inside the workgroup tiles, the panels and the
+    accumulators."""
     view = _view(m, n, k, form == "mk_nk", batch=1 if form == "batch-1" else 0)
-    if form == "batch-1" and k == 1:
+    lanes = 16 if isa == "avx512" else 8
+    whole = [w for w in (lanes, 2 * lanes) if n % w == 0]
+    if (form == "batch-1" and k == 1) or not (whole or -n % lanes <= n / 8 or -n % (2 * lanes) <= n / 8):
         assert panelable(view, matcher_for(view), isa)
         return
     space = panel_space(view, matcher_for(view), isa, CpuTarget(data_tiling=True), "op0")
     assert space.seeds and all(space.index_of(v) < space.size for v in space.seeds)
     candidates = list(space.candidates(count=12, seed=m + n + k))
     assert candidates or space.pruned.total
-    lanes = 16 if isa == "avx512" else 8
     for c in candidates:
         target, (layout, tiles) = c.strategies.targets[0], c.strategies.rules
         assert target.data_tiling and target == CpuTarget(data_tiling=True)
         v = c.values
         n0 = v["n0"]
-        assert layout.strategy.pack.matmul_packed_sizes == (0, n0, 0) and n0 % lanes == 0 and n % n0 == 0
-        assert layout.strategy.lower_unpack and not layout.strategy.lower_packs
+        panels = -(-n // n0)
+        assert layout.strategy.pack.matmul_packed_sizes == (0, n0, 0) and n0 % lanes == 0
+        assert n % n0 == 0 if whole else panels * n0 - n <= n / 8
+        assert layout.strategy.lower_unpack == bool(whole) and not layout.strategy.lower_packs
         assert [t.operand for t in layout.strategy.pack_transposes] == ([] if form == "mk_nk" else ["rhs"])
         assert layout.strategy.fold_unit_dims == (form == "batch-1")
-        assert tiles.match.maps == PANEL_MAPS and tiles.match.m == ((m,),) and tiles.match.n == ((n // n0, n0),) and tiles.match.k == ((k,),)
+        assert tiles.match.maps == PANEL_MAPS and tiles.match.m == ((m,),) and tiles.match.n == ((panels, n0),) and tiles.match.k == ((k,),)
         assert tiles.strategy.distribution == (v["wg_m"], v["wg_n"], n0, 0)
         assert tiles.strategy.vector_common_parallel == (v["vec_m"], v["vec_n"], n0, 0)
-        assert v["wg_m"] % v["vec_m"] == 0 and v["wg_n"] % v["vec_n"] == 0 and (n // n0) % v["vec_n"] == 0
+        assert v["wg_m"] % v["vec_m"] == 0 and v["wg_n"] % v["vec_n"] == 0 and panels % v["vec_n"] == 0
         assert v["vec_m"] * v["vec_n"] * n0 // lanes <= (24 if isa == "avx512" else 12)
 
 
@@ -181,3 +187,34 @@ def test_constant_weights_are_packed_at_compile_time(tmp_path: Path) -> None:
     a = np.random.default_rng(1).uniform(-1, 1, (96, 64)).astype(np.float32)
     run = tdsl.run(path, strategies, inputs=[a])
     assert run.ok and {c.reference for c in run.functions[0].comparisons} >= {"iree-default"}
+
+
+PADDED = """\
+func.func @mm(%a: tensor<40x24xf32>, %b: tensor<24x100xf32>) -> tensor<40x100xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<40x100xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<40x100xf32>) -> tensor<40x100xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<40x24xf32>, tensor<24x100xf32>) outs(%f : tensor<40x100xf32>) -> tensor<40x100xf32>
+  return %r : tensor<40x100xf32>
+}
+"""
+
+
+@pytest.mark.compile
+def test_padded_panels_keep_the_unpack_and_the_numbers(tmp_path: Path) -> None:
+    """N = 100 on AVX-512: 7 panels of 16 (112 columns, the last padded). Every seed pins
+    the 40 x 7 x 16 x 24 panel op, the result's unpack drops the padding in a dispatch of
+    its own, and the outputs equal IREE default's."""
+    path = tmp_path / "padded.mlir"
+    path.write_text(PADDED)
+    view = next(OpView.of(op) for op in linalg_ops(PADDED) if op.kind == "contraction")
+    space = panel_space(view, matcher_for(view), "avx512", CpuTarget(data_tiling=True), "op0")
+    assert space.seeds
+    for seed in space.seeds:
+        strategies = space.candidate(seed)
+        assert not strategies.rules[0].strategy.lower_unpack
+        report = compile(path, strategies, "cpu", strict=True)
+        [panel] = {o.strategy: o.dispatches for o in report.rules}["op0_tiles"]
+        assert "matmul_like_40x7x16x24" in panel
+        assert any("linalg.unpack" in d.compute_ops for d in report.dispatches)
+        assert tdsl.run(path, strategies).ok

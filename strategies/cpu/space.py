@@ -250,13 +250,24 @@ PANEL_TYPES = TILED_TYPES - {("i8", "i8", "i32")}
 which an outer product of i32 lanes does not approach)."""
 
 
+MAX_PANEL_PADDING = 1 / 8
+"""The most padding (a fraction of N) a panel width may add where no whole vector divides N."""
+
+
 def panel_widths(view: OpView, isa: Isa) -> list[int]:
-    """Panel widths N0 for ``view``: one or two whole vectors that divide N (1000^3 with
-    panels padded to 1008 columns measured 11.2 ms against 9.1 ms for data tiling: the
-    result's copy out of the padding; half-vector panels of 8, 17.2 ms)."""
+    """Panel widths N0 for ``view``: one or two whole vectors. Those that divide N where
+    there are any; else those that pad N by at most :data:`MAX_PANEL_PADDING` (1000^3 on
+    AVX-512, 63 panels of 16 padded to 1008 columns, the result unpacked by its own
+    dispatch: 7.98 ms against 9.35 ms for data tiling; half-vector panels of 8, 17.2 ms)."""
     n = view.sizes("n")[0]
     lanes = _lanes(isa, view)
-    return [w for w in (lanes, 2 * lanes) if n % w == 0]
+    whole = [w for w in (lanes, 2 * lanes) if n % w == 0]
+    return whole or [w for w in (lanes, 2 * lanes) if -n % w <= n * MAX_PANEL_PADDING]
+
+
+def _panels(n: int, n0: int) -> int:
+    """Panels of width ``n0`` over ``n`` columns (the last one padded)."""
+    return -(-n // n0)
 
 
 def panelable(view: OpView, match: MatcherKind, isa: Isa) -> str:
@@ -270,7 +281,8 @@ def panelable(view: OpView, match: MatcherKind, isa: Isa) -> str:
     if types not in PANEL_TYPES:
         return f"element types {' x '.join(types)} have no panel space"
     if not panel_widths(view, isa):
-        return f"N = {view.sizes('n')[0]} is not a multiple of a vector ({_lanes(isa, view)} lanes)"
+        lanes = _lanes(isa, view)
+        return f"N = {view.sizes('n')[0]} is not a multiple of a vector ({lanes} lanes) and panels of {lanes} or {2 * lanes} would pad it by more than {MAX_PANEL_PADDING:.1%}"
     return ""
 
 
@@ -288,7 +300,7 @@ class PanelSpace(Space):  # type: ignore[misc]  # tdsl is Any to mypy over strat
         layout, tiles = concrete.rules
         n0 = values["n0"]
         lhs, rhs, out = self.types
-        op = ContractionMatch(lhs_type=lhs, rhs_type=rhs, output_type=out, maps=PANEL_MAPS, batch=[], m=[self.m], n=[self.n // n0, n0], k=[self.k])
+        op = ContractionMatch(lhs_type=lhs, rhs_type=rhs, output_type=out, maps=PANEL_MAPS, batch=[], m=[self.m], n=[_panels(self.n, n0), n0], k=[self.k])
         return StrategySet(name=concrete.name, targets=concrete.targets, rules=(layout, tiles.model_copy(update={"match": op})))
 
 
@@ -296,9 +308,12 @@ def panel_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, nam
     """The RHS-panel op-level space of one 2-D or batch-1 matmul (see the module docstring):
     ``base`` with two rules -- the graph-level layout of ``view`` (selected by ``match``):
     RHS packed into ``[N/N0, K, N0]`` panels, the result's unpack lowered to a reshape -- and
-    the tiles of the panel op (``DoubleTilingExpert``). Knobs: ``n0`` (panel width, whole
-    vectors dividing N), ``wg_m`` / ``wg_n`` (rows / panels per workgroup), ``vec_m`` /
-    ``vec_n`` (rows / panels per register tile) and ``vec_k``. Register tiles divide
+    the tiles of the panel op (``DoubleTilingExpert``). Where no whole vector divides N
+    the last panel is padded and the result's unpack stays a dispatch of its own (lowered,
+    the copy out of the padding ran as a host-side strided copy: 11.2 ms against 8.0 ms
+    on 1000^3). Knobs: ``n0`` (panel width, whole vectors, see :func:`panel_widths`), ``wg_m`` / ``wg_n`` (rows / panels per workgroup), ``vec_m`` /
+    ``vec_n`` (rows / panels per register tile; panel counts are powers of two or three times
+    them) and ``vec_k``. Register tiles divide
     workgroup tiles and the panels (a remainder inside every workgroup measured 4x slower,
     a remainder panel 2-5x). Seeds: 8 rows by
     2 panels of one vector (16 accumulators), on 256 x 2 and 64 x 4 workgroups (the best
@@ -311,15 +326,20 @@ def panel_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, nam
     lhs, rhs, out = _element_types(view)
     types = (lhs, rhs, out)
     lanes = _lanes(isa, view)
-    n0 = Choice("n0", panel_widths(view, isa))
+    widths = panel_widths(view, isa)
+    padded = n % widths[0] != 0
+    n0 = Choice("n0", widths)
     wg_m = PowersOfTwo("wg_m", 8, max(8, min(512, _ceil_pow2(m))))
-    wg_n = PowersOfTwo("wg_n", 1, max(1, min(64, _ceil_pow2(n // lanes))))
+    # Panels per workgroup and per register tile: powers of two and three times them (63
+    # panels of 1000 columns divide by 3, not 2; 8 x 3 register tiles measured best there).
+    most_panels = max(1, min(64, _ceil_pow2(n // lanes)))
+    wg_n = Choice("wg_n", sorted({f * 2**e for f in (1, 3) for e in range(7) if f * 2**e <= most_panels} | {1}))
     vec_m = Choice("vec_m", [v for v in (1, 2, 4, 8, 16) if v <= m])
-    vec_n = Choice("vec_n", [1, 2, 4])
+    vec_n = Choice("vec_n", [1, 2, 3, 4])
     vec_k = Choice("vec_k", [1, 2, 4])
     transposes = [PackTranspose(operand="rhs", outer_perm=[1, 0])] if match.operand_layout == "mk_kn" else []
     folded = {"generalize": True, "fold_unit_dims": True} if view.roles.get("batch") else {}
-    layout = DataLayout(name=name, pack=PackGreedily(matmul_packed_sizes=[0, n0, 0]), pack_transposes=transposes, lower_unpack=True, **folded)
+    layout = DataLayout(name=name, pack=PackGreedily(matmul_packed_sizes=[0, n0, 0]), pack_transposes=transposes, lower_unpack=not padded, **folded)
     tiles = CpuLowering(
         name=f"{name}_tiles",
         distribution=[wg_m, wg_n, n0, 0],
@@ -336,7 +356,7 @@ def panel_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, nam
     )
     constraints = [
         Constraint("register_tile_inside_workgroup_tile", lambda v: v["wg_m"] % v["vec_m"] == 0 and v["wg_n"] % v["vec_n"] == 0),
-        Constraint("register_tile_divides_the_panels", lambda v: (n // v["n0"]) % v["vec_n"] == 0),
+        Constraint("register_tile_divides_the_panels", lambda v: _panels(n, v["n0"]) % v["vec_n"] == 0),
         Constraint("workgroup_inside_the_problem", lambda v: v["wg_n"] * v["n0"] <= max(v["n0"], _ceil_pow2(n))),
         Constraint(
             f"at_most_{_MAX_ACCUMULATORS[isa]}_accumulator_registers",
