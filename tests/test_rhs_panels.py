@@ -31,6 +31,8 @@ def test_which_ops_get_a_panel_space() -> None:
     assert "matrix-vector" in panelable(_view(1, 256, 256), matcher_for(_view(1, 256, 256)), "avx512")
     padded = _view(96, 1000, 128)  # 63 panels of 16 (1008 columns) on AVX-512; 125 x 8 on AVX2
     assert panelable(padded, matcher_for(padded), "avx512") == "" and panelable(padded, matcher_for(padded), "avx2") == ""
+    prime = _view(2999, 256, 64)
+    assert "M = 2999 has no workgroup tile" in panelable(prime, matcher_for(prime), "avx512")
     odd = _view(96, 20, 128)  # 16 or 32 columns would pad 20 by 60 %
     assert "not a multiple of a vector (16 lanes) and panels of 16 or 32 would pad it by more than 12.5%" in panelable(odd, matcher_for(odd), "avx512")
     batch = _view(64, 256, 256, batch=4)
@@ -60,11 +62,12 @@ def test_generated_matmuls_panel_candidates(m: int, n: int, k: int, form: str, i
     eighth (the unpack kept) --, transposes the RHS pack only for a K x N RHS, folds a
     unit batch first, and pins exactly the panel op of its own width (M x panels x N0 x K,
     the panel maps) with register tiles inside the workgroup tiles, the panels and the
-    accumulators."""
+    accumulators, workgroup tiles dividing the rows and panels (a remainder measured 3x slower)."""
     view = _view(m, n, k, form == "mk_nk", batch=1 if form == "batch-1" else 0)
     lanes = 16 if isa == "avx512" else 8
     whole = [w for w in (lanes, 2 * lanes) if n % w == 0]
-    if (form == "batch-1" and k == 1) or not (whole or -n % lanes <= n / 8 or -n % (2 * lanes) <= n / 8):
+    row_tiles = m <= 512 or any(m % d == 0 for d in range(8, 1025))
+    if (form == "batch-1" and k == 1) or not row_tiles or not (whole or -n % lanes <= n / 8 or -n % (2 * lanes) <= n / 8):
         assert panelable(view, matcher_for(view), isa)
         return
     space = panel_space(view, matcher_for(view), isa, CpuTarget(data_tiling=True), "op0")
@@ -85,7 +88,8 @@ def test_generated_matmuls_panel_candidates(m: int, n: int, k: int, form: str, i
         assert tiles.match.maps == PANEL_MAPS and tiles.match.m == ((m,),) and tiles.match.n == ((panels, n0),) and tiles.match.k == ((k,),)
         assert tiles.strategy.distribution == (v["wg_m"], v["wg_n"], n0, 0)
         assert tiles.strategy.vector_common_parallel == (v["vec_m"], v["vec_n"], n0, 0)
-        assert v["wg_m"] % v["vec_m"] == 0 and v["wg_n"] % v["vec_n"] == 0 and panels % v["vec_n"] == 0
+        rows, cols = min(v["wg_m"], m), min(v["wg_n"], panels)  # a workgroup's tile
+        assert m % rows == 0 and panels % cols == 0 and rows % v["vec_m"] == 0 and cols % v["vec_n"] == 0
         assert v["vec_m"] * v["vec_n"] * n0 // lanes <= (24 if isa == "avx512" else 12)
 
 

@@ -265,6 +265,26 @@ def panel_widths(view: OpView, isa: Isa) -> list[int]:
     return whole or [w for w in (lanes, 2 * lanes) if -n % w <= n * MAX_PANEL_PADDING]
 
 
+def _problem(view: OpView, match: MatcherKind, name: str, reason: str) -> tuple[int, int, int, tuple[str, str, str]]:
+    """M, N, K and the (lhs, rhs, result) element types of a matmul ``view`` that a space
+    takes (``reason`` empty; else ValueError naming the space ``name``)."""
+    if reason:
+        raise ValueError(f"{name}: {reason}")
+    assert isinstance(match, ContractionMatch) and match.operand_layout is not None
+    lhs, rhs, out = _element_types(view)
+    return view.sizes("m")[0], view.sizes("n")[0], view.sizes("k")[0], (lhs, rhs, out)
+
+
+def _row_tiles(m: int) -> list[int]:
+    """Rows per workgroup of the panel op over ``m`` rows: powers of two from 8 to 512 and
+    the divisors of ``m`` from 8 to 1024, those that divide ``m`` or cover it (a workgroup
+    tile that leaves a remainder measured 3x slower: 1000^3 in 64-row workgroups 23.6 ms,
+    in 40-row ones 8.0 ms)."""
+    top = max(8, min(512, _ceil_pow2(m)))
+    tiles = {2**e for e in range(3, top.bit_length())} | {d for d in range(8, min(m, 1024) + 1) if m % d == 0}
+    return sorted(t for t in tiles if m % min(t, m) == 0)
+
+
 def _panels(n: int, n0: int) -> int:
     """Panels of width ``n0`` over ``n`` columns (the last one padded)."""
     return -(-n // n0)
@@ -280,6 +300,8 @@ def panelable(view: OpView, match: MatcherKind, isa: Isa) -> str:
     types = _element_types(view)
     if types not in PANEL_TYPES:
         return f"element types {' x '.join(types)} have no panel space"
+    if not _row_tiles(view.sizes("m")[0]):
+        return f"M = {view.sizes('m')[0]} has no workgroup tile (no divisor from 8 to 1024, over 512 rows)"
     if not panel_widths(view, isa):
         lanes = _lanes(isa, view)
         return f"N = {view.sizes('n')[0]} is not a multiple of a vector ({lanes} lanes) and panels of {lanes} or {2 * lanes} would pad it by more than {MAX_PANEL_PADDING:.1%}"
@@ -313,23 +335,17 @@ def panel_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, nam
     the copy out of the padding ran as a host-side strided copy: 11.2 ms against 8.0 ms
     on 1000^3). Knobs: ``n0`` (panel width, whole vectors, see :func:`panel_widths`), ``wg_m`` / ``wg_n`` (rows / panels per workgroup), ``vec_m`` /
     ``vec_n`` (rows / panels per register tile; panel counts are powers of two or three times
-    them) and ``vec_k``. Register tiles divide
-    workgroup tiles and the panels (a remainder inside every workgroup measured 4x slower,
-    a remainder panel 2-5x). Seeds: 8 rows by
+    them; rows per workgroup also the divisors of M) and ``vec_k``. Workgroup tiles divide
+    the rows and the panels, register tiles the workgroup tiles (a remainder inside every
+    workgroup measured 4x slower, a remainder panel 2-5x, a remainder workgroup 3x). Seeds: 8 rows by
     2 panels of one vector (16 accumulators), on 256 x 2 and 64 x 4 workgroups (the best
     points on 1024^3 here). Requires ``panelable(view, match, isa) == ""``."""
-    reason = panelable(view, match, isa)
-    if reason:
-        raise ValueError(f"{name}: {reason}")
-    assert isinstance(match, ContractionMatch) and match.operand_layout is not None
-    m, n, k = view.sizes("m")[0], view.sizes("n")[0], view.sizes("k")[0]
-    lhs, rhs, out = _element_types(view)
-    types = (lhs, rhs, out)
+    m, n, k, types = _problem(view, match, name, panelable(view, match, isa))
     lanes = _lanes(isa, view)
     widths = panel_widths(view, isa)
     padded = n % widths[0] != 0
     n0 = Choice("n0", widths)
-    wg_m = PowersOfTwo("wg_m", 8, max(8, min(512, _ceil_pow2(m))))
+    wg_m = Choice("wg_m", _row_tiles(m))
     # Panels per workgroup and per register tile: powers of two and three times them (63
     # panels of 1000 columns divide by 3, not 2; 8 x 3 register tiles measured best there).
     most_panels = max(1, min(64, _ceil_pow2(n // lanes)))
@@ -355,8 +371,11 @@ def panel_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, nam
         ],
     )
     constraints = [
-        Constraint("register_tile_inside_workgroup_tile", lambda v: v["wg_m"] % v["vec_m"] == 0 and v["wg_n"] % v["vec_n"] == 0),
-        Constraint("register_tile_divides_the_panels", lambda v: _panels(n, v["n0"]) % v["vec_n"] == 0),
+        Constraint("workgroups_divide_the_problem", lambda v: m % min(v["wg_m"], m) == 0 and _panels(n, v["n0"]) % min(v["wg_n"], _panels(n, v["n0"])) == 0),
+        Constraint(
+            "register_tile_inside_workgroup_tile",
+            lambda v: min(v["wg_m"], m) % v["vec_m"] == 0 and min(v["wg_n"], _panels(n, v["n0"])) % v["vec_n"] == 0,
+        ),
         Constraint("workgroup_inside_the_problem", lambda v: v["wg_n"] * v["n0"] <= max(v["n0"], _ceil_pow2(n))),
         Constraint(
             f"at_most_{_MAX_ACCUMULATORS[isa]}_accumulator_registers",
@@ -388,13 +407,7 @@ def packing_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, n
     configuration). The ready library's point (:func:`tdsl.strategies.cpu.auto` with
     ``pack_matmuls=True``: the ISA's inner tile, blocking from ``caches``, 16-wide LHS pack
     steps) is the seed. Requires ``packable(view, match) == ""``."""
-    reason = packable(view, match)
-    if reason:
-        raise ValueError(f"{name}: {reason}")
-    assert isinstance(match, ContractionMatch) and match.operand_layout is not None
-    m, n, k = view.sizes("m")[0], view.sizes("n")[0], view.sizes("k")[0]
-    lhs, rhs, out = _element_types(view)
-    types = (lhs, rhs, out)
+    m, n, k, types = _problem(view, match, name, packable(view, match))
     lanes = _lanes(isa, view)
     m0 = Choice("m0", [v for v in (2, 4, 8, 16) if v <= m] or [1])  # 1: a matrix-vector product
     n0 = Choice("n0", _vector_widths(n, lanes))
