@@ -58,8 +58,8 @@ func.func @f(%a: tensor<64x128xi8>, %b: tensor<128x64xi8>, %c: tensor<64x64xi32>
 def test_generated_matmuls_panel_candidates(m: int, n: int, k: int, form: str, isa: str) -> None:
     """On generated shapes: the seeds are in the space; every candidate validates on the
     base's target (data tiling on), packs the RHS alone in whole-vector panels -- that
-    divide N where any does (the result's unpack lowered), else padding N by at most an
-    eighth (the unpack kept) --, transposes the RHS pack only for a K x N RHS, folds a
+    divide N (the result's unpack lowered) or pad it by at most an eighth (the unpack
+    kept) --, transposes the RHS pack only for a K x N RHS, folds a
     unit batch first, and pins exactly the panel op of its own width (M x panels x N0 x K,
     the panel maps) with register tiles inside the workgroup tiles, the panels and the
     accumulators, workgroup tiles dividing the rows and panels (a remainder measured 3x slower)."""
@@ -81,8 +81,8 @@ def test_generated_matmuls_panel_candidates(m: int, n: int, k: int, form: str, i
         n0 = v["n0"]
         panels = -(-n // n0)
         assert layout.strategy.pack.matmul_packed_sizes == (0, n0, 0) and n0 % lanes == 0
-        assert n % n0 == 0 if whole else panels * n0 - n <= n / 8
-        assert layout.strategy.lower_unpack == bool(whole) and not layout.strategy.lower_packs
+        assert n % n0 == 0 or panels * n0 - n <= n / 8
+        assert layout.strategy.lower_unpack == (n % n0 == 0) and not layout.strategy.lower_packs
         assert [t.operand for t in layout.strategy.pack_transposes] == ([] if form == "mk_nk" else ["rhs"])
         assert layout.strategy.fold_unit_dims == (form == "batch-1")
         assert tiles.match.maps == PANEL_MAPS and tiles.match.m == ((m,),) and tiles.match.n == ((panels, n0),) and tiles.match.k == ((k,),)

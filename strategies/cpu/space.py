@@ -255,14 +255,15 @@ MAX_PANEL_PADDING = 1 / 8
 
 
 def panel_widths(view: OpView, isa: Isa) -> list[int]:
-    """Panel widths N0 for ``view``: one or two whole vectors. Those that divide N where
-    there are any; else those that pad N by at most :data:`MAX_PANEL_PADDING` (1000^3 on
-    AVX-512, 63 panels of 16 padded to 1008 columns, the result unpacked by its own
-    dispatch: 7.98 ms against 9.35 ms for data tiling; half-vector panels of 8, 17.2 ms)."""
+    """Panel widths N0 for ``view``: one or two whole vectors, each that divides N or pads it
+    by at most :data:`MAX_PANEL_PADDING` (1000^3 on AVX-512, 63 panels of 16 padded to 1008
+    columns, the result unpacked by its own dispatch: 7.98 ms against 9.35 ms for data
+    tiling; half-vector panels of 8, 17.2 ms). A padded width beside a dividing one gives
+    an odd panel count a register tile two vectors wide (1000 on AVX2: 125 panels of 8 take
+    one panel per register tile, 63 of 16 take two vectors)."""
     n = view.sizes("n")[0]
     lanes = _lanes(isa, view)
-    whole = [w for w in (lanes, 2 * lanes) if n % w == 0]
-    return whole or [w for w in (lanes, 2 * lanes) if -n % w <= n * MAX_PANEL_PADDING]
+    return [w for w in (lanes, 2 * lanes) if n % w == 0 or -n % w <= n * MAX_PANEL_PADDING]
 
 
 def _problem(view: OpView, match: MatcherKind, name: str, reason: str) -> tuple[int, int, int, tuple[str, str, str]]:
@@ -323,7 +324,26 @@ class PanelSpace(Space):  # type: ignore[misc]  # tdsl is Any to mypy over strat
         n0 = values["n0"]
         lhs, rhs, out = self.types
         op = ContractionMatch(lhs_type=lhs, rhs_type=rhs, output_type=out, maps=PANEL_MAPS, batch=[], m=[self.m], n=[_panels(self.n, n0), n0], k=[self.k])
-        return StrategySet(name=concrete.name, targets=concrete.targets, rules=(layout, tiles.model_copy(update={"match": op})))
+        # A padded last panel keeps the result's unpack as a dispatch of its own.
+        data_layout = type(layout.strategy)(**{**dict(layout.strategy), "lower_unpack": self.n % n0 == 0})
+        return StrategySet(name=concrete.name, targets=concrete.targets, rules=(layout.model_copy(update={"strategy": data_layout}), tiles.model_copy(update={"match": op})))
+
+
+_PANEL_SEEDS: dict[str, list[dict[str, int]]] = {
+    "avx512": [
+        {"wg_m": 256, "wg_n": 2, "vec_m": 8, "vec_n": 2, "vec_k": 1},
+        {"wg_m": 64, "wg_n": 4, "vec_m": 8, "vec_n": 2, "vec_k": 1},
+    ],
+    "avx2": [
+        {"wg_m": 32, "wg_n": 4, "vec_m": 4, "vec_n": 2, "vec_k": 4},
+        {"wg_m": 128, "wg_n": 16, "vec_m": 4, "vec_n": 2, "vec_k": 4},
+    ],
+}
+"""The panel space's wanted seeds per ISA (panels of one vector; each space seeds with the
+valid points nearest to them). AVX-512: the best points on 1024^3 (Zen 5). AVX2: the
+winners of the constant-weights suite on Zen 3 (1024^3, 1024^3 + transposed add and
+3136x64x64 chose the first, 2048^3 the second; 4 rows x 2 panels, 8 of the 12 accumulators).
+Other ISAs take AVX-512's (not measured)."""
 
 
 def panel_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str) -> PanelSpace:
@@ -337,14 +357,11 @@ def panel_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, nam
     ``vec_n`` (rows / panels per register tile; panel counts are powers of two or three times
     them; rows per workgroup also the divisors of M) and ``vec_k``. Workgroup tiles divide
     the rows and the panels, register tiles the workgroup tiles (a remainder inside every
-    workgroup measured 4x slower, a remainder panel 2-5x, a remainder workgroup 3x). Seeds: 8 rows by
-    2 panels of one vector (16 accumulators), on 256 x 2 and 64 x 4 workgroups (the best
-    points on 1024^3 here). Requires ``panelable(view, match, isa) == ""``."""
+    workgroup measured 4x slower, a remainder panel 2-5x, a remainder workgroup 3x). Seeds: the valid
+    points nearest to the ISA's :data:`_PANEL_SEEDS`. Requires ``panelable(view, match, isa) == ""``."""
     m, n, k, types = _problem(view, match, name, panelable(view, match, isa))
     lanes = _lanes(isa, view)
-    widths = panel_widths(view, isa)
-    padded = n % widths[0] != 0
-    n0 = Choice("n0", widths)
+    n0 = Choice("n0", panel_widths(view, isa))
     wg_m = Choice("wg_m", _row_tiles(m))
     # Panels per workgroup and per register tile: powers of two and three times them (63
     # panels of 1000 columns divide by 3, not 2; 8 x 3 register tiles measured best there).
@@ -355,7 +372,7 @@ def panel_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, nam
     vec_k = Choice("vec_k", [1, 2, 4])
     transposes = [PackTranspose(operand="rhs", outer_perm=[1, 0])] if match.operand_layout == "mk_kn" else []
     folded = {"generalize": True, "fold_unit_dims": True} if view.roles.get("batch") else {}
-    layout = DataLayout(name=name, pack=PackGreedily(matmul_packed_sizes=[0, n0, 0]), pack_transposes=transposes, lower_unpack=not padded, **folded)
+    layout = DataLayout(name=name, pack=PackGreedily(matmul_packed_sizes=[0, n0, 0]), pack_transposes=transposes, lower_unpack=False, **folded)
     tiles = CpuLowering(
         name=f"{name}_tiles",
         distribution=[wg_m, wg_n, n0, 0],
@@ -383,10 +400,7 @@ def panel_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, nam
         ),
     ]
     space = PanelSpace(template, constraints, m, n, k, types)
-    wanted = [
-        {"n0": lanes, "wg_m": 256, "wg_n": 2, "vec_m": 8, "vec_n": 2, "vec_k": 1},
-        {"n0": lanes, "wg_m": 64, "wg_n": 4, "vec_m": 8, "vec_n": 2, "vec_k": 1},
-    ]
+    wanted = [{"n0": lanes, **point} for point in _PANEL_SEEDS.get(isa, _PANEL_SEEDS["avx512"])]
     valid = [v for v in space.assignments() if all(c(v) for c in constraints)]
     seeds: list[Values] = []
     for point in wanted:
