@@ -26,7 +26,7 @@ from .iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, run_iree_compile
 from .progress import NO_PROGRESS, Progress
 from ..errors import ParseFailure, PayloadError, RunFailed
 from .execute import Comparison, compare, invoke, numpy_reference
-from .frontend import Arg, Program, Signature, as_declared, check_runnable, load_inputs, load_program, make_inputs, onnxruntime_reference, signatures
+from .frontend import Arg, Program, Signature, as_declared, check_runnable, load_inputs, load_program, make_inputs, onnxruntime_inexact, onnxruntime_reference, signatures
 from ..spec.strategy_set import StrategySet
 from ..targets import CpuTarget
 
@@ -254,6 +254,7 @@ def run(
             flags = [*target_model.baseline().compile_flags(), *extra_flags]
             compile_default(program.mlir_path, flags, default, timeout_s, memory_gb)
         checks = []
+        notes = list(program.notes)
         progress.expect("run", len(functions))
         for sig in functions:
             progress.begin("run", f"@{sig.function}")
@@ -264,7 +265,11 @@ def run(
             if numpy_refs is not None:
                 refs["numpy"] = numpy_refs
             if program.onnx_path is not None and len(functions) == 1:
-                refs["onnxruntime"] = onnxruntime_reference(program.onnx_path, args)
+                inexact = onnxruntime_inexact(program.onnx_path)
+                if inexact:
+                    notes.append(inexact)
+                else:
+                    refs["onnxruntime"] = onnxruntime_reference(program.onnx_path, args)
             comparisons = [
                 compare_result(out, ref_outs[i], sig.results[i], name, i)
                 for name, ref_outs in refs.items()
@@ -272,7 +277,7 @@ def run(
             ]
             checks.append(FunctionCheck(sig.function, tuple(comparisons)))
             progress.advance("run")
-    result = RunReport(report, tuple(checks), program.notes)
+    result = RunReport(report, tuple(checks), tuple(notes))
     if check and not result.ok:
         raise NumericsFailed("results differ from the reference beyond tolerance:\n" + result.text(), result)
     return result
