@@ -85,7 +85,9 @@ def auto(
         if ("f32", "f32", "f32") in element_types:
             rules.append(lhs_pack_rule(f"{chosen}_f32_lhs_pack_tiles", tile, "f32", cpu.name))
     else:
-        cpu = base.model_copy(update={"data_tiling": True, "im2col_convs": im2col, "channels_last_convs": channels_last_convs})
+        # allow_large_vectors: IREE's data tiling refuses its own 8x8-packed attention
+        # elementwise op on AVX2 (see CpuTarget.allow_large_vectors); a no-op elsewhere.
+        cpu = base.model_copy(update={"data_tiling": True, "allow_large_vectors": True, "im2col_convs": im2col, "channels_last_convs": channels_last_convs})
         if choices.narrow_matmuls_off_data_tiling:
             rules.append(narrow_matmul_rule(f"{chosen}_f32_narrow_matmul_tiles", ("f32", "f32", "f32"), cpu.name))
         rules += i64_accumulator_tiles(chosen, cpu.name)
