@@ -88,6 +88,10 @@ def test_auto_leaves_what_it_did_not_measure_to_data_tiling(isa: str) -> None:
     cpu = constant.targets[0]
     assert isinstance(cpu, CpuTarget) and cpu.data_tiling and cpu.ukernels == "default"
     assert "--iree-opt-data-tiling" in cpu.compile_flags()
+    # IREE's data tiling may make vectors its own check refuses (gpt2_block on AVX2): allowed,
+    # except in the baseline, which stays IREE's own.
+    assert cpu.allow_large_vectors and "--iree-llvmcpu-fail-on-large-vector=false" in cpu.compile_flags()
+    assert not cpu.baseline().allow_large_vectors and not any("large-vector" in f for f in cpu.baseline().compile_flags())
     assert cpu.im2col_convs == choices.im2col_convs
     pinned = choices.narrow_matmuls_off_data_tiling + 2 * choices.i64_matmul_tiles
     assert len(constant.rules) == pinned
