@@ -1105,6 +1105,18 @@ def as_declared(results: Sequence[np.ndarray], signature: Signature) -> list[np.
 # References and counts.
 
 
+def _onnxruntime_session(model: str | bytes) -> Any:
+    """An onnxruntime CPU session on one thread, quiet, for ``model`` (a path or the
+    serialized model)."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+
+
 INTEGER_MATMUL_OPERANDS = {
     "MatMulInteger": (0, 1), "ConvInteger": (0, 1), "MatMulIntegerToFloat": (0, 1),
     "QLinearMatMul": (0, 3), "QLinearConv": (0, 3), "QGemm": (0, 3),
@@ -1123,7 +1135,6 @@ def onnxruntime_integer_matmul_error(a_type: str, b_type: str) -> int:
     probe over the full range of both types. Without VNNI its x86 kernels add pairs of
     8-bit products in int16 with saturation (``vpmaddubsw``): on Zen 3 (AVX2), onnxruntime
     1.32, u8 x s8 is off by 40749 while u8 x u8 is exact."""
-    import onnxruntime as ort
     from onnx import TensorProto, helper
 
     codes = {"uint8": TensorProto.UINT8, "int8": TensorProto.INT8}
@@ -1135,10 +1146,7 @@ def onnxruntime_integer_matmul_error(a_type: str, b_type: str) -> int:
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = min(model.ir_version, 9)
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.log_severity_level = 3
-    session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    session = _onnxruntime_session(model.SerializeToString())
     rng = np.random.default_rng(0)
     a, b = (rng.integers(np.iinfo(t).min, np.iinfo(t).max + 1, shape).astype(t) for t, shape in ((a_type, (16, 64)), (b_type, (64, 32))))
     [y] = session.run(None, {"a": a, "b": b})
@@ -1186,14 +1194,8 @@ def onnxruntime_reference(onnx_path: Path | str, inputs: Sequence[np.ndarray]) -
     order of the graph's inputs. Raises :class:`MissingExtra` without onnxruntime."""
     if importlib.util.find_spec("onnxruntime") is None:
         raise MissingExtra(f"the onnxruntime reference needs the onnxruntime package: {ONNX_EXTRA}")
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
-    options.log_severity_level = 3
     try:
-        session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
+        session = _onnxruntime_session(str(onnx_path))
     except Exception as err:  # onnxruntime raises its own exception classes
         raise TdslError(f"onnxruntime cannot load {onnx_path}: {str(err).strip().splitlines()[0]}") from None
     names = [i.name for i in session.get_inputs()]
