@@ -156,6 +156,86 @@ def test_sample_writes_a_module_once_per_process() -> None:
     assert not any(p.exists() for p in cached)
 
 
+HEAVY = b"""func.func @main(%a: tensor<8x16xf32>, %b: tensor<16x8xf32>) -> (tensor<8x8xf32>, tensor<384x384xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %empty = tensor.empty() : tensor<8x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x8xf32>) outs(%acc : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %x = tensor.extract %a[%c0, %c0] : tensor<8x16xf32>
+  %e = tensor.empty() : tensor<384x384xf32>
+  %big = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} outs(%e : tensor<384x384xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %k = arith.addi %i, %j : index
+    %n = arith.index_cast %k : index to i32
+    %f = arith.sitofp %n : i32 to f32
+    %v = arith.mulf %f, %x : f32
+    linalg.yield %v : f32
+  } -> tensor<384x384xf32>
+  %acc2 = linalg.fill ins(%zero : f32) outs(%e : tensor<384x384xf32>) -> tensor<384x384xf32>
+  %s = linalg.matmul ins(%big, %big : tensor<384x384xf32>, tensor<384x384xf32>) outs(%acc2 : tensor<384x384xf32>) -> tensor<384x384xf32>
+  return %r, %s : tensor<8x8xf32>, tensor<384x384xf32>
+}
+"""
+"""MATMUL's function plus a 384^3 matmul of data it reads at run time: the same inputs, about
+a thousand times the work."""
+
+
+@pytest.fixture(scope="module")
+def small_and_heavy() -> tuple[bytes, bytes]:
+    small = build(BuildJob("small", "model.mlir", MATMUL, None, "cpu")).vmfb
+    heavy = build(BuildJob("heavy", "model.mlir", HEAVY, None, "cpu")).vmfb
+    assert small is not None and heavy is not None
+    return small, heavy
+
+
+def _no_process_per_job(job: SampleJob) -> SampleResult:
+    raise AssertionError(f"{job.key} was timed in a process of its own")
+
+
+@pytest.mark.compile
+def test_a_round_is_timed_side_by_side_in_one_process(small_and_heavy: tuple[bytes, bytes], monkeypatch: pytest.MonkeyPatch) -> None:
+    small, heavy = small_and_heavy
+    monkeypatch.setattr(executor, "sample", _no_process_per_job)
+    first, big, last = executor.sample_round([_sample_job(small, "ref"), _sample_job(heavy, "heavy"), _sample_job(small, "ref")])
+    assert [r.key for r in (first, big, last)] == ["ref", "heavy", "ref"]
+    assert first.ok and big.ok and last.ok, (first.error, big.error, last.error)
+    assert first.seconds and last.seconds and big.seconds
+    assert big.seconds > 20 * max(first.seconds, last.seconds)
+    # A module the runtime rejects and one past its timeout fail alone, in one line each.
+    junk, slow, ref = executor.sample_round([_sample_job(b"not a module", "junk"), _sample_job(heavy, "slow", timeout_s=1e-6), _sample_job(small, "ref")])
+    assert junk.seconds is None and junk.error.startswith("loading failed:") and "\n" not in junk.error
+    assert slow.seconds is None and slow.error.startswith("timed out after") and "(limit 1e-06 s)" in slow.error
+    assert ref.ok, ref.error
+
+
+@pytest.mark.compile
+def test_rounds_that_cannot_share_a_process_are_timed_one_process_per_job(
+    small_and_heavy: tuple[bytes, bytes], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    small, heavy = small_and_heavy
+    alone: list[str] = []
+
+    def counted(job: SampleJob) -> SampleResult:
+        alone.append(job.key)
+        return sample(job)
+
+    monkeypatch.setattr(executor, "sample", counted)
+    caching = [replace(_sample_job(small, "a"), allocator="caching"), replace(_sample_job(heavy, "b"), allocator="caching")]
+    assert all(r.ok for r in executor.sample_round(caching)) and alone == ["a", "b"]
+    alone.clear()
+    assert executor.sample_round([_sample_job(small, "one")])[0].ok and alone == ["one"]
+    alone.clear()
+    # A runner that dies (a candidate that faults takes its process down) hands the round on.
+    crashing = tmp_path / "crash.py"
+    crashing.write_text("import os\nos.abort()\n")
+    monkeypatch.setattr(executor, "ROUND_RUNNER", crashing)
+    results = executor.sample_round([_sample_job(small, "x"), _sample_job(heavy, "y")])
+    assert alone == ["x", "y"] and all(r.ok for r in results)
+
+
 def _weighted(directory: Path) -> tuple[bytes, ParameterArchive, tuple[bytes, ...]]:
     """A module that reads its weight from a parameter archive, that archive and an input."""
     payload, path, _ = write_weighted(directory)

@@ -5,8 +5,9 @@ set as plain data, module, ``.npy`` inputs), so a remote node needs no shared fi
 only tdsl installed. :func:`build` and :func:`sample` are the pure, picklable units of
 work; they never raise for a bad candidate: a failure is a one-line ``error`` in the result.
 
-An :class:`Executor` builds in parallel and times rounds of samples strictly serially on
-one runner (one machine), so the ratios inside a round are comparable.
+An :class:`Executor` builds in parallel and times rounds of samples on one runner (one
+machine), each round side by side (:func:`sample_round`: its modules' calls interleaved in
+one process), so the ratios inside a round are comparable.
 :class:`LocalExecutor` builds in a process pool and times in this process;
 :class:`RayExecutor` builds as Ray tasks and times on one Ray actor per node (optional
 dependency: ``pip install 'tdsl[ray]'``).
@@ -17,6 +18,7 @@ from __future__ import annotations
 import atexit
 import concurrent.futures as cf
 import hashlib
+import json
 import logging
 import multiprocessing
 import os
@@ -24,8 +26,10 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
+import zlib
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -275,6 +279,72 @@ def sample(job: SampleJob) -> SampleResult:
     return SampleResult(job.key, seconds, "")
 
 
+ROUND_RUNNER = Path(__file__).with_name("round_runner.py")
+ROUND_LOAD_S = 120.0
+"""Seconds a round runner gets to load its modules, beyond its slots' own timeouts."""
+WARMUP_S = 0.05
+"""Seconds each module of an interleaved round runs alone before the timed calls (as
+``iree-benchmark-module --benchmark_min_warmup_time``)."""
+
+
+def interleavable(jobs: Sequence[SampleJob]) -> bool:
+    """Whether ``jobs`` (one round) can be timed side by side in one process
+    (:func:`sample_round`): at least two, on this CPU with IREE's default allocator, all
+    calling one function with the same inputs, threads and parameter archives."""
+    if len(jobs) < 2:
+        return False
+    first = jobs[0]
+    return all(
+        not j.device and j.allocator == "default" and j.threads >= 1
+        and (j.function, j.inputs, j.threads, j.parameters) == (first.function, first.inputs, first.threads, first.parameters)
+        for j in jobs
+    )
+
+
+def round_seed(jobs: Sequence[SampleJob]) -> int:
+    """The seed of a round's call order: from its jobs' keys in order (a rerun repeats it)."""
+    return zlib.crc32("/".join(job.key for job in jobs).encode())
+
+
+def sample_round(jobs: Sequence[SampleJob], seed: int = 0) -> list[SampleResult]:
+    """Times one round's ``jobs`` side by side: every module loaded in one runner process
+    (:mod:`tdsl.tune.round_runner`), called in turn in a fresh seeded order each cycle for
+    ``min_time_s`` per job in all; each job's result is the median of its calls. Jobs of one
+    module (the reference first and last) are separate slots, timed as separately as two
+    builds. Rounds :func:`interleavable` rules out, and a runner that crashes or hangs (a
+    candidate that faults takes its round with it), are timed one process per job
+    (:func:`sample`) instead. Never raises for a bad candidate."""
+    if not interleavable(jobs):
+        return [sample(job) for job in jobs]
+    first = jobs[0]
+    try:
+        keep = {a.path.name for a in first.parameters}
+        inputs = [str(_CACHE.path(data, ".npy", keep)) for data in first.inputs]
+        modules = [str(_CACHE.path(job.vmfb, ".vmfb", keep)) for job in jobs]
+        for archive in first.parameters:
+            if not archive.path.is_file():
+                return [sample(job) for job in jobs]
+        spec = {
+            "function": first.function,
+            "inputs": inputs,
+            "parameters": [[a.scope, str(a.path)] for a in first.parameters],
+            "threads": first.threads,
+            "min_time_s": first.min_time_s,
+            "warmup_s": WARMUP_S,
+            "seed": seed,
+            "slots": [{"module": m, "timeout_s": job.timeout_s} for m, job in zip(modules, jobs)],
+        }
+        spec_path = _CACHE.path(json.dumps(spec).encode(), ".json", keep)
+        timeout = ROUND_LOAD_S + sum(job.timeout_s for job in jobs)
+        proc = subprocess.run([sys.executable, str(ROUND_RUNNER), str(spec_path)], capture_output=True, text=True, errors="replace", timeout=timeout, env=benchmark_env())
+        slots = json.loads(proc.stdout)["slots"] if proc.returncode == 0 else None
+    except (subprocess.TimeoutExpired, OSError, TdslError, ValueError, KeyError, TypeError):
+        slots = None
+    if not isinstance(slots, list) or len(slots) != len(jobs):
+        return [sample(job) for job in jobs]
+    return [SampleResult(job.key, slot["seconds"], slot["error"]) for job, slot in zip(jobs, slots)]
+
+
 def failed_build(job: BuildJob, err: BaseException, seconds: float = 0.0) -> BuildResult:
     """The result of a build whose worker raised or died (``err``)."""
     return BuildResult(job.key, None, f"build worker failed: {one_line(err)}", seconds, {})
@@ -306,8 +376,9 @@ class Executor(Protocol):
     def sample_rounds(
         self, rounds: Sequence[Sequence[SampleJob]], runner: int = 0, on_done: Callable[[SampleResult], None] = _ignore
     ) -> list[list[SampleResult]]:
-        """Runs the rounds one after another, each round's jobs strictly serially in the
-        given order, all on runner ``runner``; ``on_done`` gets each result in order."""
+        """Runs the rounds one after another, all on runner ``runner``, each round's jobs
+        side by side (:func:`sample_round`: interleaved in one process where they can be,
+        else strictly serially in the given order); ``on_done`` gets each result in order."""
         ...
 
     def close(self) -> None:
@@ -432,10 +503,8 @@ class LocalExecutor:
         _check_runner(runner, 1)
         out: list[list[SampleResult]] = []
         for round_jobs in rounds:
-            done: list[SampleResult] = []
-            for job in round_jobs:
-                result = sample(job)
-                done.append(result)
+            done = sample_round(round_jobs, round_seed(round_jobs))
+            for result in done:
                 on_done(result)
             out.append(done)
         return out
@@ -495,6 +564,16 @@ class BenchmarkRunner:
         except Exception as err:  # the object store lost it, the disk is full
             return failed_sample(job, err)
         return sample(replace(job, vmfb=vmfb, inputs=tuple(inputs), parameters=parameters))
+
+    def sample_round(self, jobs: Sequence[SampleJob], slots: Sequence[int], seed: int, *data: bytes, archives: Sequence[tuple[str, str, list[Any]]] = ()) -> list[SampleResult]:
+        """:func:`sample_round` of ``jobs`` (sent without their bytes): job ``i``'s module is
+        ``data[slots[i]]``; the inputs, shared by the round, follow the modules."""
+        try:
+            parameters = tuple(ParameterArchive(scope, self._archive(digest, refs[0]), digest) for scope, digest, refs in archives)
+        except Exception as err:  # the object store lost it, the disk is full
+            return [failed_sample(job, err) for job in jobs]
+        inputs = tuple(data[max(slots) + 1 :]) if slots else ()
+        return sample_round([replace(job, vmfb=data[slot], inputs=inputs, parameters=parameters) for job, slot in zip(jobs, slots)], seed)
 
     @staticmethod
     def _archive(digest: str, ref: Any) -> Path:
@@ -653,32 +732,45 @@ class RayExecutor:
                 objects[digest] = ray.put(data)
             return objects[digest]
 
-        # A sync actor runs one caller's calls one at a time, in submission order.
-        submitted = [
-            [
-                (job, actor.sample.remote(
+        # A sync actor runs one caller's calls one at a time, in submission order: one call
+        # per round, its modules and inputs passed once each.
+        submitted = []
+        for round_jobs in rounds:
+            modules: list[bytes] = []
+            slots = []
+            for job in round_jobs:
+                if job.vmfb not in modules:
+                    modules.append(job.vmfb)
+                slots.append(modules.index(job.vmfb))
+            shared = round_jobs[0] if round_jobs else None
+            inputs = [ref(x) for x in shared.inputs] if shared else []
+            archives = [(a.scope, a.digest, [self._archive_ref(a)]) for a in shared.parameters] if shared else []
+            stripped = [replace(job, vmfb=b"", inputs=(), parameters=()) for job in round_jobs]
+            if shared and any((j.inputs, j.parameters) != (shared.inputs, shared.parameters) for j in round_jobs):
+                # Jobs of different inputs are not one round to interleave: one call each.
+                calls = [actor.sample.remote(
                     replace(job, vmfb=b"", inputs=(), parameters=()), ref(job.vmfb), *(ref(x) for x in job.inputs),
                     archives=[(a.scope, a.digest, [self._archive_ref(a)]) for a in job.parameters],
-                ))
-                for job in round_jobs
-            ]
-            for round_jobs in rounds
-        ]
+                ) for job in round_jobs]
+                submitted.append((round_jobs, calls, False))
+            else:
+                call = actor.sample_round.remote(stripped, slots, round_seed(round_jobs), *(ref(m) for m in modules), *inputs, archives=archives)
+                submitted.append((round_jobs, [call], True))
         out: list[list[SampleResult]] = []
         try:
-            for round_refs in submitted:
-                done: list[SampleResult] = []
-                for job, result_ref in round_refs:
-                    try:
-                        result = ray.get(result_ref, timeout=job.timeout_s + RAY_GRACE_S)
-                    except Exception as err:  # a lost runner, or one stuck past the timeout
-                        result = failed_sample(job, err)
-                    done.append(result)
+            for round_jobs, calls, whole in submitted:
+                wait = sum(job.timeout_s for job in round_jobs) + ROUND_LOAD_S + RAY_GRACE_S
+                try:
+                    got = ray.get(calls, timeout=wait)
+                    done = got[0] if whole else got
+                except Exception as err:  # a lost runner, or one stuck past the timeout
+                    done = [failed_sample(job, err) for job in round_jobs]
+                for result in done:
                     on_done(result)
-                out.append(done)
+                out.append(list(done))
         except BaseException:
-            for round_refs in submitted:
-                for _, result_ref in round_refs:
+            for _, calls, _whole in submitted:
+                for result_ref in calls:
                     try:
                         ray.cancel(result_ref)
                     except Exception:

@@ -69,6 +69,9 @@ from .cache import ArtifactKey, MachineKey, TuneCache, canonical_hash
 from .executor import BuildJob, BuildResult, Executor, LocalExecutor, SampleJob, SampleResult
 from .measure import MIN_NOISE, Variant, inconclusive, noise, round_order, speedup, wins
 
+SAMPLING = "round-in-one-process"
+"""How a round is timed (:func:`tdsl.tune.executor.sample_round`); part of the samples'
+cache key, so samples taken another way are not mixed in."""
 TUNE_SCHEMA_VERSION = 1
 """Version of what a tuning stores and reports; part of every cache key."""
 IREE_DEFAULT = "iree-default"
@@ -235,7 +238,7 @@ class Tuner:
         self.setup = canonical_hash(
             {"function": self.signature.function, "threads": options.threads, "allocator": options.allocator,
              "min_time_s": options.min_time_s, "device": options.device, "inputs": canonical_hash(b"".join(self.inputs)),
-             "malloc": MALLOC_STEADY_STATE}
+             "malloc": MALLOC_STEADY_STATE, "sampling": SAMPLING}
         )
 
     # -- building -----------------------------------------------------------------------

@@ -1,0 +1,132 @@
+"""The runner process of one interleaved round: every module of the round loaded side by
+side in one process, then called in turn, one call each per cycle in a fresh seeded
+order, until the round's time is spent.
+
+Run as a script (``python round_runner.py SPEC.json``; it imports only the standard
+library, numpy and ``iree.runtime``, so it starts fast). SPEC holds ``function``,
+``inputs`` (``.npy`` paths), ``parameters`` (``[scope, .irpa path]``), ``threads``,
+``min_time_s``, ``warmup_s``, ``seed`` and ``slots`` (``{"module": path, "timeout_s": s}``;
+one module may fill several slots: the reference fills the first and the last). Prints one
+JSON object: per slot, ``seconds`` (the median of its calls) or ``error`` (one line), and
+``calls``.
+
+Why: on a shared or virtual machine the speed of one core drifts by tens of percent over
+seconds (another tenant, the host's clock), more than the differences a tuning looks
+for. Separate processes timed one after another see different spells; calls interleaved
+a few milliseconds apart see the same ones, so their ratio holds still.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import sys
+import time
+from typing import Any
+
+MIN_CYCLES = 2
+"""Cycles every round runs at least (a module slower than the whole round still gets a
+median of two calls)."""
+RESULTS = 4
+"""Initial capacity of a call's result list (it grows as the function needs)."""
+
+
+def _load(config: Any, module_path: str, parameters: list[list[str]]) -> tuple[Any, Any]:
+    import iree.runtime as rt
+
+    modules = []
+    for scope, path in parameters:
+        index = rt.ParameterIndex()
+        index.load(path)
+        modules.append(rt.create_io_parameters_module(config.vm_instance, index.create_provider(scope=scope)))
+    program = rt.VmModule.mmap(config.vm_instance, module_path)
+    context = rt.VmContext(config.vm_instance, modules=[*modules, rt.create_hal_module(config.vm_instance, config.device), program])
+    return context, program
+
+
+def run(spec: dict[str, Any]) -> dict[str, Any]:
+    """Times the round ``spec`` describes (see the module docstring)."""
+    import numpy as np
+    import iree.runtime as rt
+
+    threads = int(spec["threads"])
+    if threads > 1:
+        rt.flags.parse_flags(f"--task_topology_group_count={threads}")
+    config = rt.Config("local-sync" if threads == 1 else "local-task")
+    args = rt.VmVariantList(len(spec["inputs"]))
+    keep = []
+    for path in spec["inputs"]:
+        array = rt.asdevicearray(config.device, np.load(path))
+        keep.append(array)
+        args.push_ref(array._buffer_view)
+    slots = spec["slots"]
+    errors: list[str] = ["" for _ in slots]
+    calls: list[list[float]] = [[] for _ in slots]
+    loaded: dict[str, tuple[Any, Any]] = {}
+    for i, slot in enumerate(slots):
+        path = slot["module"]
+        if path not in loaded:
+            try:
+                context, program = _load(config, path, spec["parameters"])
+                function = program.lookup_function(spec["function"])
+                if function is None:
+                    raise LookupError(f"no function {spec['function']!r}")
+                loaded[path] = (context, function)
+            except Exception as err:  # a module the runtime rejects: this slot's error
+                errors[i] = f"loading failed: {type(err).__name__}: {err}".splitlines()[0]
+    # Warm-up: each module alone until warmup_s has passed (at least one call).
+    for path, (context, function) in list(loaded.items()):
+        end = time.perf_counter() + float(spec["warmup_s"])
+        try:
+            while True:
+                context.invoke(function, args, rt.VmVariantList(RESULTS))
+                if time.perf_counter() >= end:
+                    break
+        except Exception as err:
+            del loaded[path]
+            for i, slot in enumerate(slots):
+                if slot["module"] == path:
+                    errors[i] = f"call failed: {type(err).__name__}: {err}".splitlines()[0]
+    active = [i for i, slot in enumerate(slots) if slot["module"] in loaded and not errors[i]]
+    spent = [0.0 for _ in slots]
+    budget = float(spec["min_time_s"]) * len(active)
+    order = list(active)
+    rng = random.Random(int(spec["seed"]))
+    start = time.perf_counter()
+    cycles = 0
+    while order and (cycles < MIN_CYCLES or time.perf_counter() - start < budget):
+        rng.shuffle(order)
+        for i in list(order):
+            context, function = loaded[slots[i]["module"]]
+            t0 = time.perf_counter()
+            try:
+                context.invoke(function, args, rt.VmVariantList(RESULTS))
+            except Exception as err:
+                errors[i] = f"call failed: {type(err).__name__}: {err}".splitlines()[0]
+                order.remove(i)
+                continue
+            seconds = time.perf_counter() - t0
+            calls[i].append(seconds)
+            spent[i] += seconds
+            if spent[i] > float(slots[i]["timeout_s"]):
+                errors[i] = f"timed out after {spent[i]:.3g} s of calls (limit {slots[i]['timeout_s']:g} s)"
+                order.remove(i)
+        cycles += 1
+    out: list[dict[str, Any]] = []
+    for i in range(len(slots)):
+        if errors[i] or not calls[i]:
+            out.append({"seconds": None, "error": errors[i] or "not called", "calls": len(calls[i])})
+        else:
+            out.append({"seconds": statistics.median(calls[i]), "error": "", "calls": len(calls[i])})
+    return {"slots": out, "cycles": cycles}
+
+
+def main() -> None:
+    with open(sys.argv[1]) as f:
+        spec = json.load(f)
+    print(json.dumps(run(spec)))
+
+
+if __name__ == "__main__":
+    main()
