@@ -16,8 +16,10 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(VENV)/bin/python examples/demo.py
 
+# One pytest worker per core, at most 4 (each test file stays on one worker: module fixtures
+# such as the two-node Ray cluster start once).
 test: $(STAMP)
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q -n auto --maxprocesses=4 --dist loadfile
 
 goldens: $(STAMP)
 	$(VENV)/bin/pytest -q --update-goldens

@@ -308,8 +308,9 @@ def round_seed(jobs: Sequence[SampleJob]) -> int:
 
 def sample_round(jobs: Sequence[SampleJob], seed: int = 0) -> list[SampleResult]:
     """Times one round's ``jobs`` side by side: every module loaded in one runner process
-    (:mod:`tdsl.tune.round_runner`), called in turn in a fresh seeded order each cycle for
-    ``min_time_s`` per job in all; each job's result is the median of its calls. Jobs of one
+    (:mod:`tdsl.tune.round_runner`), called in turn, a burst of calls each (the first
+    untimed, refilling the caches) in a fresh seeded order each cycle, until every job has
+    had ``min_time_s`` of timed calls; each job's result is the median of its timed calls. Jobs of one
     module (the reference first and last) are separate slots, timed as separately as two
     builds. Rounds :func:`interleavable` rules out, and a runner that crashes or hangs (a
     candidate that faults takes its round with it), are timed one process per job

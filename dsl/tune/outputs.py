@@ -109,9 +109,7 @@ def table(result: "TuneResult | Gfx942Result") -> str:
         if job.skipped or job.reference is None:
             lines.append(f"  {job.name:<5} {shapes:<44} {job.launches:>3} {job.share:>6.1%} {'-':>5} {'-':>11} {'-':>11} {'-':>8}  {job.skipped or 'not reached'}")
             continue
-        timed = [v for v in job.variants if v.ok and v.median]
-        best = min(timed, key=lambda v: v.median or 0.0, default=None)
-        gain = speedup(best, job.reference) if best else None
+        best, base, gain = job.fastest if job.fastest else (None, job.reference, None)
         if job.winner is None:
             verdict = f"kept {job.reference.label} (no round-by-round win above the {job.noise:.1%} noise)"
         elif any(rule in result.tuned.rules for rule in job.winner.rules):
@@ -120,7 +118,7 @@ def table(result: "TuneResult | Gfx942Result") -> str:
             verdict = "won alone; not emitted (the model pass kept IREE's path)"
         lines.append(
             f"  {job.name:<5} {shapes:<44} {job.launches:>3} {job.share:>6.1%} {len(job.variants):>5} "
-            f"{_ms(job.reference):>11} {_ms(best):>11} {(f'{gain:.2f}x' if gain else '-'):>8}  {verdict}"
+            f"{_ms(base):>11} {_ms(best):>11} {(f'{gain:.2f}x' if gain else '-'):>8}  {verdict}"
         )
     lines.append("  model pass: " + ", ".join(f"{v.label} {_ms(v)}" for v in result.final) + f" -> emitted {result.chosen}")
     return "\n".join(lines)

@@ -1,6 +1,6 @@
 """The runner process of one interleaved round: every module of the round loaded side by
-side in one process, then called in turn, one call each per cycle in a fresh seeded
-order, until the round's time is spent.
+side in one process, then called in turn, a short burst of calls each per cycle (the first
+untimed) in a fresh seeded order, until each has had the round's time of timed calls.
 
 Run as a script (``python round_runner.py SPEC.json``; it imports only the standard
 library, numpy and ``iree.runtime``, so it starts fast). SPEC holds ``function``,
@@ -13,7 +13,7 @@ JSON object: per slot, ``seconds`` (the median of its calls) or ``error`` (one l
 Why: on a shared or virtual machine the speed of one core drifts by tens of percent over
 seconds (another tenant, the host's clock), more than the differences a tuning looks
 for. Separate processes timed one after another see different spells; calls interleaved
-a few milliseconds apart see the same ones, so their ratio holds still.
+tens of milliseconds apart see the same ones, so their ratio holds still.
 """
 
 from __future__ import annotations
@@ -28,6 +28,10 @@ from typing import Any
 MIN_CYCLES = 2
 """Cycles every round runs at least (a module slower than the whole round still gets a
 median of two calls)."""
+BURST_S = 0.02
+"""Seconds of timed calls a module gets in a row per cycle, after one untimed call: its
+weights and code back in the caches the other modules used, as they are when a program
+runs call after call (calls that each follow another module's would time a cold cache)."""
 RESULTS = 4
 """Initial capacity of a call's result list (it grows as the function needs)."""
 
@@ -75,14 +79,19 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
                 loaded[path] = (context, function)
             except Exception as err:  # a module the runtime rejects: this slot's error
                 errors[i] = f"loading failed: {type(err).__name__}: {err}".splitlines()[0]
-    # Warm-up: each module alone until warmup_s has passed (at least one call).
+    # Warm-up: each module alone until warmup_s has passed (at least one call); its last
+    # call sets how many calls make one burst.
+    burst: dict[str, int] = {}
     for path, (context, function) in list(loaded.items()):
         end = time.perf_counter() + float(spec["warmup_s"])
         try:
             while True:
+                t0 = time.perf_counter()
                 context.invoke(function, args, rt.VmVariantList(RESULTS))
+                last = time.perf_counter() - t0
                 if time.perf_counter() >= end:
                     break
+            burst[path] = max(1, int(BURST_S / max(last, 1e-9)))
         except Exception as err:
             del loaded[path]
             for i, slot in enumerate(slots):
@@ -90,27 +99,31 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
                     errors[i] = f"call failed: {type(err).__name__}: {err}".splitlines()[0]
     active = [i for i, slot in enumerate(slots) if slot["module"] in loaded and not errors[i]]
     spent = [0.0 for _ in slots]
-    budget = float(spec["min_time_s"]) * len(active)
+    timed = [0.0 for _ in slots]
     order = list(active)
     rng = random.Random(int(spec["seed"]))
-    start = time.perf_counter()
     cycles = 0
-    while order and (cycles < MIN_CYCLES or time.perf_counter() - start < budget):
+    while order and (cycles < MIN_CYCLES or min(timed[i] for i in order) < float(spec["min_time_s"])):
         rng.shuffle(order)
         for i in list(order):
-            context, function = loaded[slots[i]["module"]]
-            t0 = time.perf_counter()
+            path = slots[i]["module"]
+            context, function = loaded[path]
             try:
-                context.invoke(function, args, rt.VmVariantList(RESULTS))
+                for n in range(burst[path] + 1):
+                    t0 = time.perf_counter()
+                    context.invoke(function, args, rt.VmVariantList(RESULTS))
+                    seconds = time.perf_counter() - t0
+                    spent[i] += seconds
+                    if n:  # the first call of a burst refills the caches the others used
+                        calls[i].append(seconds)
+                        timed[i] += seconds
+                    if spent[i] > float(slots[i]["timeout_s"]):
+                        raise TimeoutError(f"timed out after {spent[i]:.3g} s of calls (limit {slots[i]['timeout_s']:g} s)")
+            except TimeoutError as err:
+                errors[i] = str(err)
+                order.remove(i)
             except Exception as err:
                 errors[i] = f"call failed: {type(err).__name__}: {err}".splitlines()[0]
-                order.remove(i)
-                continue
-            seconds = time.perf_counter() - t0
-            calls[i].append(seconds)
-            spent[i] += seconds
-            if spent[i] > float(slots[i]["timeout_s"]):
-                errors[i] = f"timed out after {spent[i]:.3g} s of calls (limit {slots[i]['timeout_s']:g} s)"
                 order.remove(i)
         cycles += 1
     out: list[dict[str, Any]] = []

@@ -149,6 +149,10 @@ class OpJob:
     """The winner's speed-up over the reference in the rounds it won in."""
     noise: float = 0.0
     pruned: Pruned = field(default_factory=Pruned)
+    fastest: tuple[Variant, Variant, float] | None = None
+    """The fastest finalist of any search, the reference timed in the same rounds and its
+    speed-up over it there (the winner's when the job has one): what the table reports, as
+    medians of one stage's rounds are comparable and those of different stages are not."""
 
     @property
     def what(self) -> str:
@@ -477,6 +481,9 @@ class Tuner:
         gain = speedup(best, reference) if best is not None else None
         if best is not None and gain and wins(best, reference, margin) and (job.gain is None or gain > job.gain):
             job.winner, job.gain, job.reference, job.noise = best, gain, reference, margin
+            job.fastest = (best, reference, gain)
+        elif best is not None and gain and job.winner is None and (job.fastest is None or gain > job.fastest[2]):
+            job.fastest = (best, reference, gain)
         elif job.winner is None:
             job.reference, job.noise = reference, margin
 
@@ -495,14 +502,16 @@ class Tuner:
         # a packed op turns ukernels off); a user's whole space (no
         # dispatch) is its own set.
         won = [job.winner for job in jobs if job.winner and job.dispatch is not None]
-        rules = [r for winner in won for r in winner.rules]
         baselines = [v for v in program_variants if v.label in (IREE_DEFAULT, DATA_TILING)]
         final = [Variant(v.label, v.strategies, values=v.values) for v in baselines]
         if base.label not in (IREE_DEFAULT, DATA_TILING):
             final.append(Variant(base.label, base.strategies, values=base.values))
-        if rules:
+        if won:
             for label, targets in _target_groups(base_set, won):
-                combined = with_rules(tuned_set(targets), [*rules, *base_set.rules])
+                combined = tuned_set(targets)
+                for winner in won:  # a winner's rules work together (a packing and its tiles): all or none
+                    combined = with_rules(combined, [tuple(winner.rules)])
+                combined = with_rules(combined, base_set.rules)
                 if combined.rules:
                     final.append(Variant(label, combined))
         for job in jobs:
@@ -535,17 +544,19 @@ def tuned_set(targets: Sequence[Any], rules: Sequence[Rule] = ()) -> StrategySet
     return StrategySet(name="tuned", targets=tuple(targets), rules=tuple(rules))
 
 
-def with_rules(strategies: StrategySet, rules: Sequence[Rule]) -> StrategySet:
-    """``strategies`` (named ``tuned``) with ``rules`` added after its own, each only where
-    the set still validates with it on ``strategies``' targets (e.g. a packing rule needs
-    ukernels off)."""
+def with_rules(strategies: StrategySet, rules: Sequence[Rule | tuple[Rule, ...]]) -> StrategySet:
+    """``strategies`` (named ``tuned``) with ``rules`` added after its own, each (a tuple:
+    all of its rules, or none) only where the set still validates with it on
+    ``strategies``' targets (e.g. a packing rule needs ukernels off, and the tiles of the
+    packed op mean nothing without it)."""
     kept = list(strategies.rules)
-    for rule in rules:
+    for group in rules:
+        added = list(group) if isinstance(group, tuple) else [group]
         try:
-            tuned_set(strategies.targets, [*kept, rule])
+            tuned_set(strategies.targets, [*kept, *added])
         except StrategyError:
             continue
-        kept.append(rule)
+        kept.extend(added)
     return tuned_set(strategies.targets, kept)
 
 
