@@ -700,7 +700,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--budget", type=positive_int, default=24, metavar="N", help="candidates per op and space (default 24; a 2-D matmul has two spaces)")
     p.add_argument("--time", type=positive_float, metavar="SECONDS", help="stop after this many seconds and emit what was measured")
     p.add_argument("--rounds", type=positive_int, default=5, help="interleaved rounds for the finalists (default 5)")
-    p.add_argument("--min-time", type=positive_float, default=0.05, metavar="SECONDS", help="seconds of back-to-back calls per sample (default 0.05)")
+    p.add_argument("--min-time", type=positive_float, default=0.05, metavar="SECONDS", help="seconds of timed calls per build and round (default 0.05)")
     p.add_argument("--threads", type=positive_int, default=1, help="threads of the measured runs (default 1)")
     p.add_argument("--allocator", choices=("default", "caching"), default="default", help="the IREE runtime's device allocator for the measured runs")
     p.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the candidate sample and the round order (default 0)")
