@@ -17,7 +17,7 @@ from tdsl.spec.loader import to_data
 from tdsl.spec.strategy_set import StrategySet
 from tdsl.tune import LocalExecutor, TuneCache, TuneOptions, table, tune, write_outputs
 from tdsl.tune.executor import BuildJob, BuildResult, SampleJob, SampleResult
-from tdsl.tune.measure import MIN_NOISE, Variant, inconclusive, noise, wins
+from tdsl.tune.measure import MIN_NOISE, Variant, fastest, inconclusive, noise, speedup, wins
 from tdsl.tune.outputs import REPORT_JSON, TUNED_PY, TUNED_YAML
 
 MATMUL = """
@@ -310,6 +310,21 @@ def test_inconclusive_is_a_median_win_without_enough_rounds() -> None:
 
 def _timed(label: str, rounds: list[list[float]]) -> Variant:
     return Variant(label, None, vmfb=b"x", samples=[s for r in rounds for s in r], by_round=rounds)
+
+
+def test_the_fastest_is_the_one_faster_round_by_round_not_the_lowest_median() -> None:
+    """Three slow rounds, then two fast ones (the machine's speed drifted): A is 11 % faster
+    than the reference in every round; B has the lower median time but is faster only in
+    the slow rounds and slower in the fast ones."""
+    reference = _timed("ref", [[2.0, 2.0], [2.0, 2.0], [2.0, 2.0], [1.0, 1.0], [1.0, 1.0]])
+    a = _timed("a", [[1.8], [1.8], [1.8], [0.9], [0.9]])
+    b = _timed("b", [[1.9], [1.9], [1.5], [1.5], [1.5]])
+    assert b.median is not None and a.median is not None and b.median < a.median
+    assert fastest([reference, a, b], reference) is a
+    assert speedup(a, reference) == pytest.approx(2.0 / 1.8)
+    assert speedup(b, reference) == pytest.approx(2.0 / 1.9)
+    # Timed in other rounds than the reference: medians are all there is.
+    assert speedup(_timed("c", [[1.0]]), reference) == pytest.approx(2.0)
 
 
 def test_noise_is_measured_from_the_reference_run_twice_per_round() -> None:

@@ -134,6 +134,20 @@ def inconclusive(candidate: Variant, reference: Variant, margin: float) -> bool:
 
 
 def speedup(candidate: Variant, reference: Variant) -> float | None:
-    """reference median / candidate median."""
+    """How much faster ``candidate`` is than ``reference``: the median of the per-round
+    ratios (:func:`paired_ratios`) where both were timed in the same rounds, else reference
+    median / candidate median. Rounds drift together, so the ratio inside each round is
+    what holds still; medians taken over rounds mix the drift in."""
+    if candidate.ok and candidate.by_round and len(candidate.by_round) == len(reference.by_round):
+        ratios = paired_ratios(candidate, reference)
+        if ratios:
+            return statistics.median(ratios)
     c, r = candidate.median, reference.median
     return r / c if c and r else None
+
+
+def fastest(variants: Sequence[Variant], reference: Variant) -> Variant | None:
+    """The variant of ``variants`` (timed in the same rounds as ``reference``) with the
+    largest :func:`speedup` over it; None if none was timed."""
+    timed = [v for v in variants if v.ok and v.median]
+    return max(timed, key=lambda v: 1.0 if v is reference else (speedup(v, reference) or 0.0), default=None)

@@ -67,7 +67,7 @@ from ..targets import AmdGpuTarget, CpuTarget
 from ..targets.host import detect_isa
 from .cache import ArtifactKey, MachineKey, TuneCache, canonical_hash
 from .executor import BuildJob, BuildResult, Executor, LocalExecutor, SampleJob, SampleResult
-from .measure import MIN_NOISE, Variant, inconclusive, noise, round_order, speedup, wins
+from .measure import MIN_NOISE, Variant, fastest, inconclusive, noise, round_order, speedup, wins
 
 SAMPLING = "round-in-one-process:bursts"
 """How a round is timed (:func:`tdsl.tune.executor.sample_round`); part of the samples'
@@ -390,7 +390,10 @@ class Tuner:
         reference = next(v for v in variants if v.vmfb is not None)
         self.measure(variants, reference, self.options.rounds, self.options.seed, "program")
         timed = [v for v in variants if v.ok and v.median]
-        best = min(timed, key=lambda v: v.median or math.inf)
+        best = fastest(timed, reference)
+        if best is None:
+            errors = [e for v in variants for e in v.sample_errors]
+            raise TuneFailed(f"no baseline could be timed; first error: {errors[0] if errors else 'no samples'}")
         return variants, best
 
     def op_stage(self, job: OpJob, base: Variant, isa: str, budget: int) -> None:
@@ -477,7 +480,7 @@ class Tuner:
         self.measure(finalists, reference, self.options.rounds, self.options.seed + 2, f"{stage}:final")
         job.variants.extend(variants[1:])
         margin = noise(reference)
-        best = min((v for v in finalists[1:] if v.ok and v.median), key=lambda v: v.median or math.inf, default=None)
+        best = fastest(finalists[1:], reference)
         gain = speedup(best, reference) if best is not None else None
         if best is not None and gain and wins(best, reference, margin) and (job.gain is None or gain > job.gain):
             job.winner, job.gain, job.reference, job.noise = best, gain, reference, margin
@@ -533,9 +536,11 @@ class Tuner:
     def _model_verdict(final: list[Variant], reference: Variant) -> tuple[Variant, Variant | None, float]:
         """The better IREE path, the fastest challenger and the noise of a model pass."""
         iree = [v for v in final if v.label in (IREE_DEFAULT, DATA_TILING) and v.ok and v.median]
-        best_iree = min(iree, key=lambda v: v.median or math.inf)
+        best_iree = fastest(iree, reference)
+        if best_iree is None:
+            raise TuneFailed("the model pass could time neither IREE default nor data tiling")
         challengers = [v for v in final if v.label not in (IREE_DEFAULT, DATA_TILING) and v.ok]
-        best = min(challengers, key=lambda v: v.median or math.inf, default=None)
+        best = fastest(challengers, reference)
         return best_iree, best, noise(reference)
 
 
