@@ -6,7 +6,8 @@ Run as a script (``python round_runner.py SPEC.json``; it imports only the stand
 library, numpy and ``iree.runtime``, so it starts fast). SPEC holds ``function``,
 ``inputs`` (``.npy`` paths), ``parameters`` (``[scope, .irpa path]``), ``threads``,
 ``min_time_s``, ``warmup_s``, ``seed`` and ``slots`` (``{"module": path, "timeout_s": s}``;
-one module may fill several slots: the reference fills the first and the last). Prints one
+one module may fill several slots, each loading it anew: the reference fills the first
+and the last). Prints one
 JSON object: per slot, ``seconds`` (the median of its calls) or ``error`` (one line), and
 ``calls``.
 
@@ -67,22 +68,23 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
     slots = spec["slots"]
     errors: list[str] = ["" for _ in slots]
     calls: list[list[float]] = [[] for _ in slots]
-    loaded: dict[str, tuple[Any, Any]] = {}
+    # Every slot loads its own instance (its weights, its buffers), also where two slots
+    # hold one module: where in memory a module's data lands moves its time by a few
+    # percent, and the reference's two slots measure the noise only if they see that too.
+    loaded: dict[int, tuple[Any, Any]] = {}
     for i, slot in enumerate(slots):
-        path = slot["module"]
-        if path not in loaded:
-            try:
-                context, program = _load(config, path, spec["parameters"])
-                function = program.lookup_function(spec["function"])
-                if function is None:
-                    raise LookupError(f"no function {spec['function']!r}")
-                loaded[path] = (context, function)
-            except Exception as err:  # a module the runtime rejects: this slot's error
-                errors[i] = f"loading failed: {type(err).__name__}: {err}".splitlines()[0]
-    # Warm-up: each module alone until warmup_s has passed (at least one call); its last
+        try:
+            context, program = _load(config, slot["module"], spec["parameters"])
+            function = program.lookup_function(spec["function"])
+            if function is None:
+                raise LookupError(f"no function {spec['function']!r}")
+            loaded[i] = (context, function)
+        except Exception as err:  # a module the runtime rejects: this slot's error
+            errors[i] = f"loading failed: {type(err).__name__}: {err}".splitlines()[0]
+    # Warm-up: each slot alone until warmup_s has passed (at least one call); its last
     # call sets how many calls make one burst.
-    burst: dict[str, int] = {}
-    for path, (context, function) in list(loaded.items()):
+    burst: dict[int, int] = {}
+    for i, (context, function) in list(loaded.items()):
         end = time.perf_counter() + float(spec["warmup_s"])
         try:
             while True:
@@ -91,13 +93,11 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
                 last = time.perf_counter() - t0
                 if time.perf_counter() >= end:
                     break
-            burst[path] = max(1, int(BURST_S / max(last, 1e-9)))
+            burst[i] = max(1, int(BURST_S / max(last, 1e-9)))
         except Exception as err:
-            del loaded[path]
-            for i, slot in enumerate(slots):
-                if slot["module"] == path:
-                    errors[i] = f"call failed: {type(err).__name__}: {err}".splitlines()[0]
-    active = [i for i, slot in enumerate(slots) if slot["module"] in loaded and not errors[i]]
+            del loaded[i]
+            errors[i] = f"call failed: {type(err).__name__}: {err}".splitlines()[0]
+    active = [i for i in loaded if not errors[i]]
     spent = [0.0 for _ in slots]
     timed = [0.0 for _ in slots]
     order = list(active)
@@ -106,10 +106,9 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
     while order and (cycles < MIN_CYCLES or min(timed[i] for i in order) < float(spec["min_time_s"])):
         rng.shuffle(order)
         for i in list(order):
-            path = slots[i]["module"]
-            context, function = loaded[path]
+            context, function = loaded[i]
             try:
-                for n in range(burst[path] + 1):
+                for n in range(burst[i] + 1):
                     t0 = time.perf_counter()
                     context.invoke(function, args, rt.VmVariantList(RESULTS))
                     seconds = time.perf_counter() - t0

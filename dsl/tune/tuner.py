@@ -69,7 +69,7 @@ from .cache import ArtifactKey, MachineKey, TuneCache, canonical_hash
 from .executor import BuildJob, BuildResult, Executor, LocalExecutor, SampleJob, SampleResult
 from .measure import MIN_NOISE, Variant, fastest, inconclusive, noise, round_order, speedup, wins
 
-SAMPLING = "round-in-one-process:bursts"
+SAMPLING = "round-in-one-process:bursts:instance-per-slot"
 """How a round is timed (:func:`tdsl.tune.executor.sample_round`); part of the samples'
 cache key, so samples taken another way are not mixed in."""
 TUNE_SCHEMA_VERSION = 1
