@@ -164,7 +164,10 @@ def test_no_candidate_beats_the_baseline_so_none_is_emitted(payload: Path, tmp_p
         result = tune(payload, options=FAST, executor=runner, cache=cache)
     assert result.tuned.rules == () and result.chosen == "iree-data-tiling"
     assert result.tuned.targets[0].data_tiling is True
-    assert result.jobs[0].winner is None
+    [job] = result.jobs
+    assert job.winner is None and job.reference is not None and job.noise >= MIN_NOISE
+    assert job.fastest is not None and job.fastest[2] == pytest.approx(1 / 0.99)
+    assert "1.01x  kept iree-data-tiling (no round-by-round win above the 2.0% noise)" in table(result)
 
 
 def test_a_candidate_that_wins_is_emitted_and_ctrl_c_keeps_the_baseline(payload: Path, tmp_path: Path) -> None:

@@ -485,10 +485,10 @@ class Tuner:
         if best is not None and gain and wins(best, reference, margin) and (job.gain is None or gain > job.gain):
             job.winner, job.gain, job.reference, job.noise = best, gain, reference, margin
             job.fastest = (best, reference, gain)
-        elif best is not None and gain and job.winner is None and (job.fastest is None or gain > job.fastest[2]):
-            job.fastest = (best, reference, gain)
         elif job.winner is None:
             job.reference, job.noise = reference, margin
+            if best is not None and gain and (job.fastest is None or gain > job.fastest[2]):
+                job.fastest = (best, reference, gain)
 
     def _best_so_far(self, job: OpJob, variants: Sequence[Variant], reference: Variant) -> None:
         """Shows the best screened candidate of ``job`` on the progress bar."""
