@@ -746,7 +746,6 @@ class RayExecutor:
             shared = round_jobs[0] if round_jobs else None
             inputs = [ref(x) for x in shared.inputs] if shared else []
             archives = [(a.scope, a.digest, [self._archive_ref(a)]) for a in shared.parameters] if shared else []
-            stripped = [replace(job, vmfb=b"", inputs=(), parameters=()) for job in round_jobs]
             if shared and any((j.inputs, j.parameters) != (shared.inputs, shared.parameters) for j in round_jobs):
                 # Jobs of different inputs are not one round to interleave: one call each.
                 calls = [actor.sample.remote(
@@ -755,6 +754,7 @@ class RayExecutor:
                 ) for job in round_jobs]
                 submitted.append((round_jobs, calls, False))
             else:
+                stripped = [replace(job, vmfb=b"", inputs=(), parameters=()) for job in round_jobs]
                 call = actor.sample_round.remote(stripped, slots, round_seed(round_jobs), *(ref(m) for m in modules), *inputs, archives=archives)
                 submitted.append((round_jobs, [call], True))
         out: list[list[SampleResult]] = []

@@ -83,10 +83,10 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
             errors[i] = f"loading failed: {type(err).__name__}: {err}".splitlines()[0]
     # Warm-up: each slot alone until warmup_s has passed (at least one call); its last
     # call sets how many calls make one burst.
+    # refill: whether a slot's burst starts with an untimed call; not for a call of BURST_S
+    # or more, which brings its own data back into the caches in its first milliseconds.
     burst: dict[int, int] = {}
     refill: dict[int, bool] = {}
-    """Whether a slot's burst starts with an untimed call: not for a call of BURST_S or more,
-    which brings its own data back into the caches in its first milliseconds."""
     for i, (context, function) in list(loaded.items()):
         end = time.perf_counter() + float(spec["warmup_s"])
         try:
@@ -101,10 +101,9 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         except Exception as err:
             del loaded[i]
             errors[i] = f"call failed: {type(err).__name__}: {err}".splitlines()[0]
-    active = [i for i in loaded if not errors[i]]
     spent = [0.0 for _ in slots]
     timed = [0.0 for _ in slots]
-    order = list(active)
+    order = list(loaded)
     rng = random.Random(int(spec["seed"]))
     cycles = 0
     while order and (cycles < MIN_CYCLES or min(timed[i] for i in order) < float(spec["min_time_s"])):
