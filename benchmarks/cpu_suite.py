@@ -193,8 +193,8 @@ def main() -> int:
             for t in threads:
                 rows = {v: report.row(name, t, v) for v in (STRATEGY, DEFAULT, DATA_TILING, NUMPY)}
                 med = {v: r.median * 1e3 for v, r in rows.items() if r is not None}
-                ratio_best = min(med[DEFAULT], med[DATA_TILING]) / med[STRATEGY]
-                ratio_np = med[NUMPY] / med[STRATEGY] if NUMPY in med else float("nan")
+                ratio_best = min(report.speedup(name, t, DEFAULT) or math.nan, report.speedup(name, t, DATA_TILING) or math.nan)
+                ratio_np = report.speedup(name, t, NUMPY) or math.nan
                 vs_best[t].append(ratio_best)
                 if NUMPY in med:
                     vs_numpy[t].append(ratio_np)

@@ -26,7 +26,7 @@ import numpy as np
 
 import tdsl
 from tdsl import CpuTarget, StrategySet
-from tdsl.iree.bench import iree_sample
+from tdsl.iree.timing import iree_sample
 from tdsl.iree.frontend import load_program, make_inputs, signatures
 from tdsl.strategies.cpu import auto, detect_isa
 from tdsl.strategies.cpu.fusion import HEAD_LAYOUTS, HeadLayout, head_transpose_fusion

@@ -662,15 +662,15 @@ def parser() -> argparse.ArgumentParser:
     _add_limits(p)
     p.set_defaults(run=_cmd_run)
 
-    p = sub.add_parser("bench", help="time the strategy against IREE default, IREE data tiling and numpy", description="Compile the payload with the strategies, with IREE's default pipeline and with --iree-opt-data-tiling, and time every function side by side with numpy (plain matmul / batch matmul / convolution): interleaved repetitions, medians, ratios, GFLOP/s (counted from the contractions and convolutions). numpy rows on other than float32/float64 data are marked 'not comparable' and left out of the ratios.", **common)
+    p = sub.add_parser("bench", help="time the strategy against IREE default, IREE data tiling and numpy", description="Compile the payload with the strategies, with IREE's default pipeline and with --iree-opt-data-tiling, and time every function side by side with numpy (plain matmul / batch matmul / convolution): interleaved repetitions, IREE's builds called in turn in one process in each, medians, ratios paired by repetition, GFLOP/s (counted from the contractions and convolutions). numpy rows on other than float32/float64 data are marked 'not comparable' and left out of the ratios.", **common)
     _add_payload_args(p, cpu_only=True)
     p.add_argument("--input-range", action="append", default=[], metavar="ARG=LO:HI",
                    help="range of one argument's seeded values (name, argN or N; integers include HI) (repeatable)")
     p.add_argument("--threads", type=thread_counts, default=(1,), metavar="N[,N...]", help="comma-separated thread counts, e.g. 1,2 (default 1)")
     p.add_argument("--repetitions", type=positive_int, default=5, help="interleaved rounds, at least 1 (default 5)")
-    p.add_argument("--min-time", type=positive_float, default=0.1, metavar="SECONDS", help="seconds of back-to-back calls per sample, above 0 (default 0.1)")
+    p.add_argument("--min-time", type=positive_float, default=0.1, metavar="SECONDS", help="seconds of timed calls per variant and repetition, above 0 (default 0.1)")
     p.add_argument("--allocator", choices=("default", "caching"), default="default",
-                   help="the IREE runtime's device allocator: default (transient buffers from malloc, glibc pinned to a long-running process's steady state: under 32 MiB reused, larger ones fresh on every call) or caching (all reused across calls)")
+                   help="the IREE runtime's device allocator: default (transient buffers from malloc, glibc pinned to a long-running process's steady state: under 32 MiB reused, larger ones fresh on every call) or caching (all reused across calls; its builds are then timed one iree-benchmark-module process each instead of side by side in one)")
     p.add_argument("--no-numpy", action="store_true", help="skip the numpy baseline")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--plot", type=Path, metavar="OUT.png", help="also write a chart of the speed-up over IREE default, log scale, with the spread of the samples (needs matplotlib: pip install 'tdsl[plot]'; checked before benchmarking)")

@@ -70,7 +70,7 @@ def _report() -> BenchReport:
 
 def test_not_comparable_rows_are_labelled_and_left_out_of_ratios() -> None:
     report = _report()
-    assert report.speedup("h", 1, NUMPY) is None and report.speedup("mm", 1, NUMPY) == pytest.approx(0.52)
+    assert report.speedup("h", 1, NUMPY) is None and report.speedup("mm", 1, NUMPY) == pytest.approx(0.5)  # paired: median of 0.5, 0.43, 0.61
     table = report.table()
     (line,) = [line for line in table.splitlines() if line.startswith("h ") and NUMPY in line]
     assert line.rstrip().endswith("not comparable") and "9.91" not in table

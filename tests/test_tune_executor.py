@@ -19,6 +19,7 @@ from typing import Iterator
 import numpy as np
 import pytest
 
+import tdsl.iree.timing as timing
 import tdsl.tune.executor as executor
 from tdsl.errors import ArgumentError
 from tdsl.iree.frontend import ParameterArchive
@@ -231,7 +232,7 @@ def test_rounds_that_cannot_share_a_process_are_timed_one_process_per_job(
     # A runner that dies (a candidate that faults takes its process down) hands the round on.
     crashing = tmp_path / "crash.py"
     crashing.write_text("import os\nos.abort()\n")
-    monkeypatch.setattr(executor, "ROUND_RUNNER", crashing)
+    monkeypatch.setattr(timing, "ROUND_RUNNER", crashing)
     results = executor.sample_round([_sample_job(small, "x"), _sample_job(heavy, "y")])
     assert alone == ["x", "y"] and all(r.ok for r in results)
 

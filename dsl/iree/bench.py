@@ -5,12 +5,13 @@ strategies, with IREE's default pipeline and with ``--iree-opt-data-tiling`` (IR
 best CPU path; off by default) -- and, where a function is a plain matmul / batch matmul
 / convolution, also times numpy (OpenBLAS, in a fresh process with
 ``OPENBLAS_CORETYPE`` unset: this environment may export ``Haswell``, which caps
-OpenBLAS at AVX2). Each sample is one process: ``iree-benchmark-module`` (the real
-binary, ``--benchmark_min_time``, warm-up) or the numpy timer. Repetitions are
-interleaved in a shuffled order per round, so every variant sees the same machine
-noise; the report gives medians, ratios against the strategy and GFLOP/s (the flops of
-every contraction and convolution of a function, counted from its loops with the
-bindings). A numpy row on other than float32/float64 data (numpy has no BLAS path for
+OpenBLAS at AVX2). In every repetition IREE's three builds are timed side by side in one
+process (:func:`tdsl.iree.timing.time_round`: each loaded, then called in turn in short
+bursts, a fresh shuffled order per cycle), so they see the same spells of a drifting core;
+numpy runs in a process of its own. Repetitions are interleaved in a shuffled order. The
+report gives medians, GFLOP/s (the flops of every contraction and convolution of a
+function, counted from its loops with the bindings) and ratios against the strategy: the
+median over repetitions of each repetition's ratio. A numpy row on other than float32/float64 data (numpy has no BLAS path for
 f16 or integers: an f16 matmul runs at about 0.6 GFLOP/s) or on a strided or dilated
 convolution (the timer's im2col is stride-1) is labelled "not comparable" and left out of
 the ratios. Weights are runtime inputs when every operand is a function argument
@@ -36,7 +37,7 @@ import numpy as np
 from .. import bindings as mlir
 from ..spec.loader import as_strategy_set
 from .compile import compile
-from .frontend import Program, check_runnable, make_inputs, signatures
+from .frontend import ParameterArchive, Program, check_runnable, make_inputs, signatures
 from .numerics import compile_default, program_of
 from .ops import graph_linalg_ops
 from .iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
@@ -45,6 +46,7 @@ from ..files import staged
 from .execute import numpy_reference
 from .machine import ISA_NAMES, machine
 from .progress import NO_PROGRESS, Progress
+from .timing import ALLOCATORS, SAMPLE_TIMEOUT_S, iree_sample, time_round
 from ..spec.strategy_set import StrategySet
 from ..targets import CpuTarget
 
@@ -53,6 +55,7 @@ DEFAULT = "iree-default"
 DATA_TILING = "iree-data-tiling"
 NUMPY = "numpy"
 ONNXRUNTIME = "onnxruntime"
+IREE_ROUND = "iree builds"
 
 _NUMPY_TIMER = r"""
 import json, sys, time
@@ -124,12 +127,16 @@ class BenchReport:
         return None
 
     def speedup(self, function: str, threads: int, baseline: str) -> float | None:
-        """``median(baseline) / median(strategy)``: above 1 the strategy is faster. None when
-        a row is missing or the baseline is not comparable."""
+        """The median over repetitions of ``baseline / strategy``, each repetition's two samples
+        taken in one round (``median(baseline) / median(strategy)`` where the rows have
+        different sample counts): above 1 the strategy is faster. None when a row is missing
+        or the baseline is not comparable."""
         base, ours = self.row(function, threads, baseline), self.row(function, threads, STRATEGY)
         if base is None or ours is None or not base.comparable:
             return None
-        return base.median / ours.median
+        if len(base.samples) != len(ours.samples):
+            return base.median / ours.median
+        return statistics.median(b / o for b, o in zip(base.samples, ours.samples))
 
     @property
     def threads(self) -> list[int]:
@@ -171,99 +178,12 @@ class BenchReport:
             else:
                 ratio = f"{'':>14}"
             lines.append(f"{r.function:<{width}} {r.threads:>3} {r.variant:<17} {r.median * 1e3:10.3f} {gflops} {ratio}")
-        lines.append("strategy x = median(variant) / median(strategy): above 1 the strategy is faster.")
+        lines.append("strategy x = median over repetitions of variant / strategy, timed in the same repetition: above 1 the strategy is faster.")
         for r in self.rows:
             if not r.comparable:
                 lines.append(f"not comparable: {r.function} {r.variant} ({r.threads}T): {r.not_comparable}")
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
-
-
-def benchmark_tool() -> str:
-    """The real ``iree-benchmark-module`` binary of the runtime wheel."""
-    import iree.runtime
-
-    path = Path(iree.runtime.__file__).resolve().parent.parent / "_runtime_libs" / "iree-benchmark-module"
-    if not path.is_file():
-        raise BenchFailed(f"iree-benchmark-module not found at {path}")
-    return str(path)
-
-
-def _device_flags(threads: int) -> list[str]:
-    if threads == 1:
-        return ["--device=local-sync"]
-    return ["--device=local-task", f"--task_topology_group_count={threads}"]
-
-
-ALLOCATORS = ("default", "caching")
-"""The IREE runtime's device allocators ``bench`` can time with: ``default`` (every call's
-transient buffers come from the C library's ``malloc``, in the steady state of
-:data:`MALLOC_STEADY_STATE`) and ``caching`` (``--device_allocator=caching``: IREE reuses
-buffers across calls)."""
-
-MALLOC_STEADY_STATE = {"MALLOC_MMAP_THRESHOLD_": str(32 << 20), "MALLOC_TRIM_THRESHOLD_": str(64 << 20)}
-"""glibc's malloc tunables that every timed ``iree-benchmark-module`` runs with: the steady
-state a long-running process reaches once it has freed its largest transient buffer
-(glibc raises its mmap threshold to the size of a freed mmapped block, up to 32 MiB, and
-its trim threshold to twice that). Without them the state depends on the process's
-allocation history: one 1000^3 module measured 8.2 ms with the console report and 11.4 ms
-with the JSON report (a 4 MB transient freshly mapped and faulted on every call: 263,000
-minor faults against 26,000), while data tiling measured 9.1 ms in both. Other C
-libraries ignore these variables."""
-
-
-def benchmark_env() -> dict[str, str]:
-    """The environment of a timed ``iree-benchmark-module``: this one, with glibc's malloc
-    pinned to :data:`MALLOC_STEADY_STATE`."""
-    return {**os.environ, **MALLOC_STEADY_STATE}
-
-
-def benchmark_command(
-    vmfb: Path, function: str, inputs: Sequence[Path], threads: int, min_time_s: float, allocator: str = "default", device: str = "",
-    parameters: Sequence[str] = (),
-) -> list[str]:
-    """The ``iree-benchmark-module`` command that times ``function`` of ``vmfb`` once: warm-up,
-    then back-to-back calls for ``min_time_s``, on ``threads`` threads of this CPU (or on
-    ``device``, e.g. ``hip://0``) with ``allocator``, the module's weights read from the
-    ``parameters`` archives (``scope=path.irpa``); JSON on stdout."""
-    return [
-        benchmark_tool(),
-        f"--module={vmfb}",
-        *(f"--parameters={p}" for p in parameters),
-        f"--function={function}",
-        *(f"--input=@{p}" for p in inputs),
-        *([f"--device={device}"] if device else _device_flags(threads)),
-        *([f"--device_allocator={allocator}"] if allocator != "default" else []),
-        "--benchmark_repetitions=1",
-        f"--benchmark_min_time={min_time_s}s",
-        "--benchmark_min_warmup_time=0.05",
-        "--benchmark_format=json",
-    ]
-
-
-def iree_sample(
-    vmfb: Path, function: str, inputs: Sequence[Path], threads: int, min_time_s: float, allocator: str = "default", parameters: Sequence[str] = (),
-) -> float:
-    """Seconds per call of ``function`` in ``vmfb`` (one iree-benchmark-module process: warm-up,
-    then back-to-back calls for ``min_time_s``) on ``threads`` threads with ``allocator``,
-    weights read from the ``parameters`` archives (``scope=path``)."""
-    command = benchmark_command(vmfb, function, inputs, threads, min_time_s, allocator, parameters=parameters)
-    try:
-        proc = subprocess.run(command, capture_output=True, text=True, timeout=600, env=benchmark_env())
-    except subprocess.TimeoutExpired:
-        raise BenchFailed(f"iree-benchmark-module ran past 600 s on {vmfb.name} ({function}) and was killed") from None
-    if proc.returncode != 0:
-        raise BenchFailed(f"iree-benchmark-module failed on {vmfb.name}: {proc.stderr.strip()[-400:]}")
-    return benchmark_seconds(proc.stdout)
-
-
-def benchmark_seconds(stdout: str) -> float:
-    """Seconds per call from the JSON ``iree-benchmark-module --benchmark_format=json``
-    prints (its first iteration run's real time). Raises ValueError, KeyError, IndexError or
-    TypeError where there is no such run."""
-    runs = [b for b in json.loads(stdout)["benchmarks"] if b.get("run_type") == "iteration"]
-    unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[runs[0].get("time_unit", "ns")]
-    return float(runs[0]["real_time"]) * unit
 
 
 _ONNXRUNTIME_TIMER = r"""
@@ -359,6 +279,24 @@ def _numpy_kind(text: str, function: str, inputs: Sequence[np.ndarray], ops: Seq
     return "matmul", "", why
 
 
+def _iree_round(
+    modules: Sequence[tuple[str, Path]], function: str, inputs: Sequence[Path], threads: int, min_time_s: float, allocator: str,
+    parameters: Sequence[ParameterArchive], seed: int,
+) -> dict[str, float]:
+    """Seconds per call of ``function`` in each named module: side by side in one process
+    (:func:`time_round`) with IREE's default allocator, else (``caching``, or a runner that
+    died) one ``iree-benchmark-module`` process each, in the given order."""
+    if allocator == "default":
+        timed = time_round([m for _, m in modules], function, inputs, min_time_s=min_time_s, timeouts_s=[SAMPLE_TIMEOUT_S] * len(modules),
+                           threads=threads, parameters=parameters, seed=seed)
+        if timed is not None:
+            for (name, _), slot in zip(modules, timed):
+                if slot.seconds is None:
+                    raise BenchFailed(f"timing the {name} build of {function} failed: {slot.error}")
+            return {name: float(slot.seconds) for (name, _), slot in zip(modules, timed) if slot.seconds is not None}
+    return {name: iree_sample(m, function, inputs, threads, min_time_s, allocator, [a.spec for a in parameters]) for name, m in modules}
+
+
 def _machine() -> dict[str, Any]:
     return {
         **machine(),
@@ -415,7 +353,10 @@ def bench(
     else:
         report.notes.append("weights are runtime inputs: every operand is a function argument, packed per call")
     if allocator == "caching":
-        report.notes.append("IREE builds run with --device_allocator=caching: transient buffers are reused across calls")
+        report.notes.append(
+            "IREE builds run with --device_allocator=caching: transient buffers are reused across calls "
+            "(each build timed in an iree-benchmark-module process of its own, not side by side)"
+        )
     else:
         report.notes.append(
             "IREE builds run with the runtime's default allocator: transient buffers come from malloc, glibc "
@@ -445,6 +386,8 @@ def bench(
             # IREE's input conversion.
             with progress.step("compile", "linalg form (flops)"):
                 counted = function_flops(graph_linalg_ops(payload, flags, timeout_s, memory_gb))
+        # One item per (function, threads): IREE's builds timed as one round, side by side
+        # in one process; numpy and onnxruntime one process each.
         plan: list[tuple[str, int, str, Any]] = []
         flop_of: dict[str, float | None] = {}
         odd_of: dict[str, str] = {}
@@ -460,31 +403,41 @@ def bench(
             if kind is not None:
                 odd_of[sig.function] = kind[2]
             for t in threads:
-                for variant, module in modules.items():
-                    plan.append((sig.function, t, variant, (module, paths)))
+                plan.append((sig.function, t, IREE_ROUND, paths))
                 if kind is not None:
                     plan.append((sig.function, t, NUMPY, (kind, paths)))
                 if program.onnx_path is not None and len(functions) == 1:
                     plan.append((sig.function, t, ONNXRUNTIME, (program.onnx_path, paths)))
-        samples: dict[tuple[str, int, str], list[float]] = {(f, t, v): [] for f, t, v, _ in plan}
+        samples: dict[tuple[str, int, str], list[float]] = {}
+        for function, t, variant, _ in plan:
+            for v in (list(modules) if variant == IREE_ROUND else [variant]):
+                samples[(function, t, v)] = []
         rng = random.Random(seed)
-        progress.expect("sample", len(plan) * repetitions)
+        progress.expect("sample", len(samples) * repetitions)
         for _ in range(repetitions):
             order = list(plan)
             rng.shuffle(order)
             for function, t, variant, how in order:
-                progress.begin("sample", f"{function} {variant} {t}T")
                 if variant == NUMPY:
                     (kind_name, layout, _), paths = how
-                    seconds = _numpy_sample(kind_name, layout, paths, t, min_time_s)
+                    progress.begin("sample", f"{function} numpy {t}T")
+                    samples[(function, t, NUMPY)].append(_numpy_sample(kind_name, layout, paths, t, min_time_s))
+                    progress.advance("sample")
                 elif variant == ONNXRUNTIME:
                     model, paths = how
-                    seconds = onnxruntime_sample(model, paths, t, min_time_s)
+                    progress.begin("sample", f"{function} onnxruntime {t}T")
+                    samples[(function, t, ONNXRUNTIME)].append(onnxruntime_sample(model, paths, t, min_time_s))
+                    progress.advance("sample")
                 else:
-                    module, paths = how
-                    seconds = iree_sample(module, function, paths, t, min_time_s, allocator, [a.spec for a in program.parameters])
-                samples[(function, t, variant)].append(seconds)
-                progress.advance("sample")
+                    names = list(modules)
+                    rng.shuffle(names)
+                    progress.begin("sample", f"{function} IREE builds side by side {t}T")
+                    timed = _iree_round(
+                        [(n, modules[n]) for n in names], function, how, t, min_time_s, allocator, program.parameters, rng.randrange(1 << 31)
+                    )
+                    for name in names:
+                        samples[(function, t, name)].append(timed[name])
+                        progress.advance("sample")
     order_of = {STRATEGY: 0, DEFAULT: 1, DATA_TILING: 2, NUMPY: 3, ONNXRUNTIME: 4}
     for (function, t, variant), values in sorted(samples.items(), key=lambda kv: (kv[0][0], kv[0][1], order_of[kv[0][2]])):
         odd = odd_of.get(function, "") if variant == NUMPY else ""

@@ -18,7 +18,6 @@ from __future__ import annotations
 import atexit
 import concurrent.futures as cf
 import hashlib
-import json
 import logging
 import multiprocessing
 import os
@@ -26,7 +25,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 import zlib
@@ -37,7 +35,7 @@ from types import FrameType, TracebackType
 from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from ..errors import ArgumentError, TdslError
-from ..iree.bench import ALLOCATORS, benchmark_command, benchmark_env, benchmark_seconds
+from ..iree.timing import ALLOCATORS, ROUND_LOAD_S, benchmark_command, benchmark_env, benchmark_seconds, time_round
 from ..iree.compile import CompileReport, compile
 from ..iree.dispatches import short_pipeline
 from ..iree.frontend import ParameterArchive
@@ -279,14 +277,6 @@ def sample(job: SampleJob) -> SampleResult:
     return SampleResult(job.key, seconds, "")
 
 
-ROUND_RUNNER = Path(__file__).with_name("round_runner.py")
-ROUND_LOAD_S = 120.0
-"""Seconds a round runner gets to load its modules, beyond its slots' own timeouts."""
-WARMUP_S = 0.05
-"""Seconds each module of an interleaved round runs alone before the timed calls (as
-``iree-benchmark-module --benchmark_min_warmup_time``)."""
-
-
 def interleavable(jobs: Sequence[SampleJob]) -> bool:
     """Whether ``jobs`` (one round) can be timed side by side in one process
     (:func:`sample_round`): at least two, on this CPU with IREE's default allocator, all
@@ -308,7 +298,7 @@ def round_seed(jobs: Sequence[SampleJob]) -> int:
 
 def sample_round(jobs: Sequence[SampleJob], seed: int = 0) -> list[SampleResult]:
     """Times one round's ``jobs`` side by side: every module loaded in one runner process
-    (:mod:`tdsl.tune.round_runner`), called in turn, a burst of calls each (the first
+    (:func:`tdsl.iree.timing.time_round`), called in turn, a burst of calls each (the first
     untimed, refilling the caches) in a fresh seeded order each cycle, until every job has
     had ``min_time_s`` of timed calls; each job's result is the median of its timed calls. Jobs of one
     module (the reference first and last) are separate slots, timed as separately as two
@@ -320,30 +310,17 @@ def sample_round(jobs: Sequence[SampleJob], seed: int = 0) -> list[SampleResult]
     first = jobs[0]
     try:
         keep = {a.path.name for a in first.parameters}
-        inputs = [str(_CACHE.path(data, ".npy", keep)) for data in first.inputs]
-        modules = [str(_CACHE.path(job.vmfb, ".vmfb", keep)) for job in jobs]
-        for archive in first.parameters:
-            if not archive.path.is_file():
-                return [sample(job) for job in jobs]
-        spec = {
-            "function": first.function,
-            "inputs": inputs,
-            "parameters": [[a.scope, str(a.path)] for a in first.parameters],
-            "threads": first.threads,
-            "min_time_s": first.min_time_s,
-            "warmup_s": WARMUP_S,
-            "seed": seed,
-            "slots": [{"module": m, "timeout_s": job.timeout_s} for m, job in zip(modules, jobs)],
-        }
-        spec_path = _CACHE.path(json.dumps(spec).encode(), ".json", keep)
-        timeout = ROUND_LOAD_S + sum(job.timeout_s for job in jobs)
-        proc = subprocess.run([sys.executable, str(ROUND_RUNNER), str(spec_path)], capture_output=True, text=True, errors="replace", timeout=timeout, env=benchmark_env())
-        slots = json.loads(proc.stdout)["slots"] if proc.returncode == 0 else None
-    except (subprocess.TimeoutExpired, OSError, TdslError, ValueError, KeyError, TypeError):
-        slots = None
-    if not isinstance(slots, list) or len(slots) != len(jobs):
+        inputs = [_CACHE.path(data, ".npy", keep) for data in first.inputs]
+        modules = [_CACHE.path(job.vmfb, ".vmfb", keep) for job in jobs]
+    except (OSError, TdslError):
         return [sample(job) for job in jobs]
-    return [SampleResult(job.key, slot["seconds"], slot["error"]) for job, slot in zip(jobs, slots)]
+    if not all(archive.path.is_file() for archive in first.parameters):
+        return [sample(job) for job in jobs]
+    slots = time_round(modules, first.function, inputs, min_time_s=first.min_time_s, timeouts_s=[job.timeout_s for job in jobs],
+                       threads=first.threads, parameters=first.parameters, seed=seed)
+    if slots is None:
+        return [sample(job) for job in jobs]
+    return [SampleResult(job.key, slot.seconds, slot.error) for job, slot in zip(jobs, slots)]
 
 
 def failed_build(job: BuildJob, err: BaseException, seconds: float = 0.0) -> BuildResult:

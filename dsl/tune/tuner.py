@@ -55,7 +55,7 @@ import numpy as np
 
 from ..errors import StrategyError, TdslError
 from ..iree.frontend import Program, check_runnable, externalize_weights, load_program, make_inputs, signatures
-from ..iree.bench import MALLOC_STEADY_STATE
+from ..iree.timing import MALLOC_STEADY_STATE
 from ..iree.iree_compile import DEFAULT_MEMORY_GB
 from ..iree.machine import versions
 from ..iree.ops import Dispatch, OpView, ProgramOps, list_dispatches, python_source

@@ -32,7 +32,7 @@ import numpy as np
 
 import tdsl
 from tdsl.iree import frontend as fe
-from tdsl.iree.bench import benchmark_tool
+from tdsl.iree.timing import benchmark_tool
 from tdsl.iree.bench import onnxruntime_sample
 from tdsl.targets.host import detect_isa
 

@@ -2,8 +2,8 @@
 side in one process, then called in turn, a short burst of calls each per cycle (the first
 untimed) in a fresh seeded order, until each has had the round's time of timed calls.
 
-Run as a script (``python round_runner.py SPEC.json``; it imports only the standard
-library, numpy and ``iree.runtime``, so it starts fast). SPEC holds ``function``,
+Run as a script (``python round_runner.py < SPEC.json``, the spec on stdin; it imports only
+the standard library, numpy and ``iree.runtime``, so it starts fast). SPEC holds ``function``,
 ``inputs`` (``.npy`` paths), ``parameters`` (``[scope, .irpa path]``), ``threads``,
 ``min_time_s``, ``warmup_s``, ``seed`` and ``slots`` (``{"module": path, "timeout_s": s}``;
 one module may fill several slots, each loading it anew: the reference fills the first
@@ -138,9 +138,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def main() -> None:
-    with open(sys.argv[1]) as f:
-        spec = json.load(f)
-    print(json.dumps(run(spec)))
+    print(json.dumps(run(json.load(sys.stdin))))
 
 
 if __name__ == "__main__":
