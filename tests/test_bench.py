@@ -71,6 +71,7 @@ def test_bench_command_prints_a_table(capsys, tmp_path: Path, monkeypatch: pytes
     assert main(["bench", str(PACK / "payload.mlir"), "--strategies", str(PACK / "strategy.py"), "--repetitions", "1", "--min-time", "0.01", "--no-numpy"]) == 0
     out = capsys.readouterr().out
     assert "iree-data-tiling" in out and "strategy x" in out and "numpy" not in out.split("strategy x =")[0]
+    assert "numpy runs" not in out  # no note on a baseline that did not run
 
 
 @pytest.mark.compile

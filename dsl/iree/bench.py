@@ -446,7 +446,8 @@ def bench(
         report.notes.append("no GFLOP/s for functions without a contraction or convolution")
     if numpy_baseline and len(odd_of) < len(functions):
         report.notes.append("no numpy baseline for functions that are not a plain matmul, batch matmul or convolution")
-    report.notes.append("numpy runs in a fresh process per sample with OPENBLAS_CORETYPE unset (AVX-512 kernels where available)")
+    if odd_of:
+        report.notes.append("numpy runs in a fresh process per sample with OPENBLAS_CORETYPE unset (AVX-512 kernels where available)")
     return report
 
 
