@@ -18,7 +18,7 @@ from tdsl.spec.strategy_set import StrategySet
 from tdsl.tune import LocalExecutor, TuneCache, TuneOptions, table, tune, write_outputs
 from tdsl.tune.executor import BuildJob, BuildResult, SampleJob, SampleResult
 from tdsl.tune.measure import MIN_NOISE, Variant, fastest, inconclusive, noise, speedup, wins
-from tdsl.tune.outputs import REPORT_JSON, TUNED_PY, TUNED_YAML
+from tdsl.tune.outputs import REPORT_JSON, TUNED_PY, TUNED_YAML, notes
 
 MATMUL = """
 util.global private @w = #util.byte_pattern<1> : tensor<128x64xf32>
@@ -91,9 +91,14 @@ class ScriptedRunner:
 
     name = "scripted"
 
-    def __init__(self, seconds: Callable[[dict[str, Any] | None], float], interrupt_after: int | None = None) -> None:
+    def __init__(
+        self, seconds: Callable[[dict[str, Any] | None], float], interrupt_after: int | None = None,
+        fails: Callable[[dict[str, Any] | None], bool] = lambda data: False,
+    ) -> None:
         self.local = LocalExecutor(2)
         self.seconds = seconds
+        self.fails = fails
+        """Sets whose build fails as iree-compile would, one line."""
         self.sets: dict[str, dict[str, Any] | None] = {}
         self.interrupt_after = interrupt_after
         self.samples = 0
@@ -107,7 +112,10 @@ class ScriptedRunner:
             self.sets[job.key] = job.strategies
             if job.strategies is not None:
                 tdsl.render(StrategySet.model_validate(job.strategies), job.target)  # what a real build would refuse first
-            results.append(BuildResult(job.key, f"scripted {job.key}".encode(), "", 0.0, {}))
+            if self.fails(job.strategies):
+                results.append(BuildResult(job.key, None, "iree-compile failed (exit 1): error: scripted failure", 0.0, {}))
+            else:
+                results.append(BuildResult(job.key, f"scripted {job.key}".encode(), "", 0.0, {}))
             on_done(results[-1])
         return results
 
@@ -168,6 +176,26 @@ def test_no_candidate_beats_the_baseline_so_none_is_emitted(payload: Path, tmp_p
     assert job.winner is None and job.reference is not None and job.noise >= MIN_NOISE
     assert job.fastest is not None and job.fastest[2] == pytest.approx(1 / 0.99)
     assert "1.01x  kept iree-data-tiling (no round-by-round win above the 2.0% noise)" in table(result)
+
+
+def test_an_iree_path_that_does_not_compile_the_model_is_named(payload: Path, tmp_path: Path) -> None:
+    """IREE 3.13's data tiling does not compile the GPT-2 example (its masked-attention
+    dispatch has too large vectors): the tuner works from IREE default, and the table and
+    the tuned set's header say that data tiling did not compile instead of showing a dash."""
+
+    def seconds(data: dict[str, Any] | None) -> float:
+        if data is None:
+            return 2e-3
+        return 1e-3 if _pins(data) else 2e-3
+
+    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds, fails=_data_tiling) as runner:
+        result = tune(payload, options=FAST, executor=runner, cache=cache)
+    failed = result.variant("iree-data-tiling")
+    assert failed is not None and failed.build_error and failed.median is None
+    assert result.chosen != "iree-data-tiling" and result.tuned.rules
+    model_pass = [line for line in table(result).splitlines() if line.strip().startswith("model pass:")]
+    assert len(model_pass) == 1 and "iree-data-tiling did not compile" in model_pass[0], model_pass
+    assert any(line.startswith("Model pass:") and "iree-data-tiling did not compile" in line for line in notes(result)), notes(result)
 
 
 def test_a_candidate_that_wins_is_emitted_and_ctrl_c_keeps_the_baseline(payload: Path, tmp_path: Path) -> None:

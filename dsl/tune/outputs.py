@@ -35,6 +35,16 @@ def _ms(v: Variant | None) -> str:
     return f"{v.median * 1e3:.3f} ms" if v is not None and v.median else "-"
 
 
+def _time_or_failure(v: Variant) -> str:
+    """Its median, or why it has none: an IREE path that does not compile the model (IREE
+    3.13's data tiling on GPT-2's masked attention) or fails to run says so."""
+    if v.median:
+        return _ms(v)
+    if v.build_error:
+        return "did not compile"
+    return "failed to run" if v.sample_errors else "-"
+
+
 def machine_line(result: TuneResult) -> str:
     m = result.machine
     isa = ISA_NAMES.get(str(m.get("isa")), str(m.get("isa")))
@@ -69,7 +79,7 @@ def notes(result: TuneResult) -> list[str]:
         lines.append(
             f"Model pass: {result.chosen} {_ms(chosen)}, {best_iree.label} {_ms(best_iree)} "
             f"({speedup(chosen, best_iree) or 0.0:.2f}x; noise {result.noise:.1%}); "
-            + " ".join(f"{v.label} {_ms(v)}" for v in result.final if v is not chosen and v is not best_iree)
+            + ", ".join(f"{v.label} {_time_or_failure(v)}" for v in result.final if v is not chosen and v is not best_iree)
         )
     if result.numerics.get("checked"):
         dropped = result.numerics.get("dropped") or []
@@ -120,7 +130,7 @@ def table(result: "TuneResult | Gfx942Result") -> str:
             f"  {job.name:<5} {shapes:<44} {job.launches:>3} {job.share:>6.1%} {len(job.variants):>5} "
             f"{_ms(base):>11} {_ms(best):>11} {(f'{gain:.2f}x' if gain else '-'):>8}  {verdict}"
         )
-    lines.append("  model pass: " + ", ".join(f"{v.label} {_ms(v)}" for v in result.final) + f" -> emitted {result.chosen}")
+    lines.append("  model pass: " + ", ".join(f"{v.label} {_time_or_failure(v)}" for v in result.final) + f" -> emitted {result.chosen}")
     return "\n".join(lines)
 
 
