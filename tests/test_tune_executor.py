@@ -14,7 +14,7 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import numpy as np
 import pytest
@@ -430,6 +430,11 @@ def test_ray_executor_builds_and_samples_on_two_nodes(ray_cluster: str) -> None:
     assert not ray.is_initialized()  # the executor connected, so it disconnected
 
 
+def _variants(result: Any) -> list[Any]:
+    """Every variant a tuning built: its program points, its op candidates, its model pass."""
+    return [*result.program, *(v for job in result.jobs for v in job.variants), *result.final]
+
+
 @pytest.mark.ray
 @pytest.mark.compile
 def test_tune_through_ray_gives_the_local_winners_with_cached_measurements(ray_cluster: str, tmp_path: Path) -> None:
@@ -451,6 +456,10 @@ def test_tune_through_ray_gives_the_local_winners_with_cached_measurements(ray_c
     with TuneCache(tmp_path / "c.sqlite") as cache, RayExecutor(address=ray_cluster) as ray_executor:
         second = tune(payload, options=options, executor=ray_executor, cache=cache)
         assert cache.stats()["build_misses"] > 0  # Ray built them
-        assert cache.stats()["samples"] == samples  # nothing measured again
+        if cache.stats()["samples"] != samples:  # measured again: say which stages, and what failed
+            with sqlite3.connect(tmp_path / "c.sqlite") as db:
+                again = db.execute("SELECT setup, seconds, error FROM samples ORDER BY id LIMIT -1 OFFSET ?", (samples,)).fetchall()
+            failed = [(v.label, v.build_error, v.sample_errors) for r in (first, second) for v in _variants(r) if v.build_error or v.sample_errors]
+            pytest.fail(f"the Ray run measured again: {again}; failures: {failed}")
     assert second.tuned == first.tuned
     assert [j.winner.values if j.winner else None for j in second.jobs] == [j.winner.values if j.winner else None for j in first.jobs]
