@@ -17,9 +17,9 @@ demo: $(STAMP)
 	$(VENV)/bin/python examples/demo.py
 
 # One pytest worker per core, at most 4 (each test file stays on one worker: module fixtures
-# such as the two-node Ray cluster start once).
+# such as the two-node Ray cluster start once); the 15 slowest tests are listed at the end.
 test: $(STAMP)
-	$(VENV)/bin/pytest -q -n auto --maxprocesses=4 --dist loadfile
+	$(VENV)/bin/pytest -q -n auto --maxprocesses=4 --dist loadfile --durations=15
 
 goldens: $(STAMP)
 	$(VENV)/bin/pytest -q --update-goldens
