@@ -290,10 +290,12 @@ def _iree_round(
         timed = time_round([m for _, m in modules], function, inputs, min_time_s=min_time_s, timeouts_s=[SAMPLE_TIMEOUT_S] * len(modules),
                            threads=threads, parameters=parameters, seed=seed)
         if timed is not None:
+            seconds: dict[str, float] = {}
             for (name, _), slot in zip(modules, timed):
                 if slot.seconds is None:
                     raise BenchFailed(f"timing the {name} build of {function} failed: {slot.error}")
-            return {name: float(slot.seconds) for (name, _), slot in zip(modules, timed) if slot.seconds is not None}
+                seconds[name] = slot.seconds
+            return seconds
     return {name: iree_sample(m, function, inputs, threads, min_time_s, allocator, [a.spec for a in parameters]) for name, m in modules}
 
 
