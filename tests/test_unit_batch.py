@@ -63,3 +63,27 @@ def test_folding_needs_a_generic_and_known_loops() -> None:
     for batch, sizes, found in (((3,), {}, "loop sizes [3, 128, 384, 256]"), ((1,), {"m": None}, "open sizes"), ((1,), {"k": [1]}, "loop sizes [1, 128, 384, 1]")):
         with pytest.raises(StrategyError, match=r"fold_unit_dims: expected a rule whose contraction matcher fixes every loop size.*received " + re.escape(found)):
             _folded(batch, **sizes)
+
+
+CHAIN = PAYLOAD.with_name("unit_batch_chain.mlir")
+
+
+@pytest.mark.compile
+def test_every_folding_rule_of_a_set_applies() -> None:
+    """Two fold_unit_dims rules in one function (an exported MLP's two batch-1 matmuls): the
+    first rule's folding rewrites the second's op too, and the second still packs it (it
+    once matched nothing after the first, silently, on a real BERT), with IREE default's
+    numbers."""
+    def rule(name: str, n: int, k: int) -> Rule:
+        match = ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", operand_layout="mk_kn", batch=[1], m=[64], n=[n], k=[k])
+        layout = DataLayout(
+            name=name, generalize=True, fold_unit_dims=True, pack=PackGreedily(matmul_packed_sizes=[0, 8, 0]),
+            pack_transposes=[PackTranspose(operand="rhs", outer_perm=[1, 0])], lower_unpack=True,
+        )
+        return Rule(target="cpu", match=match, strategy=layout)
+
+    strategies = StrategySet(name="mlp", targets=[CpuTarget()], rules=[rule("up", 512, 256), rule("down", 256, 512)])
+    report = compile(CHAIN, strategies, "cpu", strict=True)
+    assert [len(r.dispatches) for r in report.rules] == [1, 1]
+    assert report.rules[0].dispatches != report.rules[1].dispatches
+    assert run(CHAIN, strategies, "cpu").ok

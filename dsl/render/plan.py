@@ -54,9 +54,11 @@ class ActionPlan:
 
     A plan with :meth:`has_deferred` also has work that must not run inside the
     ``transform.foreach_match`` walk (it rewrites ops other than the matched one, which
-    the walk may still visit): its kind's template has a ``deferred(r, root)`` macro that
-    the entry runs after the rule's run, on the ops the action marked (``root``: the
-    payload handle after the run)."""
+    the walk may still visit): its kind's template has a ``deferred_ops(r, root)`` macro
+    that takes the handle of the ops the action marked (``root``: the payload handle after
+    the run) and a ``deferred(r, root)`` macro that runs the work on that handle. The entry
+    takes every rule's handle before it runs any rule's work (one rule's rewrite may drop
+    another's markers; handles follow their ops)."""
 
     def has_deferred(self) -> bool:
         return False
@@ -128,9 +130,9 @@ class Dispatch:
 @dataclass(frozen=True)
 class Run:
     """Consecutive rules with the same scope: ``result = transform.foreach_match in operand``
-    over ``dispatches``, inside ``scope`` when it is set; then the ``deferred`` macro of
-    each rule in ``deferred`` (rules whose plan :meth:`~ActionPlan.has_deferred`), in order,
-    on ``payload``: the one payload root after the run (``result``, or the scope's parent:
+    over ``dispatches``, inside ``scope`` when it is set; then the ``deferred_ops`` macro of
+    each rule in ``deferred`` (rules whose plan :meth:`~ActionPlan.has_deferred`), then the
+    ``deferred`` macro of each, in order, on ``payload``: the one payload root after the run (``result``, or the scope's parent:
     a scope may hold no function, and ``transform.structured.match`` needs one op)."""
 
     scope: Optional[Scope]
