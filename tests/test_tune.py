@@ -94,11 +94,14 @@ class ScriptedRunner:
     def __init__(
         self, seconds: Callable[[dict[str, Any] | None], float], interrupt_after: int | None = None,
         fails: Callable[[dict[str, Any] | None], bool] = lambda data: False,
+        unmatched: Callable[[dict[str, Any] | None], list[int]] = lambda data: [],
     ) -> None:
         self.local = LocalExecutor(2)
         self.seconds = seconds
         self.fails = fails
         """Sets whose build fails as iree-compile would, one line."""
+        self.unmatched = unmatched
+        """The indices of a set's rules its build reports as matching nothing."""
         self.sets: dict[str, dict[str, Any] | None] = {}
         self.interrupt_after = interrupt_after
         self.samples = 0
@@ -115,7 +118,7 @@ class ScriptedRunner:
             if self.fails(job.strategies):
                 results.append(BuildResult(job.key, None, "iree-compile failed (exit 1): error: scripted failure", 0.0, {}))
             else:
-                results.append(BuildResult(job.key, f"scripted {job.key}".encode(), "", 0.0, {}))
+                results.append(BuildResult(job.key, f"scripted {job.key}".encode(), "", 0.0, {"unmatched": self.unmatched(job.strategies)}))
             on_done(results[-1])
         return results
 
@@ -558,3 +561,35 @@ def test_one_job_covers_every_dispatch_of_its_shape(tmp_path: Path) -> None:
     assert square.launches == 2 and head["launches"] == 2 and len(head["dispatches"]) == 2
     assert narrow.launches == 1 and head["dispatch"] == head["dispatches"][0]
     assert square.share == pytest.approx(2 * 64 / (2 * 64 + 48))
+
+
+def test_winners_that_do_not_apply_together_are_not_emitted(tmp_path: Path) -> None:
+    """Each op's winner is timed on its own; together, one winner's rewrite may take the other's
+    op away (two BERT layouts once did: the second matched nothing, and the model pass timed,
+    and the tuned set emitted, a rule that did nothing). The set of both winners is reported
+    with its build error; the model pass times, and the tuner emits, the winners that apply."""
+    path = tmp_path / "two.mlir"
+    path.write_text(TWO_OF_ONE_SHAPE)
+
+    def ops(data: dict[str, Any]) -> set[str]:
+        return {r["name"][:3] for r in _pins(data)}
+
+    def seconds(data: dict[str, Any] | None) -> float:
+        if data is None:
+            return 2e-3
+        if _packs(data):
+            return 3e-3
+        return 1e-3 * (1 - 0.2 * len(ops(data)))
+
+    def unmatched(data: dict[str, Any] | None) -> list[int]:
+        if data is None or ops(data) != {"op0", "op1"}:
+            return []
+        return [i for i, r in enumerate(data["rules"]) if r["strategy"]["name"].startswith("op1")]
+
+    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds, unmatched=unmatched) as runner:
+        result = tune(path, options=TuneOptions(budget=3, rounds=2, finalists=2, check_numerics=False), executor=runner, cache=cache)
+    assert [job.winner is not None for job in result.jobs] == [True, True]
+    both = result.variant("tuned (2 winners)")
+    assert both is not None and both.median is None and "matched nothing in the program" in both.build_error
+    assert result.chosen == "tuned" and {r.strategy.name[:3] for r in result.tuned.rules} == {"op0"}
+    assert "tuned (2 winners) did not compile" in table(result)

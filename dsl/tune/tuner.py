@@ -72,8 +72,11 @@ from .measure import MIN_NOISE, Variant, fastest, inconclusive, noise, round_ord
 SAMPLING = "round-in-one-process:bursts:instance-per-slot"
 """How a round is timed (:func:`tdsl.tune.executor.sample_round`); part of the samples'
 cache key, so samples taken another way are not mixed in."""
-TUNE_SCHEMA_VERSION = 1
-"""Version of what a tuning stores and reports; part of every cache key."""
+TUNE_SCHEMA_VERSION = 2
+"""Version of what a tuning stores and reports, and of how tdsl renders a strategy into what a
+build compiles; part of every cache key. Bump it when the scripts rendered for an existing
+strategy change (2: a set with several fold_unit_dims layouts applies all of them), so that
+cached builds of the old scripts are not reused."""
 IREE_DEFAULT = "iree-default"
 DATA_TILING = "iree-data-tiling"
 
@@ -300,6 +303,11 @@ class Tuner:
             if v.vmfb is None and not v.build_error and v.key in results:
                 r = results[v.key]
                 v.vmfb, v.build_error, v.build_seconds, v.build_report = r.vmfb, r.error, r.seconds, r.report
+        for v in variants:
+            lost = unapplied(v)
+            if lost:
+                v.vmfb = None
+                v.build_error = f"rule {', '.join(r.strategy.name for r in lost)} matched nothing in the program"
 
     # -- measuring ----------------------------------------------------------------------
 
@@ -509,18 +517,30 @@ class Tuner:
         final = [Variant(v.label, v.strategies, values=v.values) for v in baselines]
         if base.label not in (IREE_DEFAULT, DATA_TILING):
             final.append(Variant(base.label, base.strategies, values=base.values))
-        if won:
-            for label, targets in _target_groups(base_set, won):
-                combined = tuned_set(targets)
-                for winner in won:  # a winner's rules work together (a packing and its tiles): all or none
-                    combined = with_rules(combined, [tuple(winner.rules)])
-                combined = with_rules(combined, base_set.rules)
-                if combined.rules:
-                    final.append(Variant(label, combined))
+        groups = [tuple(winner.rules) for winner in won]  # a winner's rules work together (a packing and its tiles): all or none
+        combined = [_combined(label, targets, groups, base_set) for label, targets in (_target_groups(base_set, won) if won else [])]
+        final.extend(v for v in combined if v.rules)
         for job in jobs:
             if job.dispatch is None and job.winner is not None and job.winner.strategies is not None:
                 final.append(Variant(f"tuned:{job.name}", tuned_set(job.winner.strategies.targets, job.winner.strategies.rules), values=job.winner.values))
         self.build(final)
+        # Winners measured one at a time may not all apply together (one's graph rewrite may
+        # take another's op away). Such a set keeps its build error, under a label that counts
+        # its winners, and is timed no further; the set of the winners that did apply takes its
+        # label, until every rule of the set applies.
+        failed = [v for v in final if any(v is c for c in combined) and unapplied(v)]
+        while failed:
+            again = []
+            for v in failed:
+                lost, label = unapplied(v), v.label
+                kept = [g for g in groups if all(r in v.rules for r in g) and not any(r in lost for r in g)]
+                v.label = f"{label} ({sum(1 for g in groups if all(r in v.rules for r in g))} winners)"
+                retry = _combined(label, v.strategies.targets if v.strategies else (), kept, base_set)
+                if retry.rules:
+                    again.append(retry)
+            self.build(again)
+            final.extend(again)
+            failed = [v for v in again if unapplied(v)]
         reference = next(v for v in final if v.vmfb is not None)
         self.measure(final, reference, self.options.rounds, self.options.seed + 3, "model")
         best_iree, best, margin = self._model_verdict(final, reference)
@@ -542,6 +562,22 @@ class Tuner:
         challengers = [v for v in final if v.label not in (IREE_DEFAULT, DATA_TILING) and v.ok]
         best = fastest(challengers, reference)
         return best_iree, best, noise(reference)
+
+
+def unapplied(variant: Variant) -> list[Rule]:
+    """The rules ``variant`` adds (:attr:`Variant.rules`) that its build reports as matching
+    nothing (none before it is built)."""
+    if variant.strategies is None or not variant.rules:
+        return []
+    unmatched = set(variant.build_report.get("unmatched", ()))
+    return [r for i, r in enumerate(variant.strategies.rules) if i in unmatched and r in variant.rules]
+
+
+def _combined(label: str, targets: Sequence[Any], groups: Sequence[tuple[Rule, ...]], base_set: StrategySet) -> Variant:
+    """The model pass's ``label`` variant: ``groups`` (each all or none) then the base's
+    rules on ``targets``; its own rules are the groups' rules the set kept."""
+    strategies = with_rules(with_rules(tuned_set(targets), list(groups)), base_set.rules)
+    return Variant(label, strategies, rules=tuple(r for g in groups for r in g if r in strategies.rules))
 
 
 def tuned_set(targets: Sequence[Any], rules: Sequence[Rule] = ()) -> StrategySet:
