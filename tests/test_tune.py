@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -16,7 +17,7 @@ from tdsl.iree.frontend import externalize_weights, load_program
 from tdsl.spec.loader import to_data
 from tdsl.spec.strategy_set import StrategySet
 from tdsl.tune import LocalExecutor, TuneCache, TuneOptions, table, tune, write_outputs
-from tdsl.tune.executor import BuildJob, BuildResult, SampleJob, SampleResult
+from tdsl.tune.executor import BuildJob, BuildResult, SampleJob, SampleResult, failed_build
 from tdsl.tune.measure import MIN_NOISE, Variant, fastest, inconclusive, noise, speedup, wins
 from tdsl.tune.outputs import REPORT_JSON, TUNED_PY, TUNED_YAML, notes
 
@@ -94,12 +95,15 @@ class ScriptedRunner:
     def __init__(
         self, seconds: Callable[[dict[str, Any] | None], float], interrupt_after: int | None = None,
         fails: Callable[[dict[str, Any] | None], bool] = lambda data: False,
+        dies: Callable[[dict[str, Any] | None], bool] = lambda data: False,
         unmatched: Callable[[dict[str, Any] | None], list[int]] = lambda data: [],
     ) -> None:
         self.local = LocalExecutor(2)
         self.seconds = seconds
         self.fails = fails
         """Sets whose build fails as iree-compile would, one line."""
+        self.dies = dies
+        """Sets whose build worker dies (a failure that says nothing of the set)."""
         self.unmatched = unmatched
         """The indices of a set's rules its build reports as matching nothing."""
         self.sets: dict[str, dict[str, Any] | None] = {}
@@ -115,7 +119,9 @@ class ScriptedRunner:
             self.sets[job.key] = job.strategies
             if job.strategies is not None:
                 tdsl.render(StrategySet.model_validate(job.strategies), job.target)  # what a real build would refuse first
-            if self.fails(job.strategies):
+            if self.dies(job.strategies):
+                results.append(failed_build(job, BrokenProcessPool("scripted worker death")))
+            elif self.fails(job.strategies):
                 results.append(BuildResult(job.key, None, "iree-compile failed (exit 1): error: scripted failure", 0.0, {}))
             else:
                 results.append(BuildResult(job.key, f"scripted {job.key}".encode(), "", 0.0, {"unmatched": self.unmatched(job.strategies)}))
@@ -179,6 +185,24 @@ def test_no_candidate_beats_the_baseline_so_none_is_emitted(payload: Path, tmp_p
     assert job.winner is None and job.reference is not None and job.noise >= MIN_NOISE
     assert job.fastest is not None and job.fastest[2] == pytest.approx(1 / 0.99)
     assert "1.01x  kept iree-data-tiling (no round-by-round win above the 2.0% noise)" in table(result)
+
+
+def test_a_build_whose_worker_died_is_built_again_by_the_next_run(payload: Path, tmp_path: Path) -> None:
+    """A worker that dies says nothing of the set it was building: the failure is reported
+    but not cached, and the next run builds that set again (where a compile error stays)."""
+
+    def seconds(data: dict[str, Any] | None) -> float:
+        return 2e-3 if data is None else 1e-3
+
+    with TuneCache(tmp_path / "c.sqlite") as cache:
+        with ScriptedRunner(seconds, dies=_data_tiling) as runner:
+            first = tune(payload, options=FAST, executor=runner, cache=cache)
+        died = first.variant("iree-data-tiling")
+        assert died is not None and died.build_error.startswith("build worker failed") and cache.stats()["failed_builds"] == 0
+        with ScriptedRunner(seconds) as runner:
+            again = tune(payload, options=FAST, executor=runner, cache=cache)
+        rebuilt = again.variant("iree-data-tiling")
+        assert rebuilt is not None and rebuilt.vmfb is not None and rebuilt.median
 
 
 def test_an_iree_path_that_does_not_compile_the_model_is_named(payload: Path, tmp_path: Path) -> None:

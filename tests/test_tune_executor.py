@@ -463,3 +463,18 @@ def test_tune_through_ray_gives_the_local_winners_with_cached_measurements(ray_c
             pytest.fail(f"the Ray run measured again: {again}; failures: {failed}")
     assert second.tuned == first.tuned
     assert [j.winner.values if j.winner else None for j in second.jobs] == [j.winner.values if j.winner else None for j in first.jobs]
+
+
+def _dying_build(job: BuildJob) -> BuildResult:
+    """Stands in for a build worker that dies (killed, or a crash in a binding)."""
+    os._exit(3)
+
+
+def test_a_build_whose_worker_dies_fails_and_is_not_lasting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(executor, "build", _dying_build)
+    with LocalExecutor(workers=1) as ex:
+        [died] = ex.build_all([BuildJob("dies", "model.mlir", MATMUL, None, "cpu")])
+        assert not died.ok and not died.lasting and died.error.startswith("build worker failed: BrokenProcessPool")
+        monkeypatch.undo()
+        [after] = ex.build_all([BuildJob("after", "model.mlir", MATMUL, None, "cpu")])
+        assert after.ok and after.lasting, after.error

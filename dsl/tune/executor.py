@@ -81,6 +81,9 @@ class BuildResult:
     error: str
     seconds: float
     report: dict[str, Any]
+    lasting: bool = True
+    """False where the build worker died or raised (:func:`failed_build`): that says nothing
+    of the candidate, so the tuner does not cache it and a rerun builds it again."""
 
     @property
     def ok(self) -> bool:
@@ -325,7 +328,7 @@ def sample_round(jobs: Sequence[SampleJob], seed: int = 0) -> list[SampleResult]
 
 def failed_build(job: BuildJob, err: BaseException, seconds: float = 0.0) -> BuildResult:
     """The result of a build whose worker raised or died (``err``)."""
-    return BuildResult(job.key, None, f"build worker failed: {one_line(err)}", seconds, {})
+    return BuildResult(job.key, None, f"build worker failed: {one_line(err)}", seconds, {}, lasting=False)
 
 
 def failed_sample(job: SampleJob, err: BaseException) -> SampleResult:

@@ -295,7 +295,8 @@ class Tuner:
 
         def done(result: BuildResult) -> None:
             variant, key = keys[result.key]
-            self.cache.put_build(key, result.vmfb, result.error, result.seconds, result.report)
+            if result.lasting:
+                self.cache.put_build(key, result.vmfb, result.error, result.seconds, result.report)
             self.progress.advance("compile")
 
         results = {r.key: r for r in self.executor.build_all(jobs, done)}
