@@ -518,8 +518,19 @@ class Tuner:
         final = [Variant(v.label, v.strategies, values=v.values) for v in baselines]
         if base.label not in (IREE_DEFAULT, DATA_TILING):
             final.append(Variant(base.label, base.strategies, values=base.values))
+        # The near winners: each op without a winner whose fastest candidate was faster in
+        # the median but not by a margin one op's share of the program resolves. Their gains
+        # add up in the model pass, which times them with the winners (label "+near") and
+        # keeps them only if that set beats the others there.
+        near = [job.fastest[0] for job in jobs if job.dispatch is not None and job.winner is None and job.fastest and job.fastest[2] > 1]
         groups = [tuple(winner.rules) for winner in won]  # a winner's rules work together (a packing and its tiles): all or none
         combined = [_combined(label, targets, groups, base_set) for label, targets in (_target_groups(base_set, won) if won else [])]
+        if near:
+            for label, targets in _target_groups(base_set, [*won, *near]):
+                v = _combined(f"{label}+near", targets, [*groups, *(tuple(n.rules) for n in near)], base_set)
+                if any(r in v.rules for n in near for r in n.rules):
+                    combined.append(v)
+        groups += [tuple(n.rules) for n in near]
         final.extend(v for v in combined if v.rules)
         for job in jobs:
             if job.dispatch is None and job.winner is not None and job.winner.strategies is not None:
