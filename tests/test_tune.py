@@ -359,6 +359,33 @@ def test_an_inconclusive_model_pass_gets_more_rounds(payload: Path, tmp_path: Pa
         assert runner.samples == timed and again.chosen == "tuned" and again.tuned == result.tuned
 
 
+def test_an_inconclusive_op_gets_more_rounds(payload: Path, tmp_path: Path) -> None:
+    """The same in the op stage: a finalist faster in the median but in only three of its
+    five final rounds gets five more and wins on all ten."""
+    calls: dict[str, int] = {}
+
+    def seconds(data: dict[str, Any] | None) -> float:
+        if data is None:
+            return 2e-3
+        if _packs(data):
+            return 3e-3
+        pins = _pins(data)
+        if not pins:
+            return 1e-3 if data["targets"][0]["ukernels"] != "none" else 1.2e-3
+        if pins[0]["vector_common_parallel"][0] != 8:
+            return 1.5e-3
+        key = json.dumps(pins, sort_keys=True)
+        calls[key] = calls.get(key, 0) + 1
+        return 2e-3 if calls[key] in (3, 4) else 0.5e-3  # screen 1, final 2-6 (two slow), more 7-11
+
+    options = TuneOptions(budget=12, rounds=5, finalists=1, check_numerics=False)
+    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds) as runner:
+        result = tune(payload, options=options, executor=runner, cache=cache)
+    [job] = result.jobs
+    assert job.winner is not None and len(job.winner.by_round) == 10
+    assert result.chosen == "tuned" and result.tuned.rules
+
+
 def test_inconclusive_is_a_median_win_without_enough_rounds() -> None:
     reference = _timed("ref", [[1.0, 1.0]] * 5)
     assert inconclusive(_timed("c", [[2.0], [2.0], [0.5], [0.5], [0.5]]), reference, 0.02)
