@@ -35,6 +35,11 @@ def test_which_ops_get_a_panel_space() -> None:
     assert "M = 2999 has no workgroup tile" in panelable(prime, matcher_for(prime), "avx512")
     odd = _view(96, 20, 128)  # 16 or 32 columns would pad 20 by 60 %
     assert "not a multiple of a vector (16 lanes) and panels of 16 or 32 would pad it by more than 12.5%" in panelable(odd, matcher_for(odd), "avx512")
+    one = _view(8, 8, 16)  # one panel of 8 on AVX2: the RHS as it is (the tiles of a panel loop would match nothing)
+    assert "N = 8 fits one panel of 8 lanes" in panelable(one, matcher_for(one), "avx2")
+    two = _view(8, 16, 16)  # two panels of 8, not one of 16
+    assert panelable(two, matcher_for(two), "avx2") == ""
+    assert {v["n0"] for v in panel_space(two, matcher_for(two), "avx2", CpuTarget(), "op0").assignments()} == {8}
     batch = _view(64, 256, 256, batch=4)
     assert "batch" in panelable(batch, matcher_for(batch), "avx512")
     with pytest.raises(ValueError, match="not a multiple"):
@@ -65,9 +70,9 @@ def test_generated_matmuls_panel_candidates(m: int, n: int, k: int, form: str, i
     accumulators, workgroup tiles dividing the rows and panels (a remainder measured 3x slower)."""
     view = _view(m, n, k, form == "mk_nk", batch=1 if form == "batch-1" else 0)
     lanes = 16 if isa == "avx512" else 8
-    whole = [w for w in (lanes, 2 * lanes) if n % w == 0]
+    widths = [w for w in (lanes, 2 * lanes) if n > w and (n % w == 0 or -n % w <= n / 8)]  # at least two panels
     row_tiles = m <= 512 or any(m % d == 0 for d in range(8, 1025))
-    if (form == "batch-1" and k == 1) or not row_tiles or not (whole or -n % lanes <= n / 8 or -n % (2 * lanes) <= n / 8):
+    if (form == "batch-1" and k == 1) or not row_tiles or not widths:
         assert panelable(view, matcher_for(view), isa)
         return
     space = panel_space(view, matcher_for(view), isa, CpuTarget(data_tiling=True), "op0")
@@ -80,7 +85,7 @@ def test_generated_matmuls_panel_candidates(m: int, n: int, k: int, form: str, i
         v = c.values
         n0 = v["n0"]
         panels = -(-n // n0)
-        assert layout.strategy.pack.matmul_packed_sizes == (0, n0, 0) and n0 % lanes == 0
+        assert layout.strategy.pack.matmul_packed_sizes == (0, n0, 0) and n0 % lanes == 0 and n0 in widths
         assert n % n0 == 0 or panels * n0 - n <= n / 8
         assert layout.strategy.lower_unpack == (n % n0 == 0) and not layout.strategy.lower_packs
         assert [t.operand for t in layout.strategy.pack_transposes] == ([] if form == "mk_nk" else ["rhs"])

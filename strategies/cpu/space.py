@@ -260,10 +260,12 @@ def panel_widths(view: OpView, isa: Isa) -> list[int]:
     columns, the result unpacked by its own dispatch: 7.98 ms against 9.35 ms for data
     tiling; half-vector panels of 8, 17.2 ms). A padded width beside a dividing one gives
     an odd panel count a register tile two vectors wide (1000 on AVX2: 125 panels of 8 take
-    one panel per register tile, 63 of 16 take two vectors)."""
+    one panel per register tile, 63 of 16 take two vectors). At least two panels: one panel
+    is the RHS as it is, IREE folds its unit panel loop, and the tiles pinned for the panel
+    loops would match nothing."""
     n = view.sizes("n")[0]
     lanes = _lanes(isa, view)
-    return [w for w in (lanes, 2 * lanes) if -n % w <= n * MAX_PANEL_PADDING]  # 0 where w divides N
+    return [w for w in (lanes, 2 * lanes) if n > w and -n % w <= n * MAX_PANEL_PADDING]  # -n % w: 0 where w divides N
 
 
 def _problem(view: OpView, match: MatcherKind, name: str, reason: str) -> tuple[int, int, int, tuple[str, str, str]]:
@@ -305,6 +307,8 @@ def panelable(view: OpView, match: MatcherKind, isa: Isa) -> str:
         return f"M = {view.sizes('m')[0]} has no workgroup tile (no divisor from 8 to 1024, over 512 rows)"
     if not panel_widths(view, isa):
         lanes = _lanes(isa, view)
+        if view.sizes("n")[0] <= lanes:
+            return f"N = {view.sizes('n')[0]} fits one panel of {lanes} lanes (one panel is the RHS as it is)"
         return f"N = {view.sizes('n')[0]} is not a multiple of a vector ({lanes} lanes) and panels of {lanes} or {2 * lanes} would pad it by more than {MAX_PANEL_PADDING:.1%}"
     return ""
 
