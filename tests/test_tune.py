@@ -329,10 +329,9 @@ def test_a_packed_op_that_wins_is_emitted_on_its_own_target(payload: Path, tmp_p
     tdsl.render(result.tuned, "cpu")
 
 
-def test_an_inconclusive_model_pass_gets_more_rounds(payload: Path, tmp_path: Path) -> None:
-    """A winner that is faster in the median of the model pass but not in enough of its
-    rounds (two slow rounds of five: a noisy spell) gets as many rounds again and is judged on
-    all of them; the warm rerun reads them back and decides the same without timing."""
+def _winner_slow_in_calls(*slow: int) -> Callable[[dict[str, Any] | None], float]:
+    """Timings where the candidates pinning 8 rows per register tile win (0.5 ms against data
+    tiling's 1 ms) except in their ``slow`` samples (counted per candidate), 2 ms there."""
     calls: dict[str, int] = {}
 
     def seconds(data: dict[str, Any] | None) -> float:
@@ -347,7 +346,16 @@ def test_an_inconclusive_model_pass_gets_more_rounds(payload: Path, tmp_path: Pa
             return 1.5e-3
         key = json.dumps(pins, sort_keys=True)
         calls[key] = calls.get(key, 0) + 1
-        return 2e-3 if calls[key] in (7, 8) else 0.5e-3  # screen 1 + final 5, then the model pass
+        return 2e-3 if calls[key] in slow else 0.5e-3
+
+    return seconds
+
+
+def test_an_inconclusive_model_pass_gets_more_rounds(payload: Path, tmp_path: Path) -> None:
+    """A winner that is faster in the median of the model pass but not in enough of its
+    rounds (two slow rounds of five: a noisy spell) gets as many rounds again and is judged on
+    all of them; the warm rerun reads them back and decides the same without timing."""
+    seconds = _winner_slow_in_calls(7, 8)  # screen 1 + final 5, then the model pass
 
     options = TuneOptions(budget=12, rounds=5, finalists=1, check_numerics=False)
     with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds) as runner:
@@ -362,21 +370,7 @@ def test_an_inconclusive_model_pass_gets_more_rounds(payload: Path, tmp_path: Pa
 def test_an_inconclusive_op_gets_more_rounds(payload: Path, tmp_path: Path) -> None:
     """The same in the op stage: a finalist faster in the median but in only three of its
     five final rounds gets five more and wins on all ten."""
-    calls: dict[str, int] = {}
-
-    def seconds(data: dict[str, Any] | None) -> float:
-        if data is None:
-            return 2e-3
-        if _packs(data):
-            return 3e-3
-        pins = _pins(data)
-        if not pins:
-            return 1e-3 if data["targets"][0]["ukernels"] != "none" else 1.2e-3
-        if pins[0]["vector_common_parallel"][0] != 8:
-            return 1.5e-3
-        key = json.dumps(pins, sort_keys=True)
-        calls[key] = calls.get(key, 0) + 1
-        return 2e-3 if calls[key] in (3, 4) else 0.5e-3  # screen 1, final 2-6 (two slow), more 7-11
+    seconds = _winner_slow_in_calls(3, 4)  # screen 1, final 2-6 (two slow), more 7-11
 
     options = TuneOptions(budget=12, rounds=5, finalists=1, check_numerics=False)
     with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds) as runner:
