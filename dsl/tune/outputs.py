@@ -53,12 +53,11 @@ def machine_line(result: TuneResult) -> str:
 
 def rule_comments(result: TuneResult) -> list[str]:
     """One comment per rule of the emitted set: what it pins and what it measured."""
-    emittable = [(job, _emitted_candidate(job)) for job in result.jobs]
-    by_strategy = {r.strategy.name: job for job, candidate in emittable if candidate is not None for r in candidate.rules}
+    emittable = [(job, job.winner or job.near_winner) for job in result.jobs]
+    by_strategy = {r.strategy.name: (job, candidate) for job, candidate in emittable if candidate is not None for r in candidate.rules}
     comments = []
     for rule in result.tuned.rules:
-        job = by_strategy.get(rule.strategy.name)
-        candidate = _emitted_candidate(job) if job is not None else None
+        job, candidate = by_strategy.get(rule.strategy.name, (None, None))
         if job is None or candidate is None or job.reference is None:
             comments.append(f"{rule.strategy.name}: kept from the base {result.chosen}")
             continue
@@ -70,14 +69,6 @@ def rule_comments(result: TuneResult) -> list[str]:
             f"medians of {len(candidate.samples)}, noise {job.noise:.1%}{near}); knobs {candidate.values}"
         )
     return comments
-
-
-def _emitted_candidate(job: Any) -> Any:
-    """The candidate of ``job`` the model pass may emit: its winner, else its fastest
-    (a near winner), else None."""
-    if job.winner is not None:
-        return job.winner
-    return job.fastest[0] if job.fastest and job.fastest[2] > 1 else None
 
 
 def notes(result: TuneResult) -> list[str]:
@@ -131,7 +122,8 @@ def table(result: "TuneResult | Gfx942Result") -> str:
             lines.append(f"  {job.name:<5} {shapes:<44} {job.launches:>3} {job.share:>6.1%} {'-':>5} {'-':>11} {'-':>11} {'-':>8}  {job.skipped or 'not reached'}")
             continue
         best, base, gain = job.fastest if job.fastest else (None, job.reference, None)
-        if job.winner is None and best is not None and best.rules and all(rule in result.tuned.rules for rule in best.rules):
+        near = job.near_winner
+        if near is not None and near.rules and all(rule in result.tuned.rules for rule in near.rules):
             verdict = f"emitted with the others (alone, no round-by-round win above the {job.noise:.1%} noise; together they won the model pass)"
         elif job.winner is None:
             verdict = f"kept {job.reference.label} (no round-by-round win above the {job.noise:.1%} noise)"

@@ -166,6 +166,15 @@ class OpJob:
         return view.shapes() if view else self.dispatch.name
 
     @property
+    def near_winner(self) -> Variant | None:
+        """Without a winner: the fastest finalist if it was faster than the reference in the
+        median, but not by a margin the op's share of the program resolves (the model pass
+        times it with the winners); else None."""
+        if self.winner is None and self.fastest is not None and self.fastest[2] > 1:
+            return self.fastest[0]
+        return None
+
+    @property
     def launches(self) -> int:
         """Launches per call of every dispatch the job covers (1 for a user's space)."""
         return sum(d.launches for d in [self.dispatch, *self.merged]) if self.dispatch else 1
@@ -524,11 +533,10 @@ class Tuner:
         final = [Variant(v.label, v.strategies, values=v.values) for v in baselines]
         if base.label not in (IREE_DEFAULT, DATA_TILING):
             final.append(Variant(base.label, base.strategies, values=base.values))
-        # The near winners: each op without a winner whose fastest candidate was faster in
-        # the median but not by a margin one op's share of the program resolves. Their gains
-        # add up in the model pass, which times them with the winners (label "+near") and
-        # keeps them only if that set beats the others there.
-        near = [job.fastest[0] for job in jobs if job.dispatch is not None and job.winner is None and job.fastest and job.fastest[2] > 1]
+        # The near winners (OpJob.near_winner): their gains add up in the model pass, which
+        # times them with the winners (label "+near") and keeps them only if that set beats
+        # the others there.
+        near = [v for v in (job.near_winner for job in jobs if job.dispatch is not None) if v is not None]
         groups = [tuple(winner.rules) for winner in won]  # a winner's rules work together (a packing and its tiles): all or none
         combined = [_combined(label, targets, groups, base_set) for label, targets in (_target_groups(base_set, won) if won else [])]
         if near:
@@ -546,13 +554,14 @@ class Tuner:
         # take another's op away). Such a set keeps its build error, under a label that counts
         # its winners, and is timed no further; the set of the winners that did apply takes its
         # label, until every rule of the set applies.
-        failed = [v for v in final if any(v is c for c in combined) and unapplied(v)]
+        failed = [v for v in combined if unapplied(v)]
         while failed:
             again = []
             for v in failed:
                 lost, label = unapplied(v), v.label
-                kept = [g for g in groups if all(r in v.rules for r in g) and not any(r in lost for r in g)]
-                v.label = f"{label} ({sum(1 for g in groups if all(r in v.rules for r in g))} winners)"
+                mine = [g for g in groups if all(r in v.rules for r in g)]
+                kept = [g for g in mine if not any(r in lost for r in g)]
+                v.label = f"{label} ({len(mine)} winners)"
                 retry = _combined(label, v.strategies.targets if v.strategies else (), kept, base_set)
                 if retry.rules:
                     again.append(retry)

@@ -306,10 +306,10 @@ def panelable(view: OpView, match: MatcherKind, isa: Isa) -> str:
     if not _row_tiles(view.sizes("m")[0]):
         return f"M = {view.sizes('m')[0]} has no workgroup tile (no divisor from 8 to 1024, over 512 rows)"
     if not panel_widths(view, isa):
-        lanes = _lanes(isa, view)
-        if view.sizes("n")[0] <= lanes:
-            return f"N = {view.sizes('n')[0]} fits one panel of {lanes} lanes (one panel is the RHS as it is)"
-        return f"N = {view.sizes('n')[0]} is not a multiple of a vector ({lanes} lanes) and panels of {lanes} or {2 * lanes} would pad it by more than {MAX_PANEL_PADDING:.1%}"
+        n, lanes = view.sizes("n")[0], _lanes(isa, view)
+        if n <= lanes:
+            return f"N = {n} fits one panel of {lanes} lanes (one panel is the RHS as it is)"
+        return f"N = {n} is not a multiple of a vector ({lanes} lanes) and panels of {lanes} or {2 * lanes} would pad it by more than {MAX_PANEL_PADDING:.1%}"
     return ""
 
 
