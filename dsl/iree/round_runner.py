@@ -19,12 +19,13 @@ tens of milliseconds apart see the same ones, so their ratio holds still.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import statistics
 import sys
 import time
-from typing import Any
+from typing import Any, Callable
 
 MIN_CYCLES = 2
 """Cycles every round runs at least (a module slower than the whole round still gets a
@@ -33,6 +34,8 @@ BURST_S = 0.02
 """Seconds of timed calls a module gets in a row per cycle, after one untimed call: its
 weights and code back in the caches the other modules used, as they are when a program
 runs call after call (calls that each follow another module's would time a cold cache)."""
+RECENT = 64
+"""Calls a slot's burst size is taken from (:func:`burst`): its latest."""
 RESULTS = 4
 """Initial capacity of a call's result list (it grows as the function needs)."""
 
@@ -67,67 +70,22 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         args.push_ref(array._buffer_view)
     slots = spec["slots"]
     errors: list[str] = ["" for _ in slots]
-    calls: list[list[float]] = [[] for _ in slots]
     # Every slot loads its own instance (its weights, its buffers), also where two slots
     # hold one module: where in memory a module's data lands moves its time by a few
     # percent, and the reference's two slots measure the noise only if they see that too.
-    loaded: dict[int, tuple[Any, Any]] = {}
+    callers: dict[int, Callable[[], object]] = {}
     for i, slot in enumerate(slots):
         try:
             context, program = _load(config, slot["module"], spec["parameters"])
             function = program.lookup_function(spec["function"])
             if function is None:
                 raise LookupError(f"no function {spec['function']!r}")
-            loaded[i] = (context, function)
+            callers[i] = functools.partial(_invoke, context, function, args, rt.VmVariantList)
         except Exception as err:  # a module the runtime rejects: this slot's error
             errors[i] = f"loading failed: {type(err).__name__}: {err}".splitlines()[0]
-    # Warm-up: each slot alone until warmup_s has passed (at least one call); its last
-    # call sets how many calls make one burst.
-    # refill: whether a slot's burst starts with an untimed call; not for a call of BURST_S
-    # or more, which brings its own data back into the caches in its first milliseconds.
-    burst: dict[int, int] = {}
-    refill: dict[int, bool] = {}
-    for i, (context, function) in list(loaded.items()):
-        end = time.perf_counter() + float(spec["warmup_s"])
-        try:
-            while True:
-                t0 = time.perf_counter()
-                context.invoke(function, args, rt.VmVariantList(RESULTS))
-                last = time.perf_counter() - t0
-                if time.perf_counter() >= end:
-                    break
-            burst[i] = max(1, int(BURST_S / max(last, 1e-9)))
-            refill[i] = last < BURST_S
-        except Exception as err:
-            del loaded[i]
-            errors[i] = f"call failed: {type(err).__name__}: {err}".splitlines()[0]
-    spent = [0.0 for _ in slots]
-    timed = [0.0 for _ in slots]
-    order = list(loaded)
-    rng = random.Random(int(spec["seed"]))
-    cycles = 0
-    while order and (cycles < MIN_CYCLES or min(timed[i] for i in order) < float(spec["min_time_s"])):
-        rng.shuffle(order)
-        for i in list(order):
-            context, function = loaded[i]
-            try:
-                for n in range(0 if refill[i] else 1, burst[i] + 1):
-                    t0 = time.perf_counter()
-                    context.invoke(function, args, rt.VmVariantList(RESULTS))
-                    seconds = time.perf_counter() - t0
-                    spent[i] += seconds
-                    if n:  # the first call of a burst refills the caches the others used
-                        calls[i].append(seconds)
-                        timed[i] += seconds
-                    if spent[i] > float(slots[i]["timeout_s"]):
-                        raise TimeoutError(f"timed out after {spent[i]:.3g} s of calls (limit {slots[i]['timeout_s']:g} s)")
-            except TimeoutError as err:
-                errors[i] = str(err)
-                order.remove(i)
-            except Exception as err:
-                errors[i] = f"call failed: {type(err).__name__}: {err}".splitlines()[0]
-                order.remove(i)
-        cycles += 1
+    calls, cycles = interleave(
+        callers, [float(slot["timeout_s"]) for slot in slots], float(spec["min_time_s"]), float(spec["warmup_s"]), int(spec["seed"]), errors
+    )
     out: list[dict[str, Any]] = []
     for i in range(len(slots)):
         if errors[i] or not calls[i]:
@@ -135,6 +93,83 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         else:
             out.append({"seconds": statistics.median(calls[i]), "error": "", "calls": len(calls[i])})
     return {"slots": out, "cycles": cycles}
+
+
+def _invoke(context: Any, function: Any, args: Any, results: Any) -> None:
+    context.invoke(function, args, results(RESULTS))
+
+
+def burst(seconds: list[float]) -> tuple[int, bool]:
+    """Calls per burst and whether a burst starts with an untimed call, from a slot's
+    recent call times (the last :data:`RECENT` of them). Their median, not the last one:
+    a call the scheduler stretched (another process, the host) would otherwise set a burst
+    of one call, and a round would then cycle thousands of times before that slot had its
+    time, its other slots running into their timeouts. No untimed call for calls of
+    :data:`BURST_S` or more, which bring their own data back in their first milliseconds."""
+    typical = statistics.median(seconds[-RECENT:])
+    return max(1, int(BURST_S / max(typical, 1e-9))), typical < BURST_S
+
+
+def interleave(
+    callers: dict[int, Callable[[], object]],
+    timeouts_s: list[float],
+    min_time_s: float,
+    warmup_s: float,
+    seed: int,
+    errors: list[str],
+    clock: Callable[[], float] = time.perf_counter,
+) -> tuple[list[list[float]], int]:
+    """Calls each slot's caller (slot index -> one call) alone for ``warmup_s`` (at least
+    one call), then in bursts in a fresh seeded order per cycle, until every slot has
+    ``min_time_s`` of timed calls (at least :data:`MIN_CYCLES` cycles). A slot past its
+    timeout in seconds of calls, or whose call raises, stops with its one-line error in
+    ``errors``. Returns every slot's timed calls (seconds) and the cycles run."""
+    calls: list[list[float]] = [[] for _ in timeouts_s]
+    sizes: dict[int, tuple[int, bool]] = {}
+    live = dict(callers)
+    for i, call in list(live.items()):
+        end = clock() + warmup_s
+        warm: list[float] = []
+        try:
+            while True:
+                t0 = clock()
+                call()
+                warm.append(clock() - t0)
+                if clock() >= end:
+                    break
+            sizes[i] = burst(warm)
+        except Exception as err:
+            del live[i]
+            errors[i] = f"call failed: {type(err).__name__}: {err}".splitlines()[0]
+    spent = [0.0 for _ in timeouts_s]
+    timed = [0.0 for _ in timeouts_s]
+    order = list(live)
+    rng = random.Random(seed)
+    cycles = 0
+    while order and (cycles < MIN_CYCLES or min(timed[i] for i in order) < min_time_s):
+        rng.shuffle(order)
+        for i in list(order):
+            count, refill = sizes[i]
+            try:
+                for n in range(0 if refill else 1, count + 1):
+                    t0 = clock()
+                    live[i]()
+                    seconds = clock() - t0
+                    spent[i] += seconds
+                    if n:  # the first call of a burst refills the caches the others used
+                        calls[i].append(seconds)
+                        timed[i] += seconds
+                    if spent[i] > timeouts_s[i]:
+                        raise TimeoutError(f"timed out after {spent[i]:.3g} s of calls (limit {timeouts_s[i]:g} s)")
+                sizes[i] = burst(calls[i])
+            except TimeoutError as err:
+                errors[i] = str(err)
+                order.remove(i)
+            except Exception as err:
+                errors[i] = f"call failed: {type(err).__name__}: {err}".splitlines()[0]
+                order.remove(i)
+        cycles += 1
+    return calls, cycles
 
 
 def main() -> None:
