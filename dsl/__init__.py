@@ -33,6 +33,7 @@ from .spec.lowering import AttentionDecomposition, CpuLowering, DecomposedMatmul
 from .spec.matchers import (
     AttentionMatch,
     ConsumerMatch,
+    ProducerMatch,
     ContractionMatch,
     ConvolutionMatch,
     DagMatch,
@@ -77,6 +78,7 @@ __all__ = [
     "AmdGpuTarget",
     "Codegen",
     "ConsumerMatch",
+    "ProducerMatch",
     "ContractionMatch",
     "ConvolutionMatch",
     "CpuLowering",

@@ -14,6 +14,7 @@ from tdsl import (
     AllOf,
     AmdGpuTarget,
     ConsumerMatch,
+    ProducerMatch,
     ContractionMatch,
     ConvolutionMatch,
     CpuLowering,
@@ -137,6 +138,10 @@ def test_other_leaf_kinds_and_all_of() -> None:
     assert not covers(ConvolutionMatch(**F32, **conv), ConvolutionMatch(**F32))
     pack = PackMatch(element_type="f32", inner_dims_pos=[0, 1], inner_tiles=[6, 1])
     assert covers(pack, pack) and not covers(pack, PackMatch(element_type="f32", inner_dims_pos=[0, 1], inner_tiles=[16, 1]))
+    loaded = ProducerMatch(names="iree_tensor_ext.dispatch.tensor.load")
+    assert covers(ProducerMatch(names=["iree_tensor_ext.dispatch.tensor.load", "linalg.generic"]), loaded)
+    assert not covers(loaded, ProducerMatch(names="linalg.generic")) and not covers(loaded, ProducerMatch(operand=1, names="iree_tensor_ext.dispatch.tensor.load"))
+    assert covers(pack, AllOf(matchers=[pack, loaded])) and not covers(AllOf(matchers=[pack, loaded]), pack)
     both = AllOf(matchers=[ContractionMatch(**F32, m=128), ConsumerMatch(names="tensor.expand_shape")])
     assert covers(ContractionMatch(**F32), both) and not covers(both, ContractionMatch(**F32))
     scoped = AllOf(matchers=[FunctionMatch(function="f"), mm])

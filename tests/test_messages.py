@@ -425,7 +425,7 @@ def test_unknown_keys_and_huge_values_print_on_one_line() -> None:
         StrategySet.model_validate({"name": "s", "rules": [], "bad\nkey": 1})
     with raises("c.distribution[0]: expected a size at most 9223372036854775807 (2**63 - 1, the largest MLIR i64), received an integer of about 301 digits (about 2**999)"):
         CpuLowering(name="c", distribution=[2**999, 0, 0])
-    with raises("s.rules[0].match: expected a 'kind' among 'op_name', 'contraction', 'convolution', 'function', 'consumer', 'pack_op', 'attention', 'no_lowering_config', 'operand', 'dag', 'raw', 'all_of', received no 'kind' in {names: ['linalg.matmul']}"):
+    with raises("s.rules[0].match: expected a 'kind' among 'op_name', 'contraction', 'convolution', 'function', 'consumer', 'producer', 'pack_op', 'attention', 'no_lowering_config', 'operand', 'dag', 'raw', 'all_of', received no 'kind' in {names: ['linalg.matmul']}"):
         _set({"kind": "data_layout", "name": "mm", "generalize": True}, {"names": ["linalg.matmul"]})
 
 

@@ -87,3 +87,33 @@ def test_every_folding_rule_of_a_set_applies() -> None:
     assert [len(r.dispatches) for r in report.rules] == [1, 1]
     assert report.rules[0].dispatches != report.rules[1].dispatches
     assert run(CHAIN, strategies, "cpu").ok
+
+
+@pytest.mark.compile
+def test_the_lhs_pack_tiles_reach_a_pack_alone_in_its_dispatch_only() -> None:
+    """Both matmuls of the MLP packed 4x16 for linalg.mmt4d: the second's LHS pack is fused
+    after the first's unpack and relu (as BERT's FFN-down pack after the FFN-up's unpack and
+    GELU, where the pack's tiles gave the fused ops 16 KiB vectors and the dispatch did not
+    compile). The ready library's LHS pack rule (ProducerMatch: read from the dispatch's
+    input) configures the lone pack only, and the set runs with IREE default's numbers."""
+    from tdsl.strategies.cpu.blocking import lhs_pack_rule
+    from tdsl.strategies.cpu.tiles import InnerTile
+
+    def packed(name: str, n: int, k: int) -> Rule:
+        match = ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", operand_layout="mk_kn", batch=[1], m=[64], n=[n], k=[k])
+        layout = DataLayout(
+            name=name, generalize=True, fold_unit_dims=True, pack=PackGreedily(matmul_packed_sizes=[4, 16, 1]),
+            pack_transposes=[PackTranspose(operand="rhs", outer_perm=[1, 0])], specialize=True,
+        )
+        return Rule(target="cpu", match=match, strategy=layout)
+
+    pack_rule = lhs_pack_rule("lhs_pack", InnerTile(4, 16, 1), "f32")
+    strategies = StrategySet(name="mlp", targets=[CpuTarget(ukernels="none")], rules=[packed("up", 512, 256), packed("down", 256, 512), pack_rule])
+    report = compile(CHAIN, strategies, "cpu", strict=True)
+    with_packs = [d for d in report.dispatches if "linalg.pack" in d.compute_ops]
+    alone = [d.name for d in with_packs if d.compute_ops == ("linalg.pack",)]
+    fused = [d.name for d in with_packs if d.compute_ops != ("linalg.pack",)]
+    assert fused and all("linalg.unpack" in d.compute_ops for d in with_packs if d.name in fused), [(d.name, d.compute_ops) for d in with_packs]
+    configured = report.rules[2].dispatches
+    assert configured and set(configured) <= set(alone)  # the first matmul's LHS pack, not the fused one
+    assert run(CHAIN, strategies, "cpu").ok

@@ -6,7 +6,8 @@
 ``attention`` / ``online_attention`` with their ``dims_equal`` -> the typed matchers,
 ``get_operand`` with ``cast_compatible_type`` / ``dim_is_multiple_of`` / ``dim_bounds`` ->
 :class:`OperandMatch`, ``has_no_lowering_config``, ``cast_compatible_dag_from_root`` ->
-:class:`PackMatch` or :class:`DagMatch`, tdsl's consumer check -> :class:`ConsumerMatch`);
+:class:`PackMatch` or :class:`DagMatch`, tdsl's consumer check -> :class:`ConsumerMatch`,
+``get_operand`` + ``get_defining_op`` + ``operation_name`` -> :class:`ProducerMatch`);
 ``transform.include`` of another matcher is inlined; ``transform.param.constant`` values
 (a tuning spec's configs) are collected for the action. Any other op raises
 :class:`~tdsl.importer.problems.Unsupported` naming it.
@@ -22,6 +23,7 @@ from ..spec.kinds import MatcherKind
 from ..spec.matchers import (
     AttentionMatch,
     ConsumerMatch,
+    ProducerMatch,
     ContractionMatch,
     ConvolutionMatch,
     DagMatch,
@@ -82,6 +84,10 @@ class _Operand:
     type: Optional[str] = None
     dims: dict[int, dict[str, int]] = field(default_factory=dict)
     checks: list[tuple[str, int, Optional[int], Optional[int]]] = field(default_factory=list)
+    producer: Optional[int] = None
+    """The handle of the operand's defining op (transform.get_defining_op), if taken."""
+    producer_names: Optional[tuple[str, ...]] = None
+    """The names operation_name requires of that producer (a ProducerMatch)."""
 
 
 def _type(op: Op, name: str) -> str:
@@ -128,6 +134,7 @@ class _MatcherReader:
         self.pending: list[Any] = []  # _Pending, _Operand, Leaf, in order of first op
         self.groups: dict[int, tuple[_Pending, str]] = {}
         self.operands: dict[int, _Operand] = {}
+        self.producers: dict[int, _Operand] = {}
         self.params: dict[int, Attr] = {}
         self.notes: list[tuple[Optional[int], str]] = []
         self.yields: tuple[int, ...] = ()
@@ -147,11 +154,23 @@ class _MatcherReader:
     def op(self, op: Op, top: bool) -> None:
         name = op.name
         if name == "transform.match.operation_name":
-            self._need_candidate(op)
             names = op.attr("op_names")
             if not isinstance(names, tuple) or not all(isinstance(n, str) for n in names):
                 raise Unsupported(name, op.line, "expected op_names")
+            producer = self.producers.get(op.operands[0]) if op.operands else None
+            if producer is not None:
+                if producer.producer_names is not None:
+                    raise Unsupported(name, op.line, "a second operation_name on the same producer")
+                producer.producer_names = tuple(str(n) for n in names)
+                return
+            self._need_candidate(op)
             self.pending.append(self._leaf(OpNameMatch(names=tuple(str(n) for n in names)), op))
+        elif name == "transform.get_defining_op":
+            operand = self._operand(op)
+            if operand.producer is not None or operand.result:
+                raise Unsupported(name, op.line, "one producer check on one operand of the candidate (ProducerMatch)")
+            operand.producer = op.results[0]
+            self.producers[op.results[0]] = operand
         elif name == "transform.iree.match.has_no_lowering_config":
             self._need_candidate(op)
             self.pending.append(self._leaf(NoLoweringConfigMatch(), op))
@@ -361,6 +380,7 @@ TYPED_OPS = frozenset(
         "transform.iree.match.dims_equal",
         "transform.get_operand",
         "transform.get_result",
+        "transform.get_defining_op",
         "transform.iree.match.cast_compatible_type",
         "transform.iree.match.dim_is_multiple_of",
         "transform.iree.match.dim_bounds",
@@ -548,6 +568,10 @@ def _fold_bounds(matcher: ContractionMatch, bounds: list[_Operand]) -> tuple[Con
 def _finish(item: Any) -> list[Leaf]:
     if isinstance(item, Leaf):
         return [item]
+    if isinstance(item, _Operand) and item.producer is not None:
+        if item.producer_names is None or item.type is not None or item.checks:
+            raise Unsupported("transform.get_defining_op", item.line, "a producer check that is operation_name alone (ProducerMatch)")
+        return [Leaf(ProducerMatch(operand=item.index, names=item.producer_names), item.path, item.line)]
     if isinstance(item, _Operand):
         dims = [DimConstraint(dim=d, **c) for d, c in item.dims.items()]
         try:

@@ -19,6 +19,7 @@ from ..spec.kinds import MatcherKind
 from ..spec.matchers import (
     AttentionMatch,
     ConsumerMatch,
+    ProducerMatch,
     ContractionMatch,
     ConvolutionMatch,
     DagMatch,
@@ -178,6 +179,17 @@ class ConsumerLeaf(LeafPlan):
 
 
 @dataclass(frozen=True)
+class ProducerLeaf(LeafPlan):
+    """Operand ``operand`` of the op into ``value``, its defining op into ``producer``,
+    whose name must be one of ``names``."""
+
+    operand: int
+    value: str
+    producer: str
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class PackLeaf(LeafPlan):
     """``ins, outs = transform.iree.match.cast_compatible_dag_from_root %op`` with one
     ``linalg.pack`` / ``linalg.unpack`` as the pattern, rendered by the macro ``body``.
@@ -328,6 +340,12 @@ def _raw(matcher: RawMatch, site: LeafSite, choice: Choice) -> LeafPlan:
 def _consumer(matcher: ConsumerMatch, site: LeafSite, choice: Choice) -> LeafPlan:
     p = site.prefix
     return ConsumerLeaf(site.template, site.path, f"{p}_consumers", f"{p}_s", f"{p}_user", tuple(matcher.names))
+
+
+@plan_leaf.register
+def _producer(matcher: ProducerMatch, site: LeafSite, choice: Choice) -> LeafPlan:
+    p = site.prefix
+    return ProducerLeaf(site.template, site.path, matcher.operand, f"{p}_operand", f"{p}_producer", tuple(matcher.names))
 
 
 @plan_leaf.register

@@ -858,6 +858,28 @@ class ConsumerMatch(MatcherKind):
     """Operation names the single user of the op's first result may have, e.g. tensor.expand_shape."""
 
 
+class ProducerMatch(MatcherKind):
+    """Requires operand ``operand`` of the op to be the result of an op named one of
+    ``names`` (not a block argument). Emits ``transform.get_operand``,
+    ``transform.get_defining_op`` and ``transform.match.operation_name``. Use it inside
+    :class:`AllOf`, e.g. to configure an LHS pack only where it is alone in its dispatch
+    (its source read from the dispatch's input), not where IREE fused it after a producer
+    (an unpack and a GELU), whose loops a pack's tiles do not fit::
+
+        AllOf(matchers=[PackMatch(element_type="f32", inner_dims_pos=[0, 1], inner_tiles=[4, 1]),
+                        ProducerMatch(names="iree_tensor_ext.dispatch.tensor.load")])
+    """
+
+    template: ClassVar[Optional[str]] = "matchers/producer.mlir.j2"
+
+    kind: Literal["producer"] = "producer"
+    """The discriminator: get_operand, get_defining_op, then operation_name on the producer."""
+    operand: OperandIndex = 0
+    """Index of the operand whose producer is checked (transform.get_operand %op[operand])."""
+    names: OpNames
+    """Operation names the producer may have, e.g. iree_tensor_ext.dispatch.tensor.load."""
+
+
 class PackMatch(MatcherKind):
     """Matches a ``linalg.pack`` (or, with ``op="unpack"``, a ``linalg.unpack``) by its
     layout: element type, rank of the unpacked tensor, inner dims and tiles and outer
@@ -948,5 +970,6 @@ __all__ = [
     "OpNameMatch",
     "OperandMatch",
     "PackMatch",
+    "ProducerMatch",
     "TensorTypeText",
 ]

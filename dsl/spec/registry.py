@@ -27,6 +27,7 @@ from .matchers import (
     OperandMatch,
     OpNameMatch,
     PackMatch,
+    ProducerMatch,
 )
 from .raw import RawCodegenAction, RawConfig, RawMatch, RawPreprocessingAction, RawTuningAction
 
@@ -47,6 +48,7 @@ LEAF_MATCHER_KINDS: tuple[type[MatcherKind], ...] = (
     ConvolutionMatch,
     FunctionMatch,
     ConsumerMatch,
+    ProducerMatch,
     PackMatch,
     AttentionMatch,
     NoLoweringConfigMatch,

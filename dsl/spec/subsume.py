@@ -20,7 +20,7 @@ from typing import Any, Callable, Optional
 
 from .all_of import leaves, scope
 from .kinds import MatcherKind
-from .matchers import ConsumerMatch, ContractionMatch, ConvolutionMatch, FunctionMatch, OpNameMatch, PackMatch
+from .matchers import ConsumerMatch, ContractionMatch, ConvolutionMatch, FunctionMatch, OpNameMatch, PackMatch, ProducerMatch
 
 DimSets = Optional[tuple[tuple[int, ...], ...]]
 
@@ -51,6 +51,11 @@ def op_name_covers(earlier: OpNameMatch, later: OpNameMatch) -> bool:
 
 def consumer_covers(earlier: ConsumerMatch, later: ConsumerMatch) -> bool:
     """Both require a single user; ``later``'s user names are among ``earlier``'s."""
+    return set(later.names) <= set(earlier.names) and _others_equal(earlier, later, {"kind", "names"})
+
+
+def producer_covers(earlier: ProducerMatch, later: ProducerMatch) -> bool:
+    """The same operand; ``later``'s producer names are among ``earlier``'s."""
     return set(later.names) <= set(earlier.names) and _others_equal(earlier, later, {"kind", "names"})
 
 
@@ -116,6 +121,7 @@ def pack_covers(earlier: PackMatch, later: PackMatch) -> bool:
 COVERS: dict[type[MatcherKind], Callable[[Any, Any], bool]] = {
     OpNameMatch: op_name_covers,
     ConsumerMatch: consumer_covers,
+    ProducerMatch: producer_covers,
     ContractionMatch: contraction_covers,
     ConvolutionMatch: convolution_covers,
     PackMatch: pack_covers,

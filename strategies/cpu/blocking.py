@@ -24,7 +24,7 @@ chosen point was best or within noise of the best.
 
 from __future__ import annotations
 
-from tdsl import CpuLowering, PackMatch, Rule
+from tdsl import AllOf, CpuLowering, PackMatch, ProducerMatch, Rule
 from tdsl.targets.host import Caches
 
 from .tiles import InnerTile
@@ -54,6 +54,10 @@ def mmt4d_blocking(name: str, tile: InnerTile, caches: Caches, element_bytes: in
     )
 
 
+ALONE = ProducerMatch(names="iree_tensor_ext.dispatch.tensor.load")
+"""The op reads its first operand from the dispatch's input: no producer fused before it."""
+
+
 def lhs_pack_rule(name: str, tile: InnerTile, element_type: str, target: str = "cpu") -> Rule:
     """Codegen tiles for the LHS pack of the mmt4d (``inner_tiles = [m0, k0]``): 16 source
     columns per vector step instead of IREE's one inner tile. Measured on the 1024x1024
@@ -61,6 +65,11 @@ def lhs_pack_rule(name: str, tile: InnerTile, element_type: str, target: str = "
     configuration (a 4 MiB copy: 0.34 ms); 1024^3 matmul median 33.4 -> 32.3 ms. The RHS
     pack keeps IREE's configuration, which is faster there (0.41-0.44 ms; 0.82 ms with
     these tiles).
+
+    Only a pack alone in its dispatch (:data:`ALONE`): IREE fuses an LHS pack after its
+    producer where it can (an FFN-down projection's pack after the FFN-up projection's
+    unpack and GELU), and these tiles, made for the pack's own loops, there gave the fused
+    elementwise ops 16 KiB vectors and the dispatch did not compile (BERT, AVX2).
 
     Not done for the result unpack: ``distribution = [m0, 16 * n0]`` halves a standalone
     unpack (0.70-0.86 ms vs 1.41-1.87 ms), but the rule also reaches unpacks fused with an
@@ -70,6 +79,6 @@ def lhs_pack_rule(name: str, tile: InnerTile, element_type: str, target: str = "
     """
     return Rule(
         target=target,
-        match=PackMatch(element_type=element_type, inner_dims_pos=[0, 1], inner_tiles=[tile.m0, tile.k0]),
+        match=AllOf(matchers=[PackMatch(element_type=element_type, inner_dims_pos=[0, 1], inner_tiles=[tile.m0, tile.k0]), ALONE]),
         strategy=CpuLowering(name=name, pipeline="DataTiling", distribution=[64, 64], vector_common_parallel=[1, 16]),
     )

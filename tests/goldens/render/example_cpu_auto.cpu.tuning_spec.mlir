@@ -32,17 +32,23 @@ module @tdsl_cpu_auto attributes {transform.with_named_sequence} {
   transform.named_sequence @tdsl_r17_avx2_f32_lhs_pack_tiles_match0(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     %l0_ins, %l0_outs = transform.iree.match.cast_compatible_dag_from_root %op {
     ^bb0(%l0_src: tensor<?x?xf32>, %l0_dst: tensor<?x?x6x1xf32>, %l0_pad: f32):
-      %l0_pack = linalg.pack %l0_src padding_value(%l0_pad : f32) inner_dims_pos = [0, 1] inner_tiles = [6, 1] into %l0_dst : tensor<?x?xf32> -> tensor<?x?x6x1xf32> loc("cpu_auto.rules[17].match")
-      transform.yield loc("cpu_auto.rules[17].match")
-    } : (!transform.any_op) -> (!transform.any_value, !transform.any_value) loc("cpu_auto.rules[17].match")
+      %l0_pack = linalg.pack %l0_src padding_value(%l0_pad : f32) inner_dims_pos = [0, 1] inner_tiles = [6, 1] into %l0_dst : tensor<?x?xf32> -> tensor<?x?x6x1xf32> loc("cpu_auto.rules[17].match.matchers[0]")
+      transform.yield loc("cpu_auto.rules[17].match.matchers[0]")
+    } : (!transform.any_op) -> (!transform.any_value, !transform.any_value) loc("cpu_auto.rules[17].match.matchers[0]")
+    %l1_operand = transform.get_operand %op[0] : (!transform.any_op) -> !transform.any_value loc("cpu_auto.rules[17].match.matchers[1].operand")
+    %l1_producer = transform.get_defining_op %l1_operand : (!transform.any_value) -> !transform.any_op loc("cpu_auto.rules[17].match.matchers[1].operand")
+    transform.match.operation_name %l1_producer ["iree_tensor_ext.dispatch.tensor.load"] : !transform.any_op loc("cpu_auto.rules[17].match.matchers[1].names")
     transform.yield %op : !transform.any_op loc("cpu_auto.rules[17].match")
   } loc("cpu_auto.rules[17].match")
   transform.named_sequence @tdsl_r17_avx2_f32_lhs_pack_tiles_match1(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     %l0_ins, %l0_outs = transform.iree.match.cast_compatible_dag_from_root %op {
     ^bb0(%l0_src: tensor<?x?xf32>, %l0_dst: tensor<?x?x6x1xf32>):
-      %l0_pack = linalg.pack %l0_src inner_dims_pos = [0, 1] inner_tiles = [6, 1] into %l0_dst : tensor<?x?xf32> -> tensor<?x?x6x1xf32> loc("cpu_auto.rules[17].match")
-      transform.yield loc("cpu_auto.rules[17].match")
-    } : (!transform.any_op) -> (!transform.any_value, !transform.any_value) loc("cpu_auto.rules[17].match")
+      %l0_pack = linalg.pack %l0_src inner_dims_pos = [0, 1] inner_tiles = [6, 1] into %l0_dst : tensor<?x?xf32> -> tensor<?x?x6x1xf32> loc("cpu_auto.rules[17].match.matchers[0]")
+      transform.yield loc("cpu_auto.rules[17].match.matchers[0]")
+    } : (!transform.any_op) -> (!transform.any_value, !transform.any_value) loc("cpu_auto.rules[17].match.matchers[0]")
+    %l1_operand = transform.get_operand %op[0] : (!transform.any_op) -> !transform.any_value loc("cpu_auto.rules[17].match.matchers[1].operand")
+    %l1_producer = transform.get_defining_op %l1_operand : (!transform.any_value) -> !transform.any_op loc("cpu_auto.rules[17].match.matchers[1].operand")
+    transform.match.operation_name %l1_producer ["iree_tensor_ext.dispatch.tensor.load"] : !transform.any_op loc("cpu_auto.rules[17].match.matchers[1].names")
     transform.yield %op : !transform.any_op loc("cpu_auto.rules[17].match")
   } loc("cpu_auto.rules[17].match")
 
