@@ -640,6 +640,34 @@ def test_winners_that_do_not_apply_together_are_not_emitted(tmp_path: Path) -> N
     assert "tuned (2 winners) did not compile" in table(result)
 
 
+def test_winners_that_do_not_compile_together_are_added_one_at_a_time(tmp_path: Path) -> None:
+    """Each op's winner compiles alone; together they may not (BERT's three mmt4d packings
+    once did not: one's LHS pack tiles reached a pack that IREE fused after another's
+    unpack, and the model pass kept data tiling). The set of both winners is reported with
+    its build error; under its label the winners are added in order, each kept where the
+    set still compiles: here op0's."""
+    path = tmp_path / "two.mlir"
+    path.write_text(TWO_OF_ONE_SHAPE)
+
+    def ops(data: dict[str, Any] | None) -> set[str]:
+        return {r["name"][:3] for r in _pins(data)} if data is not None else set()
+
+    def seconds(data: dict[str, Any] | None) -> float:
+        if data is None:
+            return 2e-3
+        if _packs(data):
+            return 3e-3
+        return 1e-3 * (1 - 0.2 * len(ops(data)))
+
+    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds, fails=lambda data: ops(data) == {"op0", "op1"}) as runner:
+        result = tune(path, options=TuneOptions(budget=3, rounds=2, finalists=2, check_numerics=False), executor=runner, cache=cache)
+    assert [job.winner is not None for job in result.jobs] == [True, True]
+    both = result.variant("tuned (2 winners)")
+    assert both is not None and both.median is None and "scripted failure" in both.build_error
+    assert result.chosen == "tuned" and {r.strategy.name[:3] for r in result.tuned.rules} == {"op0"}
+    assert "tuned (2 winners) did not compile" in table(result)
+
+
 def test_near_winners_are_timed_together_in_the_model_pass(tmp_path: Path) -> None:
     """An op whose best candidate gains too little for the whole-program timing of that op
     alone to resolve (here 1 %, inside the 2 % noise) has no winner; the model pass also

@@ -555,6 +555,7 @@ class Tuner:
         # its winners, and is timed no further; the set of the winners that did apply takes its
         # label, until every rule of the set applies.
         failed = [v for v in combined if unapplied(v)]
+        tried = list(combined)
         while failed:
             again = []
             for v in failed:
@@ -567,7 +568,31 @@ class Tuner:
                     again.append(retry)
             self.build(again)
             final.extend(again)
+            tried.extend(again)
             failed = [v for v in again if unapplied(v)]
+        # Winners that each compile alone may not compile together (one's rule reaching a
+        # dispatch another's layout made). Such a set also keeps its build error under a
+        # label that counts its winners; under its label, its winners are added one at a
+        # time, in order of their ops' share of the work, each kept where the set still
+        # compiles with every rule applied.
+        for v in [v for v in tried if v.vmfb is None and v.build_error and not unapplied(v)]:
+            mine = [g for g in groups if all(r in v.rules for r in g)]
+            if len(mine) < 2:
+                continue
+            label, targets = v.label, (v.strategies.targets if v.strategies else ())
+            v.label = f"{label} ({len(mine)} winners)"
+            kept: list[tuple[Rule, ...]] = []
+            good: Variant | None = None
+            for group in mine:
+                trial = _combined(label, targets, [*kept, group], base_set)
+                if not all(r in trial.rules for r in group):
+                    continue  # the set does not validate with it
+                self.build([trial])
+                if trial.vmfb is not None:
+                    kept.append(group)
+                    good = trial
+            if good is not None:
+                final.append(good)
         reference = next(v for v in final if v.vmfb is not None)
         self.measure(final, reference, self.options.rounds, self.options.seed + 3, "model")
         best_iree, best, margin = self._model_verdict(final, reference)
