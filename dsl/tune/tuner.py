@@ -581,15 +581,15 @@ class Tuner:
                 continue
             label, targets = v.label, (v.strategies.targets if v.strategies else ())
             v.label = f"{label} ({len(mine)} winners)"
-            kept: list[tuple[Rule, ...]] = []
+            together: list[tuple[Rule, ...]] = []
             good: Variant | None = None
             for group in mine:
-                trial = _combined(label, targets, [*kept, group], base_set)
+                trial = _combined(label, targets, [*together, group], base_set)
                 if not all(r in trial.rules for r in group):
                     continue  # the set does not validate with it
                 self.build([trial])
                 if trial.vmfb is not None:
-                    kept.append(group)
+                    together.append(group)
                     good = trial
             if good is not None:
                 final.append(good)
