@@ -608,62 +608,47 @@ def test_one_job_covers_every_dispatch_of_its_shape(tmp_path: Path) -> None:
     assert square.share == pytest.approx(2 * 64 / (2 * 64 + 48))
 
 
-def test_winners_that_do_not_apply_together_are_not_emitted(tmp_path: Path) -> None:
-    """Each op's winner is timed on its own; together, one winner's rewrite may take the other's
-    op away (two BERT layouts once did: the second matched nothing, and the model pass timed,
-    and the tuned set emitted, a rule that did nothing). The set of both winners is reported
-    with its build error; the model pass times, and the tuner emits, the winners that apply."""
+def _pinned_ops(data: dict[str, Any] | None) -> set[str]:
+    """The ops (op0, op1, ...) whose tiles a scripted candidate set pins."""
+    return {r["name"][:3] for r in _pins(data)} if data is not None else set()
+
+
+def _faster_per_pinned_op(data: dict[str, Any] | None) -> float:
+    """Scripted seconds: IREE's paths 2 ms, the packing point 3 ms, each pinned op 20 %
+    off 1 ms."""
+    if data is None:
+        return 2e-3
+    if _packs(data):
+        return 3e-3
+    return 1e-3 * (1 - 0.2 * len(_pinned_ops(data)))
+
+
+@pytest.mark.parametrize("how", ["unmatched", "fails"])
+def test_winners_that_do_not_work_together_are_not_emitted_together(tmp_path: Path, how: str) -> None:
+    """Each op's winner is timed on its own; together, one winner's rewrite may take the
+    other's op away (``unmatched``: two BERT layouts once did, the second matched nothing,
+    and the tuned set emitted a rule that did nothing), or the two may not compile together
+    (``fails``: BERT's three mmt4d packings once did not, one's LHS pack tiles reaching a
+    pack that IREE fused after another's unpack, and the model pass kept data tiling). The
+    set of both winners is reported with its build error; under its label the model pass
+    times, and the tuner emits, the winners that work together: here op0's."""
     path = tmp_path / "two.mlir"
     path.write_text(TWO_OF_ONE_SHAPE)
 
-    def ops(data: dict[str, Any]) -> set[str]:
-        return {r["name"][:3] for r in _pins(data)}
-
-    def seconds(data: dict[str, Any] | None) -> float:
-        if data is None:
-            return 2e-3
-        if _packs(data):
-            return 3e-3
-        return 1e-3 * (1 - 0.2 * len(ops(data)))
-
     def unmatched(data: dict[str, Any] | None) -> list[int]:
-        if data is None or ops(data) != {"op0", "op1"}:
+        if how != "unmatched" or data is None or _pinned_ops(data) != {"op0", "op1"}:
             return []
         return [i for i, r in enumerate(data["rules"]) if r["strategy"]["name"].startswith("op1")]
 
-    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds, unmatched=unmatched) as runner:
+    def fails(data: dict[str, Any] | None) -> bool:
+        return how == "fails" and _pinned_ops(data) == {"op0", "op1"}
+
+    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(_faster_per_pinned_op, unmatched=unmatched, fails=fails) as runner:
         result = tune(path, options=TuneOptions(budget=3, rounds=2, finalists=2, check_numerics=False), executor=runner, cache=cache)
     assert [job.winner is not None for job in result.jobs] == [True, True]
     both = result.variant("tuned (2 winners)")
-    assert both is not None and both.median is None and "matched nothing in the program" in both.build_error
-    assert result.chosen == "tuned" and {r.strategy.name[:3] for r in result.tuned.rules} == {"op0"}
-    assert "tuned (2 winners) did not compile" in table(result)
-
-
-def test_winners_that_do_not_compile_together_are_added_one_at_a_time(tmp_path: Path) -> None:
-    """Each op's winner compiles alone; together they may not (BERT's three mmt4d packings
-    once did not: one's LHS pack tiles reached a pack that IREE fused after another's
-    unpack, and the model pass kept data tiling). The set of both winners is reported with
-    its build error; under its label the winners are added in order, each kept where the
-    set still compiles: here op0's."""
-    path = tmp_path / "two.mlir"
-    path.write_text(TWO_OF_ONE_SHAPE)
-
-    def ops(data: dict[str, Any] | None) -> set[str]:
-        return {r["name"][:3] for r in _pins(data)} if data is not None else set()
-
-    def seconds(data: dict[str, Any] | None) -> float:
-        if data is None:
-            return 2e-3
-        if _packs(data):
-            return 3e-3
-        return 1e-3 * (1 - 0.2 * len(ops(data)))
-
-    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds, fails=lambda data: ops(data) == {"op0", "op1"}) as runner:
-        result = tune(path, options=TuneOptions(budget=3, rounds=2, finalists=2, check_numerics=False), executor=runner, cache=cache)
-    assert [job.winner is not None for job in result.jobs] == [True, True]
-    both = result.variant("tuned (2 winners)")
-    assert both is not None and both.median is None and "scripted failure" in both.build_error
+    error = {"unmatched": "matched nothing in the program", "fails": "scripted failure"}[how]
+    assert both is not None and both.median is None and error in both.build_error
     assert result.chosen == "tuned" and {r.strategy.name[:3] for r in result.tuned.rules} == {"op0"}
     assert "tuned (2 winners) did not compile" in table(result)
 

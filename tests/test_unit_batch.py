@@ -68,21 +68,22 @@ def test_folding_needs_a_generic_and_known_loops() -> None:
 CHAIN = PAYLOAD.with_name("unit_batch_chain.mlir")
 
 
+def _chain_rule(name: str, n: int, k: int, **layout: object) -> Rule:
+    """A rule for one batch-1 batch matmul of CHAIN (1x64xK by 1xKxN): its unit batch folded,
+    the RHS's outer dims transposed (mk_kn), packed as ``layout`` says."""
+    match = ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", operand_layout="mk_kn", batch=[1], m=[64], n=[n], k=[k])
+    strategy = DataLayout(name=name, generalize=True, fold_unit_dims=True, pack_transposes=[PackTranspose(operand="rhs", outer_perm=[1, 0])], **layout)
+    return Rule(target="cpu", match=match, strategy=strategy)
+
+
 @pytest.mark.compile
 def test_every_folding_rule_of_a_set_applies() -> None:
     """Two fold_unit_dims rules in one function (an exported MLP's two batch-1 matmuls): the
     first rule's folding rewrites the second's op too, and the second still packs it (it
     once matched nothing after the first, silently, on a real BERT), with IREE default's
     numbers."""
-    def rule(name: str, n: int, k: int) -> Rule:
-        match = ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", operand_layout="mk_kn", batch=[1], m=[64], n=[n], k=[k])
-        layout = DataLayout(
-            name=name, generalize=True, fold_unit_dims=True, pack=PackGreedily(matmul_packed_sizes=[0, 8, 0]),
-            pack_transposes=[PackTranspose(operand="rhs", outer_perm=[1, 0])], lower_unpack=True,
-        )
-        return Rule(target="cpu", match=match, strategy=layout)
-
-    strategies = StrategySet(name="mlp", targets=[CpuTarget()], rules=[rule("up", 512, 256), rule("down", 256, 512)])
+    panels = {"pack": PackGreedily(matmul_packed_sizes=[0, 8, 0]), "lower_unpack": True}
+    strategies = StrategySet(name="mlp", targets=[CpuTarget()], rules=[_chain_rule("up", 512, 256, **panels), _chain_rule("down", 256, 512, **panels)])
     report = compile(CHAIN, strategies, "cpu", strict=True)
     assert [len(r.dispatches) for r in report.rules] == [1, 1]
     assert report.rules[0].dispatches != report.rules[1].dispatches
@@ -99,16 +100,11 @@ def test_the_lhs_pack_tiles_reach_a_pack_alone_in_its_dispatch_only() -> None:
     from tdsl.strategies.cpu.blocking import lhs_pack_rule
     from tdsl.strategies.cpu.tiles import InnerTile
 
-    def packed(name: str, n: int, k: int) -> Rule:
-        match = ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", operand_layout="mk_kn", batch=[1], m=[64], n=[n], k=[k])
-        layout = DataLayout(
-            name=name, generalize=True, fold_unit_dims=True, pack=PackGreedily(matmul_packed_sizes=[4, 16, 1]),
-            pack_transposes=[PackTranspose(operand="rhs", outer_perm=[1, 0])], specialize=True,
-        )
-        return Rule(target="cpu", match=match, strategy=layout)
-
+    mmt4d = {"pack": PackGreedily(matmul_packed_sizes=[4, 16, 1]), "specialize": True}
     pack_rule = lhs_pack_rule("lhs_pack", InnerTile(4, 16, 1), "f32")
-    strategies = StrategySet(name="mlp", targets=[CpuTarget(ukernels="none")], rules=[packed("up", 512, 256), packed("down", 256, 512), pack_rule])
+    strategies = StrategySet(
+        name="mlp", targets=[CpuTarget(ukernels="none")], rules=[_chain_rule("up", 512, 256, **mmt4d), _chain_rule("down", 256, 512, **mmt4d), pack_rule]
+    )
     report = compile(CHAIN, strategies, "cpu", strict=True)
     with_packs = [d for d in report.dispatches if "linalg.pack" in d.compute_ops]
     alone = [d.name for d in with_packs if d.compute_ops == ("linalg.pack",)]
