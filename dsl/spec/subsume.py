@@ -44,18 +44,9 @@ def _optional_equal(earlier: Any, later: Any) -> bool:
     return earlier is None or earlier == later
 
 
-def op_name_covers(earlier: OpNameMatch, later: OpNameMatch) -> bool:
-    """``later``'s names are among ``earlier``'s."""
-    return set(later.names) <= set(earlier.names) and _others_equal(earlier, later, {"kind", "names"})
-
-
-def consumer_covers(earlier: ConsumerMatch, later: ConsumerMatch) -> bool:
-    """Both require a single user; ``later``'s user names are among ``earlier``'s."""
-    return set(later.names) <= set(earlier.names) and _others_equal(earlier, later, {"kind", "names"})
-
-
-def producer_covers(earlier: ProducerMatch, later: ProducerMatch) -> bool:
-    """The same operand; ``later``'s producer names are among ``earlier``'s."""
+def names_cover(earlier: OpNameMatch | ConsumerMatch | ProducerMatch, later: OpNameMatch | ConsumerMatch | ProducerMatch) -> bool:
+    """A matcher of op names (of the op, of its single user, of an operand's producer):
+    ``later``'s names are among ``earlier``'s, every other field equal (the same operand)."""
     return set(later.names) <= set(earlier.names) and _others_equal(earlier, later, {"kind", "names"})
 
 
@@ -119,9 +110,9 @@ def pack_covers(earlier: PackMatch, later: PackMatch) -> bool:
 
 
 COVERS: dict[type[MatcherKind], Callable[[Any, Any], bool]] = {
-    OpNameMatch: op_name_covers,
-    ConsumerMatch: consumer_covers,
-    ProducerMatch: producer_covers,
+    OpNameMatch: names_cover,
+    ConsumerMatch: names_cover,
+    ProducerMatch: names_cover,
     ContractionMatch: contraction_covers,
     ConvolutionMatch: convolution_covers,
     PackMatch: pack_covers,

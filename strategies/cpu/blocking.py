@@ -24,6 +24,8 @@ chosen point was best or within noise of the best.
 
 from __future__ import annotations
 
+from typing import Any
+
 from tdsl import AllOf, CpuLowering, PackMatch, ProducerMatch, Rule
 from tdsl.targets.host import Caches
 
@@ -58,6 +60,12 @@ ALONE = ProducerMatch(names="iree_tensor_ext.dispatch.tensor.load")
 """The op reads its first operand from the dispatch's input: no producer fused before it."""
 
 
+def lhs_pack_match(element_type: str, m0: Any, k0: Any) -> AllOf:
+    """The LHS pack of an mmt4d with inner tile ``m0`` x ``k0`` (values or knobs), alone in
+    its dispatch (:data:`ALONE`; see :func:`lhs_pack_rule`)."""
+    return AllOf(matchers=[PackMatch(element_type=element_type, inner_dims_pos=[0, 1], inner_tiles=[m0, k0]), ALONE])
+
+
 def lhs_pack_rule(name: str, tile: InnerTile, element_type: str, target: str = "cpu") -> Rule:
     """Codegen tiles for the LHS pack of the mmt4d (``inner_tiles = [m0, k0]``): 16 source
     columns per vector step instead of IREE's one inner tile. Measured on the 1024x1024
@@ -79,6 +87,6 @@ def lhs_pack_rule(name: str, tile: InnerTile, element_type: str, target: str = "
     """
     return Rule(
         target=target,
-        match=AllOf(matchers=[PackMatch(element_type=element_type, inner_dims_pos=[0, 1], inner_tiles=[tile.m0, tile.k0]), ALONE]),
+        match=lhs_pack_match(element_type, tile.m0, tile.k0),
         strategy=CpuLowering(name=name, pipeline="DataTiling", distribution=[64, 64], vector_common_parallel=[1, 16]),
     )

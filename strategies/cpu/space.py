@@ -55,7 +55,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tdsl import AllOf, ContractionMatch, CpuLowering, CpuTarget, DataLayout, GraphCpuLowering, OpNameMatch, PackGreedily, PackMatch, PackTranspose, Rule, StrategySet
+from tdsl import ContractionMatch, CpuLowering, CpuTarget, DataLayout, GraphCpuLowering, OpNameMatch, PackGreedily, PackTranspose, Rule, StrategySet
 from tdsl.iree.ops import OpView
 from tdsl.spec.element_types import ELEMENT_BITS
 from tdsl.spec.knobs import Choice, PowersOfTwo
@@ -63,7 +63,7 @@ from tdsl.spec.kinds import MatcherKind
 from tdsl.spec.space import Constraint, Space, Values
 from tdsl.targets.host import Caches, Isa, detect_caches
 
-from .blocking import ALONE, M_TILES, mmt4d_blocking
+from .blocking import M_TILES, lhs_pack_match, mmt4d_blocking
 from .tiles import inner_tile
 
 VECTOR_BITS = {"avx512": 512, "avx2": 256, "neon": 128, "generic": 128}
@@ -451,7 +451,7 @@ def packing_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, n
         rules=[
             Rule(target=cpu.name, match=match, strategy=layout, optional=False),
             Rule(target=cpu.name, match=OpNameMatch(names="linalg.mmt4d"), strategy=blocking, optional=False),
-            Rule(target=cpu.name, match=AllOf(matchers=[PackMatch(element_type=types[0], inner_dims_pos=[0, 1], inner_tiles=[m0, 1]), ALONE]), strategy=lhs_pack, optional=False),
+            Rule(target=cpu.name, match=lhs_pack_match(types[0], m0, 1), strategy=lhs_pack, optional=False),
         ],
     )
     constraints = [
