@@ -144,3 +144,28 @@ def test_a_pad_copy_dispatch_is_not_given_its_convolution(tmp_path: Path) -> Non
     assert len(graph) == 2 and set(graph.values()) == {"linalg.conv_1d_ncw_fcw", None}, graph
     [copy] = [d for d in ops.dispatches if d.graph_op is None]
     assert copy.root is not None and copy.root.kind == "other" and copy.graph_matcher is None
+
+
+ONE_SITE_TWO_MATMULS = """\
+func.func @cell(%x: tensor<1x32xf32>, %h: tensor<1x64xf32>, %wx: tensor<32x64xf32>, %wh: tensor<64x64xf32>) -> tensor<1x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x64xf32>) -> tensor<1x64xf32> loc("gru0")
+  %a = linalg.matmul ins(%x, %wx : tensor<1x32xf32>, tensor<32x64xf32>) outs(%f : tensor<1x64xf32>) -> tensor<1x64xf32> loc("gru0")
+  %b = linalg.matmul ins(%h, %wh : tensor<1x64xf32>, tensor<64x64xf32>) outs(%f : tensor<1x64xf32>) -> tensor<1x64xf32> loc("gru0")
+  %s = arith.addf %a, %b : tensor<1x64xf32>
+  %t = math.tanh %s : tensor<1x64xf32>
+  return %t : tensor<1x64xf32>
+}
+"""
+
+
+def test_ops_of_one_source_site_go_to_the_dispatch_of_their_size(tmp_path: Path) -> None:
+    """An ONNX GRU or LSTM node imports to several matmuls at one source site (the node's
+    name): each dispatch lists the graph-level matmul of its own size, and its graph
+    matcher pins that size."""
+    payload = tmp_path / "cell.mlir"
+    payload.write_text(ONE_SITE_TWO_MATMULS)
+    ops = list_dispatches(payload, CpuTarget())
+    ks = sorted((tuple(d.root.sizes("k")), tuple(d.graph_op.sizes("k"))) for d in ops.dispatches if d.root and d.root.kind == "contraction" and d.graph_op)
+    assert ks == [((32,), (32,)), ((64,), (64,))], ks

@@ -679,3 +679,47 @@ def test_near_winners_are_timed_together_in_the_model_pass(tmp_path: Path) -> No
     assert "emitted with the others (alone, no round-by-round win above the" in text
     comments = rule_comments(result)
     assert any(c.startswith("op1") and "below the noise alone, emitted because the model pass timed it with the others" in c for c in comments), comments
+
+
+BROADCAST_BATCH = """
+util.global private @w = #util.byte_pattern<1> : tensor<48x96xf32>
+func.func @bcast(%a: tensor<40x1x48xf32>) -> tensor<40x1x96xf32> {
+  %w = util.global.load @w : tensor<48x96xf32>
+  %eb = tensor.empty() : tensor<40x48x96xf32>
+  %b = linalg.broadcast ins(%w : tensor<48x96xf32>) outs(%eb : tensor<40x48x96xf32>) dimensions = [0]
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<40x1x96xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<40x1x96xf32>) -> tensor<40x1x96xf32>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<40x1x48xf32>, tensor<40x48x96xf32>) outs(%f : tensor<40x1x96xf32>) -> tensor<40x1x96xf32>
+  return %r : tensor<40x1x96xf32>
+}
+"""
+
+
+def test_an_op_iree_rebuilds_before_codegen_is_tuned_at_codegen(tmp_path: Path) -> None:
+    """``F.linear`` on a ``(L, 1, E)`` input (``nn.MultiheadAttention``'s input projection)
+    exports a batch matmul whose RHS is one matrix broadcast over the batch; IREE turns it
+    into a matmul with the batch in M before codegen, and a graph-level pin is lost with the
+    op (every candidate of a ViT's once "matched nothing"). Such an op's tiles are pinned
+    on codegen's op instead, and the emitted rule applies there."""
+    path = tmp_path / "bcast.mlir"
+    path.write_text(BROADCAST_BATCH)
+
+    def seconds(data: dict[str, Any] | None) -> float:
+        if data is None:
+            return 2e-3
+        if _packs(data):
+            return 3e-3
+        if any(r["strategy"]["kind"] == "cpu_lowering" for r in data["rules"]):
+            return 1e-3
+        return 3e-3 if data["targets"][0].get("data_tiling") else 2e-3
+
+    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds) as runner:
+        result = tune(path, options=TuneOptions(budget=3, rounds=2, finalists=1, check_numerics=False), executor=runner, cache=cache)
+    [job] = result.jobs
+    assert job.space is not None
+    [pin] = job.space.template.rules
+    assert pin.strategy.kind == "cpu_lowering" and pin.match.m == ((40,),) and not any(pin.match.batch)
+    assert [r.strategy.kind for r in result.tuned.rules] == ["cpu_lowering"]
+    [applied] = tdsl.compile(path, result.tuned, "cpu").rules
+    assert applied.dispatches == ("bcast_dispatch_0_matmul_40x96x48_f32",)

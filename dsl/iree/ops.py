@@ -15,6 +15,7 @@ Requires the pinned ``iree-base-compiler``; emits nothing.
 
 from __future__ import annotations
 
+import math
 import re
 import tempfile
 from dataclasses import dataclass, field, replace
@@ -342,13 +343,24 @@ def _graph_op(root: bindings.LinalgOp, candidates: list[bindings.LinalgOp]) -> b
     """The graph-level op ``root`` came from, among the ops of its source site: one of the
     same kind (contraction, convolution), else another contraction or convolution (a 1x1
     convolution reaches codegen as a matmul-like generic), else one of the same name, else
-    none. A site can hold several ops (an ONNX node that imports to a broadcast and a
-    matmul, a padded convolution whose pad copy is a dispatch of its own), and a root that
-    is neither a contraction nor a convolution never takes one of those."""
+    none; among those, one with as many loop iterations as ``root`` first (an ONNX GRU or
+    LSTM node imports to several matmuls of different sizes at one site; codegen drops unit
+    loops and transposes, which keeps the count). A site can hold several ops (an ONNX node
+    that imports to a broadcast and a matmul, a padded convolution whose pad copy is a
+    dispatch of its own), and a root that is neither a contraction nor a convolution never
+    takes one of those."""
     computes = ("contraction", "convolution")
     same = [op for op in candidates if op.name == root.name or (root.kind in computes and op.kind in computes)]
-    ranked = sorted(same, key=lambda op: (op.kind != root.kind or root.kind == "other", op.name != root.name))
+    ranked = sorted(
+        same,
+        key=lambda op: (op.kind != root.kind or root.kind == "other", _iterations(op) != _iterations(root), op.name != root.name),
+    )
     return ranked[0] if ranked else None
+
+
+def _iterations(op: bindings.LinalgOp) -> int | None:
+    """How many points ``op``'s loops span; None when a loop is dynamic."""
+    return None if any(size < 0 for size in op.loop_sizes) else math.prod(op.loop_sizes)
 
 
 def _root(ops: list[bindings.LinalgOp]) -> bindings.LinalgOp | None:

@@ -420,15 +420,22 @@ class Tuner:
         on its own target: ukernels off) before the base's rules that
         validate there, and its RHS-panel space (on the base's target, before its rules; see
         the module docstring). The best winner is the op's."""
-        from ..strategies.cpu.space import contraction_space, packable, packing_space, panel_space, panelable
+        from ..strategies.cpu.space import contraction_space, packable, packing_space, panel_space, panelable, restructured, tunable
 
         base_set = base.strategies or tuned_set([CpuTarget()])
         target = base_set.targets[0]
         assert isinstance(target, CpuTarget) and job.dispatch is not None
         view, match = job.dispatch.graph_op, job.dispatch.graph_matcher
         assert view is not None and match is not None
-        job.space = contraction_space(view, match, isa, target, job.name)
+        root, root_match = job.dispatch.root, job.dispatch.codegen_matcher
+        at_codegen = root is not None and root_match is not None and restructured(view, root) and not tunable(root)
+        if at_codegen:  # IREE rebuilds the op before codegen: pin codegen's op
+            assert root is not None and root_match is not None
+            view, match = root, root_match
+        job.space = contraction_space(view, match, isa, target, job.name, at_codegen=at_codegen)
         self.search(job, job.space, base, budget, lambda c: (tuned_set(base_set.targets, [*c.strategies.rules, *base_set.rules]), c.strategies.rules))
+        if at_codegen:
+            return  # the layouts (packing, panels) act at the graph level, on the op IREE rebuilds
         if not packable(view, match):
             packed = packing_space(view, match, isa, target, f"{job.name}_packed")
             self.search(job, packed, base, budget, lambda c: (with_rules(c.strategies, base_set.rules), c.strategies.rules), tag="packed")

@@ -19,7 +19,9 @@ Two levels, measured differently (see :mod:`tdsl.tune`):
   the ready library's points for the shape are the space's ``seeds``, tried first).
   Batch loops get tile 1. Constraints keep the register tile inside the workgroup tile and
   the workgroup tile inside the problem; the target's own checks (vector tile bytes
-  against the ISA) prune the rest when candidates are validated.
+  against the ISA) prune the rest when candidates are validated. An op IREE rebuilds
+  before codegen (:func:`restructured`: a batch matmul whose RHS is broadcast becomes a
+  matmul) is pinned on codegen's op instead (:class:`tdsl.CpuLowering`, codegen's matcher).
 
 The matcher of each op-level rule is the op listing's exact graph-level matcher
 (:func:`tdsl.iree.ops.matcher_for`), so a tuned rule applies to that shape and layout
@@ -127,10 +129,12 @@ def tunable(view: OpView) -> str:
     return ""
 
 
-def contraction_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str) -> Space:
+def contraction_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str, at_codegen: bool = False) -> Space:
     """The op-level space of one contraction (see the module docstring): ``base`` with one
-    rule pinning ``view`` (selected by ``match``) on knob tiles. Requires
-    ``tunable(view) == ""``."""
+    rule pinning ``view`` (selected by ``match``) on knob tiles: a
+    :class:`tdsl.GraphCpuLowering` on the graph-level op, or with ``at_codegen`` a
+    :class:`tdsl.CpuLowering` on the op as codegen sees it (``view`` and ``match`` then
+    codegen's; see :func:`restructured`). Requires ``tunable(view) == ""``."""
     reason = tunable(view)
     if reason:
         raise ValueError(f"{name}: {reason}")
@@ -152,7 +156,7 @@ def contraction_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarge
                 out[view.roles[role][0]] = value
         return out
 
-    lowering = GraphCpuLowering(
+    lowering = (CpuLowering if at_codegen else GraphCpuLowering)(
         name=name,
         distribution=place(batch=1, m=PowersOfTwo("wg_m", 1, min(256, _ceil_pow2(m))), n=PowersOfTwo("wg_n", lanes, min(2048, max(lanes, _ceil_pow2(n))))),
         cache_reduction=place(k=Choice("cache_k", cache_k)),
@@ -169,6 +173,19 @@ def contraction_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarge
     space = Space(template, constraints)
     space.seeds = [v for v in _library_points(m, n, lanes) if all(v[key] in knob.values() for key, knob in ((k_.name, k_) for k_ in space.knobs))]
     return space
+
+
+def restructured(graph: OpView, codegen: OpView) -> bool:
+    """Whether IREE reshapes the contraction ``graph`` on its way to codegen (``codegen``,
+    its dispatch's root) beyond dropping unit loops: its batch, M, N or K sizes differ,
+    unit sizes aside. A batch matmul whose RHS is one matrix broadcast over the batch (what
+    ``F.linear`` on a ``(L, 1, E)`` input exports, as ``nn.MultiheadAttention`` does) reaches
+    codegen as a matmul with the batch in M; a compilation_info attached at the graph level
+    is lost with the op, so such an op's tiles are pinned at codegen."""
+    roles = ("batch", "m", "n", "k")
+    def sizes(view: OpView) -> tuple[tuple[int, ...], ...]:
+        return tuple(tuple(s for s in view.sizes(role) if s != 1) for role in roles)
+    return codegen.kind == "contraction" and sizes(graph) != sizes(codegen)
 
 
 def _library_points(m: int, n: int, lanes: int) -> list[dict[str, int]]:
