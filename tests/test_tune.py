@@ -723,3 +723,35 @@ def test_an_op_iree_rebuilds_before_codegen_is_tuned_at_codegen(tmp_path: Path) 
     assert [r.strategy.kind for r in result.tuned.rules] == ["cpu_lowering"]
     [applied] = tdsl.compile(path, result.tuned, "cpu").rules
     assert applied.dispatches == ("bcast_dispatch_0_matmul_40x96x48_f32",)
+
+
+def test_a_winner_keeps_its_layout_when_only_its_pack_tiles_find_nothing_together(tmp_path: Path) -> None:
+    """Two packing winners (layout, mmt4d tiles, LHS pack tiles) timed together: IREE may fuse
+    one's LHS pack after the other's unpack, where its pack tiles find nothing (a ViT's MLP
+    once). That winner keeps its layout and mmt4d tiles in the model pass; the set with
+    every rule is reported with the error."""
+    path = tmp_path / "two.mlir"
+    path.write_text(TWO_OF_ONE_SHAPE)
+
+    def packed(data: dict[str, Any] | None) -> set[str]:
+        names = [r["strategy"]["name"] for r in data["rules"]] if data else []
+        return {n[:3] for n in names if n.endswith("_packed")}
+
+    def seconds(data: dict[str, Any] | None) -> float:
+        if data is not None and _packs(data) and not packed(data):
+            return 3e-3  # the program level's pack-everything point, the RHS panels
+        return 1e-3 * (1 - 0.2 * len(packed(data)))
+
+    def unmatched(data: dict[str, Any] | None) -> list[int]:
+        if data is None or packed(data) != {"op0", "op1"}:
+            return []
+        return [i for i, r in enumerate(data["rules"]) if r["strategy"]["name"] == "op1_packed_lhs_pack"]
+
+    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds, unmatched=unmatched) as runner:
+        result = tune(path, options=TuneOptions(budget=3, rounds=2, finalists=2, check_numerics=False), executor=runner, cache=cache)
+    assert [job.winner is not None for job in result.jobs] == [True, True]
+    assert result.chosen == "tuned:ukernels=none"
+    names = {r.strategy.name for r in result.tuned.rules}
+    assert {"op0_packed", "op0_packed_mmt4d", "op1_packed", "op1_packed_mmt4d"} <= names and "op1_packed_lhs_pack" not in names
+    both = result.variant("tuned:ukernels=none (2 winners)")
+    assert both is not None and both.median is None and "op1_packed_lhs_pack" in both.build_error

@@ -560,7 +560,9 @@ class Tuner:
         # Winners measured one at a time may not all apply together (one's graph rewrite may
         # take another's op away). Such a set keeps its build error, under a label that counts
         # its winners, and is timed no further; the set of the winners that did apply takes its
-        # label, until every rule of the set applies.
+        # label, until every rule of the set applies. A winner whose first rule (its layout or
+        # pin) applied keeps it, less the later rules that found nothing (the tiles of an LHS
+        # pack that IREE fused after another winner's unpack).
         failed = [v for v in combined if unapplied(v)]
         tried = list(combined)
         while failed:
@@ -568,7 +570,9 @@ class Tuner:
             for v in failed:
                 lost, label = unapplied(v), v.label
                 mine = [g for g in groups if all(r in v.rules for r in g)]
-                kept = [g for g in mine if not any(r in lost for r in g)]
+                trimmed = [(g, tuple(r for r in g if r not in lost)) for g in mine if g[0] not in lost]
+                kept = [t for _, t in trimmed]
+                groups = [next((t for whole, t in trimmed if whole == g), g) for g in groups]
                 v.label = f"{label} ({len(mine)} winners)"
                 retry = _combined(label, v.strategies.targets if v.strategies else (), kept, base_set)
                 if retry.rules:
