@@ -728,8 +728,9 @@ def test_an_op_iree_rebuilds_before_codegen_is_tuned_at_codegen(tmp_path: Path) 
 def test_a_winner_keeps_its_layout_when_only_its_pack_tiles_find_nothing_together(tmp_path: Path) -> None:
     """Two packing winners (layout, mmt4d tiles, LHS pack tiles) timed together: IREE may fuse
     one's LHS pack after the other's unpack, where its pack tiles find nothing (a ViT's MLP
-    once). That winner keeps its layout and mmt4d tiles in the model pass; the set with
-    every rule is reported with the error."""
+    once). The model pass times that winner's layout and mmt4d tiles with the other winner,
+    and the other winner alone ("less op1_packed"), and emits the faster (here the first);
+    the set with every rule is reported with the error."""
     path = tmp_path / "two.mlir"
     path.write_text(TWO_OF_ONE_SHAPE)
 
@@ -755,3 +756,5 @@ def test_a_winner_keeps_its_layout_when_only_its_pack_tiles_find_nothing_togethe
     assert {"op0_packed", "op0_packed_mmt4d", "op1_packed", "op1_packed_mmt4d"} <= names and "op1_packed_lhs_pack" not in names
     both = result.variant("tuned:ukernels=none (2 winners)")
     assert both is not None and both.median is None and "op1_packed_lhs_pack" in both.build_error
+    less = result.variant("tuned:ukernels=none less op1_packed")
+    assert less is not None and less.median and {r.strategy.name for r in less.rules} == {"op0_packed", "op0_packed_mmt4d", "op0_packed_lhs_pack"}

@@ -65,8 +65,9 @@ def rule_comments(result: TuneResult) -> list[str]:
         near = "" if job.winner else f"; below the noise alone, emitted because the model pass timed it with the others ({result.chosen})"
         comments.append(
             f"{job.name} ({job.what}, x{job.launches}): "
-            f"{gain:.2f}x over {job.reference.label} in the whole program ({_ms(candidate)} vs {_ms(job.reference)}, "
-            f"medians of {len(candidate.samples)}, noise {job.noise:.1%}{near}); knobs {candidate.values}"
+            f"{gain:.2f}x over {job.reference.label} in the whole program, the median of its per-round ratios "
+            f"(medians {_ms(candidate)} vs {_ms(job.reference)} over {len(candidate.samples)} rounds, noise {job.noise:.1%}{near}); "
+            f"knobs {candidate.values}"
         )
     return comments
 
@@ -136,6 +137,7 @@ def table(result: "TuneResult | Gfx942Result") -> str:
             f"{_ms(base):>11} {_ms(best):>11} {(f'{gain:.2f}x' if gain else '-'):>8}  {verdict}"
         )
     lines.append("  model pass: " + ", ".join(f"{v.label} {_time_or_failure(v)}" for v in result.final) + f" -> emitted {result.chosen}")
+    lines.append("  (base and best: medians over the rounds; speedup: the median of the per-round ratios, which drift less)")
     return "\n".join(lines)
 
 

@@ -561,8 +561,9 @@ class Tuner:
         # take another's op away). Such a set keeps its build error, under a label that counts
         # its winners, and is timed no further; the set of the winners that did apply takes its
         # label, until every rule of the set applies. A winner whose first rule (its layout or
-        # pin) applied keeps it, less the later rules that found nothing (the tiles of an LHS
-        # pack that IREE fused after another winner's unpack).
+        # pin) applied but whose later rules found nothing (the tiles of an LHS pack that IREE
+        # fused after another winner's unpack) is timed both ways: less those rules (under the
+        # label) and left out ("<label> less <its first rule>").
         failed = [v for v in combined if unapplied(v)]
         tried = list(combined)
         while failed:
@@ -570,13 +571,16 @@ class Tuner:
             for v in failed:
                 lost, label = unapplied(v), v.label
                 mine = [g for g in groups if all(r in v.rules for r in g)]
-                trimmed = [(g, tuple(r for r in g if r not in lost)) for g in mine if g[0] not in lost]
-                kept = [t for _, t in trimmed]
-                groups = [next((t for whole, t in trimmed if whole == g), g) for g in groups]
+                whole = [g for g in mine if not any(r in lost for r in g)]
+                cut = [(g, tuple(r for r in g if r not in lost)) for g in mine if g[0] not in lost and g not in whole]
+                groups = [*groups, *(part for _, part in cut)]
                 v.label = f"{label} ({len(mine)} winners)"
-                retry = _combined(label, v.strategies.targets if v.strategies else (), kept, base_set)
-                if retry.rules:
-                    again.append(retry)
+                targets = v.strategies.targets if v.strategies else ()
+                retries = [_combined(label, targets, [*whole, *(part for _, part in cut)], base_set)]
+                if cut:
+                    less = ", ".join(g[0].strategy.name for g, _ in cut)
+                    retries.append(_combined(f"{label} less {less}", targets, whole, base_set))
+                again.extend(retry for retry in retries if retry.rules)
             self.build(again)
             final.extend(again)
             tried.extend(again)
@@ -588,6 +592,7 @@ class Tuner:
         # compiles with every rule applied.
         for v in [v for v in tried if v.vmfb is None and v.build_error and not unapplied(v)]:
             mine = [g for g in groups if all(r in v.rules for r in g)]
+            mine = [g for g in mine if not any(h is not g and len(h) > len(g) and all(r in h for r in g) for h in mine)]  # a cut winner's whole
             if len(mine) < 2:
                 continue
             label, targets = v.label, (v.strategies.targets if v.strategies else ())
