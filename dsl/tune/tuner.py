@@ -567,7 +567,7 @@ class Tuner:
         failed = [v for v in combined if unapplied(v)]
         tried = list(combined)
         while failed:
-            again = []
+            again: list[Variant] = []
             for v in failed:
                 lost, label = unapplied(v), v.label
                 mine = [g for g in groups if all(r in v.rules for r in g)]
