@@ -150,3 +150,33 @@ def test_a_packed_batch1_candidate_compiles_beside_data_tiling() -> None:
     assert "mmt4d" in packed and "bmm" in packed
     by_name = {d.name: d for d in report.dispatches}
     assert any(name.startswith("mm_") and "linalg.mmt4d" in by_name[name].compute_ops for name in by_name)  # data tiling's
+
+
+WIDENED_INTEGER_MATMUL = """
+func.func @mmi(%a: tensor<8x784xi32>, %b: tensor<784x512xi32>) -> tensor<8x512xi64> {
+  %zero = arith.constant 0 : i64
+  %e = tensor.empty() : tensor<8x512xi64>
+  %c = linalg.fill ins(%zero : i64) outs(%e : tensor<8x512xi64>) -> tensor<8x512xi64>
+  %r = linalg.matmul ins(%a, %b : tensor<8x784xi32>, tensor<784x512xi32>) outs(%c : tensor<8x512xi64>) -> tensor<8x512xi64>
+  return %r : tensor<8x512xi64>
+}"""
+
+
+def test_the_widened_integer_matmul_of_onnx_matmulinteger_gets_pinned_tiles_only(tmp_path: Path) -> None:
+    """ONNX MatMulInteger (onnxruntime's quantize_dynamic) reaches IREE 3.13 as an i32 x i32
+    -> i64 matmul: it gets the pinned-tile space (an 8-row MLP measured 1.14x IREE default
+    with it), and no packing or panel space, with the reason (there is no mmt4d inner tile
+    for those types) instead of an error; a candidate compiles and applies."""
+    from tdsl.strategies.cpu.space import panelable, tunable
+
+    [found] = [op for op in linalg_ops(WIDENED_INTEGER_MATMUL) if op.name == "linalg.matmul"]
+    view = OpView.of(found)
+    match = matcher_for(view)
+    assert tunable(view) == ""
+    assert "no mmt4d inner tile" in packable(view, match) and "no panel space" in panelable(view, match, "avx2")
+    space = contraction_space(view, match, "avx2", CpuTarget(), "op0")
+    candidate = space.candidate(space.seeds[0])
+    payload = tmp_path / "mmi.mlir"
+    payload.write_text(WIDENED_INTEGER_MATMUL)
+    [applied] = compile(payload, candidate, "cpu").rules
+    assert applied.dispatches and applied.dispatches[0].startswith("mmi_dispatch_0_matmul_8x512x784")

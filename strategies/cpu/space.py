@@ -66,11 +66,11 @@ from tdsl.spec.space import Constraint, Space, Values
 from tdsl.targets.host import Caches, Isa, detect_caches
 
 from .blocking import M_TILES, lhs_pack_match, mmt4d_blocking
-from .tiles import inner_tile
+from .tiles import PACKING_TYPES, inner_tile
 
 VECTOR_BITS = {"avx512": 512, "avx2": 256, "neon": 128, "generic": 128}
 """Bits of one vector register per ISA: the N register tile is whole vectors."""
-TILED_TYPES = {("f32", "f32", "f32"), ("f16", "f16", "f32"), ("bf16", "bf16", "f32"), ("f16", "f16", "f16"), ("i8", "i8", "i32")}
+TILED_TYPES = {("f32", "f32", "f32"), ("f16", "f16", "f32"), ("bf16", "bf16", "f32"), ("f16", "f16", "f16"), ("i8", "i8", "i32"), ("i32", "i32", "i64")}
 """Element types whose contractions get an op-level space."""
 
 
@@ -191,8 +191,10 @@ def restructured(graph: OpView, codegen: OpView) -> bool:
 def _library_points(m: int, n: int, lanes: int) -> list[dict[str, int]]:
     """The tiles of the ready library for such a shape, tried first: IREE default's register
     tile pinned (:func:`tdsl.strategies.cpu.packing.narrow_matmul_rule`) and, for a
-    matrix-vector product, the K-blocked matvec tiles (:func:`~tdsl.strategies.cpu.packing.matvec_pin`)."""
-    points = [{"wg_m": 16, "wg_n": min(128, _ceil_pow2(n)), "cache_k": 0, "vec_m": 8, "vec_n": lanes, "vec_k": 16}]
+    matrix-vector product, the K-blocked matvec tiles (:func:`~tdsl.strategies.cpu.packing.matvec_pin`);
+    each tile no larger than the problem allows (a batch of 8 rows: 8 x 8 instead of 16 x 8)."""
+    vec_m = max(v for v in (1, 2, 4, 8) if v <= max(m, 1))
+    points = [{"wg_m": min(16, _ceil_pow2(m)), "wg_n": min(128, _ceil_pow2(n)), "cache_k": 0, "vec_m": vec_m, "vec_n": lanes, "vec_k": 16}]
     if m == 1:
         points.append({"wg_m": 1, "wg_n": min(2048, _ceil_pow2(n)), "cache_k": 16, "vec_m": 1, "vec_n": 4 * lanes, "vec_k": 4})
     return points
@@ -209,6 +211,16 @@ PACKED_LAYOUTS = ("mk_kn", "mk_nk")
 
 def packable(view: OpView, match: MatcherKind) -> str:
     """Why ``view`` (selected by ``match``) gets no packing space ("" when it gets one)."""
+    reason = _plain_matmul(view, match)
+    types = _element_types(view)
+    if not reason and types not in PACKING_TYPES:
+        reason = f"element types {' x '.join(types)} have no mmt4d inner tile"
+    return reason
+
+
+def _plain_matmul(view: OpView, match: MatcherKind) -> str:
+    """Why ``view`` is not a 2-D matmul (or a batch-1 one) that a graph-level layout can
+    pack ("" when it is one)."""
     reason = tunable(view)
     if reason:
         return reason
@@ -262,9 +274,10 @@ PANEL_MAPS = (
 )
 """The RHS-panel op's indexing maps (loops M, N1, N0, K): LHS ``[M, K]``, RHS ``[N1, K, N0]``,
 result ``[M, N1, N0]``."""
-PANEL_TYPES = TILED_TYPES - {("i8", "i8", "i32")}
+PANEL_TYPES = TILED_TYPES - {("i8", "i8", "i32"), ("i32", "i32", "i64")}
 """Element types with a panel space (i8 contractions lower to VNNI ukernels under data tiling,
-which an outer product of i32 lanes does not approach)."""
+which an outer product of i32 lanes does not approach; the i32 x i32 -> i64 matmul of ONNX
+MatMulInteger has not been tried with panels)."""
 
 
 MAX_PANEL_PADDING = 1 / 8
@@ -312,7 +325,7 @@ def _panels(n: int, n0: int) -> int:
 
 def panelable(view: OpView, match: MatcherKind, isa: Isa) -> str:
     """Why ``view`` (selected by ``match``) gets no RHS-panel space ("" when it gets one)."""
-    reason = packable(view, match)
+    reason = _plain_matmul(view, match)
     if reason:
         return reason
     if not view.roles.get("m") or view.sizes("m")[0] == 1:

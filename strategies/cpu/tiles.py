@@ -40,15 +40,14 @@ class InnerTile:
 _F32 = {"avx512": InnerTile(8, 32, 1), "avx2": InnerTile(6, 16, 1), "neon": InnerTile(8, 8, 1), "generic": InnerTile(4, 8, 1)}
 
 
+PACKING_TYPES = frozenset({("f32", "f32", "f32"), ("f16", "f16", "f32"), ("bf16", "bf16", "f32"), ("i8", "i8", "i32")})
+"""(lhs, rhs, result) element types that have an inner tile."""
+
+
 def inner_tile(isa: Isa, lhs_type: str, rhs_type: str, output_type: str, m: int | None = None) -> InnerTile:
     """The inner tile for one contraction; ``m = 1`` selects the matrix-vector tile."""
     tile = _F32[isa]
-    if (lhs_type, rhs_type, output_type) not in {
-        ("f32", "f32", "f32"),
-        ("f16", "f16", "f32"),
-        ("bf16", "bf16", "f32"),
-        ("i8", "i8", "i32"),
-    }:
+    if (lhs_type, rhs_type, output_type) not in PACKING_TYPES:
         raise TdslError(f"no packing tile for {lhs_type} x {rhs_type} -> {output_type}")
     if m == 1:
         return InnerTile(1, tile.n0, 1)
