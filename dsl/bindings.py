@@ -425,31 +425,31 @@ def linalg_ops(text: str) -> list[LinalgOp]:
 
     with context():
         module = ir.Module.parse(text)
-        named = [
-            (
-                op.name,
-                function,
-                location_key(op.location),
-                "contraction" if linalg.isa_contraction_op(op) else "convolution" if linalg.isa_convolution_op(op) else "other",
-                {key: _value(attr) for key, attr in _named_attributes(op)},
-            )
-            for op, function in collect(module)
-        ]
+        kinds: list[str] = []
         roles: list[dict[str, tuple[int, ...]]] = []
         convs: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
         for op, _ in collect(module):
-            if linalg.isa_contraction_op(op):
-                dims = linalg.infer_contraction_dimensions(op)
-                roles.append({r: tuple(int(d) for d in getattr(dims, r)) for r in ("batch", "m", "n", "k")})
+            # linalg's isa_* checks can accept an op whose dimensions its infer_* then cannot
+            # name (None; seen on a dynamically quantized ViT's integer ops): such an op is "other"
+            contraction = linalg.infer_contraction_dimensions(op) if linalg.isa_contraction_op(op) else None
+            convolution = linalg.infer_convolution_dimensions(op) if contraction is None and linalg.isa_convolution_op(op) else None
+            if contraction is not None:
+                kinds.append("contraction")
+                roles.append({r: tuple(int(d) for d in getattr(contraction, r)) for r in ("batch", "m", "n", "k")})
                 convs.append(((), ()))
-            elif linalg.isa_convolution_op(op):
-                dims = linalg.infer_convolution_dimensions(op)
+            elif convolution is not None:
+                kinds.append("convolution")
                 groups = ("batch", "output_image", "output_channel", "filter_loop", "input_channel", "depth")
-                roles.append({r: tuple(int(d) for d in getattr(dims, r)) for r in groups})
-                convs.append((tuple(int(s) for s in dims.strides), tuple(int(s) for s in dims.dilations)))
+                roles.append({r: tuple(int(d) for d in getattr(convolution, r)) for r in groups})
+                convs.append((tuple(int(s) for s in convolution.strides), tuple(int(s) for s in convolution.dilations)))
             else:
+                kinds.append("other")
                 roles.append({})
                 convs.append(((), ()))
+        named = [
+            (op.name, function, location_key(op.location), kind, {key: _value(attr) for key, attr in _named_attributes(op)})
+            for (op, function), kind in zip(collect(module), kinds)
+        ]
         for index, (op, _) in enumerate(collect(module)):
             op.attributes[_INDEX] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), index)
         passmanager.PassManager.parse("builtin.module(linalg-generalize-named-ops)").run(module.operation)

@@ -169,3 +169,35 @@ def test_ops_of_one_source_site_go_to_the_dispatch_of_their_size(tmp_path: Path)
     ops = list_dispatches(payload, CpuTarget())
     ks = sorted((tuple(d.root.sizes("k")), tuple(d.graph_op.sizes("k"))) for d in ops.dispatches if d.root and d.root.kind == "contraction" and d.graph_op)
     assert ks == [((32,), (32,)), ((64,), (64,))], ks
+
+
+ZERO_POINT_CONV = """
+func.func @conv_integer(%x: tensor<3x128x128xi8>, %w: tensor<192x3x16x16xi8>, %zp: i32, %acc: tensor<192x8x8xi32>) -> tensor<192x8x8xi32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d1 * 16 + d4, d2 * 16 + d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, d4, d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> ()>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w, %zp : tensor<3x128x128xi8>, tensor<192x3x16x16xi8>, i32) outs(%acc : tensor<192x8x8xi32>) {
+  ^bb0(%a: i8, %b: i8, %z: i32, %o: i32):
+    %ae = arith.extsi %a : i8 to i32
+    %as = arith.subi %ae, %z : i32
+    %be = arith.extsi %b : i8 to i32
+    %m = arith.muli %as, %be : i32
+    %s = arith.addi %o, %m : i32
+    linalg.yield %s : i32
+  } -> tensor<192x8x8xi32>
+  return %r : tensor<192x8x8xi32>
+}
+"""
+
+
+def test_an_op_linalg_calls_a_convolution_but_cannot_measure_is_other() -> None:
+    """A dynamically quantized ViT's patch embedding (ONNX ConvInteger with a zero point)
+    reaches codegen as a generic with a scalar zero-point input: linalg's convolution check
+    accepts it, its dimension inference returns nothing. The op listing reads it as
+    "other" (it crashed there)."""
+    from tdsl.bindings import linalg_ops
+
+    [op] = linalg_ops(ZERO_POINT_CONV)
+    assert (op.kind, op.roles) == ("other", {}) and op.loop_sizes == (192, 8, 8, 3, 16, 16)
