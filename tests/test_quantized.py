@@ -361,3 +361,18 @@ def _qlinear_all_inputs() -> Any:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", qm.OPSET)])
     model.ir_version = 8
     return model
+
+
+@pytest.mark.compile
+def test_tune_gives_the_widened_integer_matmul_a_job() -> None:
+    """dynamic_linear (quantize_dynamic's MatMulInteger, i32 x i32 -> i64 at IREE's graph
+    level): ``tdsl tune`` has a pinned-tile job for it (where the ready library has tiles
+    on AVX-512 only, the tuner measures them on the machine at hand), and no packing space."""
+    from tdsl.strategies.cpu.space import packable
+    from tdsl.tune.tuner import op_jobs
+
+    program = fe.load_program(ONNX_DIR / "dynamic_linear.onnx")
+    jobs = op_jobs(list_dispatches(program.mlir_path, CpuTarget()))
+    [widened] = [j for j in jobs if j.dispatch is not None and "xi64" in j.what]
+    assert widened.skipped == "" and widened.dispatch is not None and widened.dispatch.graph_op is not None
+    assert "no mmt4d inner tile" in packable(widened.dispatch.graph_op, widened.dispatch.graph_matcher)  # type: ignore[arg-type]
