@@ -191,6 +191,8 @@ def test_no_candidate_beats_the_baseline_so_none_is_emitted(payload: Path, tmp_p
     assert job.winner is None and job.reference is not None and job.noise >= MIN_NOISE
     assert job.fastest is not None and job.fastest[2] == pytest.approx(1 / 0.99)
     assert "1.01x  kept iree-data-tiling (no round-by-round win above the 2.0% noise)" in table(result)
+    [header] = [line for line in notes(result) if line.startswith("Model pass:")]
+    assert header.startswith("Model pass: kept iree-data-tiling 1.000 ms, the faster IREE path") and header.count("iree-data-tiling") == 1, header
 
 
 def test_a_build_whose_worker_died_is_built_again_by_the_next_run(payload: Path, tmp_path: Path) -> None:

@@ -78,7 +78,12 @@ def notes(result: TuneResult) -> list[str]:
     iree = [v for v in result.final if v.label in (IREE_DEFAULT, DATA_TILING) and v.median]
     best_iree = min(iree, key=lambda v: v.median or 0.0) if iree else None
     lines = [f"Tuned {result.payload} on {machine_line(result)}."]
-    if chosen is not None and best_iree is not None:
+    if chosen is not None and chosen is best_iree:
+        lines.append(
+            f"Model pass: kept {chosen.label} {_ms(chosen)}, the faster IREE path: nothing beat it round by round by more than the noise "
+            f"({result.noise:.1%}); " + ", ".join(f"{v.label} {_time_or_failure(v)}" for v in result.final if v is not chosen)
+        )
+    elif chosen is not None and best_iree is not None:
         lines.append(
             f"Model pass: {result.chosen} {_ms(chosen)}, {best_iree.label} {_ms(best_iree)} "
             f"({speedup(chosen, best_iree) or 0.0:.2f}x; noise {result.noise:.1%}); "
