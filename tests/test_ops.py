@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tdsl import AmdGpuTarget, CpuTarget, DataLayout, Rule, StrategySet, compile, load
+from tdsl import AmdGpuTarget, CpuTarget, DataLayout, PackGreedily, PackTranspose, Rule, StrategySet, compile, load
 from tdsl.iree.ops import list_dispatches, python_source
 from tdsl.strategies.gpu.chooser import Contraction, choose_contraction
 
@@ -201,3 +201,38 @@ def test_an_op_linalg_calls_a_convolution_but_cannot_measure_is_other() -> None:
 
     [op] = linalg_ops(ZERO_POINT_CONV)
     assert (op.kind, op.roles) == ("other", {}) and op.loop_sizes == (192, 8, 8, 3, 16, 16)
+
+
+BROADCAST_BATCH_MATMUL = """
+util.global private @w = #util.byte_pattern<1> : tensor<48x96xf32>
+func.func @bcast(%a: tensor<40x1x48xf32>) -> tensor<40x1x96xf32> {
+  %w = util.global.load @w : tensor<48x96xf32>
+  %eb = tensor.empty() : tensor<40x48x96xf32>
+  %b = linalg.broadcast ins(%w : tensor<48x96xf32>) outs(%eb : tensor<40x48x96xf32>) dimensions = [0]
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<40x1x96xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<40x1x96xf32>) -> tensor<40x1x96xf32>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<40x1x48xf32>, tensor<40x48x96xf32>) outs(%f : tensor<40x1x96xf32>) -> tensor<40x1x96xf32>
+  return %r : tensor<40x1x96xf32>
+}
+"""
+
+
+def test_fold_batch_matmuls_gives_graph_level_strategies_the_plain_matmul(tmp_path: Path) -> None:
+    """A batch matmul whose RHS (a constant weight) is broadcast over the batch
+    (nn.MultiheadAttention's input projection) is a batch matmul at the graph level, which IREE rebuilds as a matmul only
+    after the graph-level strategies. With ``fold_batch_matmuls`` IREE rebuilds it first:
+    the listing's graph level shows the matmul, and a panel layout on its graph matcher
+    applies. The target's preprocessing passes share one pipeline flag."""
+    payload = tmp_path / "bcast.mlir"
+    payload.write_text(BROADCAST_BATCH_MATMUL)
+    target = CpuTarget(fold_batch_matmuls=True)
+    [plain] = list_dispatches(payload, CpuTarget()).dispatches
+    [folded] = list_dispatches(payload, target).dispatches
+    assert plain.graph_op is not None and plain.graph_op.name == "linalg.batch_matmul"
+    assert folded.graph_op is not None and folded.graph_op.name == "linalg.matmul" and folded.graph_op.sizes("m") == [40]
+    layout = DataLayout(name="panels", pack=PackGreedily(matmul_packed_sizes=[0, 8, 0]), pack_transposes=[PackTranspose(operand="rhs", outer_perm=[1, 0])], lower_unpack=True)
+    report = compile(payload, StrategySet(name="p", targets=[target], rules=[Rule(target="cpu", match=folded.graph_matcher, strategy=layout)]), "cpu")
+    assert report.rules[0].dispatches == ("bcast_dispatch_0_matmul_like_40x12x8x48_f32",)
+    both = [f for f in CpuTarget(channels_last_convs=True, fold_batch_matmuls=True).compile_flags() if f.startswith("--iree-preprocessing-pass-pipeline")]
+    assert both == ["--iree-preprocessing-pass-pipeline=builtin.module(util.func(iree-preprocessing-convert-conv-to-channels-last,iree-global-opt-convert-batch-matmul-to-matmul))"]

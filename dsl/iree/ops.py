@@ -33,6 +33,7 @@ from ..spec.kinds import Phase
 from ..spec.matchers import ContractionMatch, ConvolutionMatch, FunctionMatch, OperandMatch, OpNameMatch, contraction_with_layout
 from ..spec.strategy_set import StrategySet
 from ..targets import AmdGpuTarget, CpuTarget
+from ..targets.cpu import PREPROCESSING_PIPELINE
 from .dispatches import STATISTICS_FILE, Launches, read_launches, statistics_flags
 from .phases import compile_to_phase
 from .iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, run_iree_compile
@@ -287,10 +288,13 @@ ASYNC_SUFFIX = "$async"
 
 
 def graph_linalg_ops(payload: Path, flags: Sequence[str], timeout_s: float, memory_gb: float) -> list[bindings.LinalgOp]:
-    """The linalg ops of ``payload`` after IREE's input conversion (the ``abi`` phase), where a
-    torch/ONNX-dialect program is linalg; each op's ``function`` is the public function it
-    runs in (:data:`ASYNC_SUFFIX` removed)."""
-    ops = bindings.linalg_ops(_phase_ir(payload, flags, "abi", timeout_s, memory_gb))
+    """The linalg ops of ``payload`` as graph-level strategies see them: after IREE's input
+    conversion (the ``abi`` phase), where a torch/ONNX-dialect program is linalg, or, when
+    ``flags`` run passes before the preprocessing transform spec
+    (``--iree-preprocessing-pass-pipeline``), after those (the ``preprocessing`` phase);
+    each op's ``function`` is the public function it runs in (:data:`ASYNC_SUFFIX` removed)."""
+    phase = "preprocessing" if any(f.startswith(PREPROCESSING_PIPELINE) for f in flags) else "abi"
+    ops = bindings.linalg_ops(_phase_ir(payload, flags, phase, timeout_s, memory_gb))
     return [replace(op, function=op.function[: -len(ASYNC_SUFFIX)]) if op.function and op.function.endswith(ASYNC_SUFFIX) else op for op in ops]
 
 

@@ -32,8 +32,15 @@ _CPU_RE = re.compile(r"[A-Za-z0-9_.-]+")
 _FEATURE_RE = re.compile(r"[+-][A-Za-z0-9_.-]+")
 
 
-CHANNELS_LAST_FLAG = "--iree-preprocessing-pass-pipeline=builtin.module(util.func(iree-preprocessing-convert-conv-to-channels-last))"
-"""The flag of :attr:`CpuTarget.channels_last_convs`."""
+PREPROCESSING_PIPELINE = "--iree-preprocessing-pass-pipeline="
+"""The flag that runs IREE passes before the preprocessing transform spec (graph-level
+strategies then see their result)."""
+CHANNELS_LAST_PASS = "iree-preprocessing-convert-conv-to-channels-last"
+"""The pass of :attr:`CpuTarget.channels_last_convs`."""
+FOLD_BATCH_MATMULS_PASS = "iree-global-opt-convert-batch-matmul-to-matmul"
+"""The pass of :attr:`CpuTarget.fold_batch_matmuls`."""
+CHANNELS_LAST_FLAG = f"{PREPROCESSING_PIPELINE}builtin.module(util.func({CHANNELS_LAST_PASS}))"
+"""The flag of :attr:`CpuTarget.channels_last_convs` alone."""
 
 
 class CpuTarget(StrategyModel):
@@ -50,7 +57,8 @@ class CpuTarget(StrategyModel):
     ``iree-preprocessing-convert-conv-to-channels-last`` before everything else (every
     NCHW / NCW convolution as its NHWC / NWC form between transposes: measured on AVX-512,
     1 thread, with data tiling, the ResNet example 0.363 ms against 1.472 ms and a
-    1-D conv stack 0.532 ms against 2.570 ms); ``data_tiling`` adds ``--iree-opt-data-tiling`` (IREE
+    1-D conv stack 0.532 ms against 2.570 ms); ``fold_batch_matmuls`` runs IREE's
+    batch-matmul-to-matmul rewrite before the graph-level strategies; ``data_tiling`` adds ``--iree-opt-data-tiling`` (IREE
     packs every matmul no rule pinned: its best path, and the base of ``auto()``);
     ``allow_large_vectors`` lets IREE's own configurations keep vectors its check refuses.
 
@@ -79,6 +87,13 @@ class CpuTarget(StrategyModel):
     """--iree-preprocessing-pass-pipeline running iree-preprocessing-convert-conv-to-channels-last:
     IREE computes every channels-first convolution channels-last (a later
     --iree-preprocessing-pass-pipeline among the extra flags replaces it)."""
+    fold_batch_matmuls: StrictBool = False
+    """IREE's convert-batch-matmul-to-matmul before the graph-level strategies (in the
+    --iree-preprocessing-pass-pipeline, after channels_last_convs' pass): a batch matmul
+    whose batch folds into M (a unit batch, or an RHS broadcast over the batch, as
+    ``F.linear`` on ``nn.MultiheadAttention``'s ``(L, 1, E)`` query exports) is a plain
+    matmul there, so packing and panel layouts (and the op listing's graph level) reach it.
+    IREE does the same rewrite later in any case, after the graph-level strategies."""
     data_tiling: StrictBool = False
     """--iree-opt-data-tiling: IREE packs the matmuls no rule packed itself (its mmt4d path, with ukernels)."""
     allow_large_vectors: StrictBool = False
@@ -129,8 +144,9 @@ class CpuTarget(StrategyModel):
             flags.append(f"--iree-llvmcpu-enable-ukernels={self.ukernels}")
         if self.im2col_convs:
             flags.append("--iree-global-opt-use-im2col-for-convs")
-        if self.channels_last_convs:
-            flags.append(CHANNELS_LAST_FLAG)
+        passes = [name for name, on in ((CHANNELS_LAST_PASS, self.channels_last_convs), (FOLD_BATCH_MATMULS_PASS, self.fold_batch_matmuls)) if on]
+        if passes:
+            flags.append(f"{PREPROCESSING_PIPELINE}builtin.module(util.func({','.join(passes)}))")
         if self.data_tiling:
             flags.append("--iree-opt-data-tiling")
         if self.allow_large_vectors:
@@ -146,7 +162,7 @@ class CpuTarget(StrategyModel):
     def baseline(self) -> "CpuTarget":
         """This CPU with IREE's own defaults (ukernels, no im2col, no channels-last): the reference that
         ``tdsl bench`` and ``tdsl run`` compare strategies against."""
-        return self.model_copy(update={"ukernels": "default", "im2col_convs": False, "channels_last_convs": False, "data_tiling": False, "allow_large_vectors": False})
+        return self.model_copy(update={"ukernels": "default", "im2col_convs": False, "channels_last_convs": False, "fold_batch_matmuls": False, "data_tiling": False, "allow_large_vectors": False})
 
     def check_strategy(self, index: int, match: MatcherKind, strategy: StrategyKind, target_index: int) -> None:
         """Raises ``problem`` when ``strategy`` cannot work with this CPU target."""
