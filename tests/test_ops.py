@@ -203,19 +203,7 @@ def test_an_op_linalg_calls_a_convolution_but_cannot_measure_is_other() -> None:
     assert (op.kind, op.roles) == ("other", {}) and op.loop_sizes == (192, 8, 8, 3, 16, 16)
 
 
-BROADCAST_BATCH_MATMUL = """
-util.global private @w = #util.byte_pattern<1> : tensor<48x96xf32>
-func.func @bcast(%a: tensor<40x1x48xf32>) -> tensor<40x1x96xf32> {
-  %w = util.global.load @w : tensor<48x96xf32>
-  %eb = tensor.empty() : tensor<40x48x96xf32>
-  %b = linalg.broadcast ins(%w : tensor<48x96xf32>) outs(%eb : tensor<40x48x96xf32>) dimensions = [0]
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<40x1x96xf32>
-  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<40x1x96xf32>) -> tensor<40x1x96xf32>
-  %r = linalg.batch_matmul ins(%a, %b : tensor<40x1x48xf32>, tensor<40x48x96xf32>) outs(%f : tensor<40x1x96xf32>) -> tensor<40x1x96xf32>
-  return %r : tensor<40x1x96xf32>
-}
-"""
+BROADCAST_BATCH_MATMUL = ROOT / "tests" / "payloads" / "cpu" / "broadcast_batch_matmul.mlir"
 
 
 def test_fold_batch_matmuls_gives_graph_level_strategies_the_plain_matmul(tmp_path: Path) -> None:
@@ -224,8 +212,7 @@ def test_fold_batch_matmuls_gives_graph_level_strategies_the_plain_matmul(tmp_pa
     after the graph-level strategies. With ``fold_batch_matmuls`` IREE rebuilds it first:
     the listing's graph level shows the matmul, and a panel layout on its graph matcher
     applies. The target's preprocessing passes share one pipeline flag."""
-    payload = tmp_path / "bcast.mlir"
-    payload.write_text(BROADCAST_BATCH_MATMUL)
+    payload = BROADCAST_BATCH_MATMUL
     target = CpuTarget(fold_batch_matmuls=True)
     [plain] = list_dispatches(payload, CpuTarget()).dispatches
     [folded] = list_dispatches(payload, target).dispatches

@@ -687,19 +687,7 @@ def test_near_winners_are_timed_together_in_the_model_pass(tmp_path: Path) -> No
     assert any(c.startswith("op1") and "below the noise alone, emitted because the model pass timed it with the others" in c for c in comments), comments
 
 
-BROADCAST_BATCH = """
-util.global private @w = #util.byte_pattern<1> : tensor<48x96xf32>
-func.func @bcast(%a: tensor<40x1x48xf32>) -> tensor<40x1x96xf32> {
-  %w = util.global.load @w : tensor<48x96xf32>
-  %eb = tensor.empty() : tensor<40x48x96xf32>
-  %b = linalg.broadcast ins(%w : tensor<48x96xf32>) outs(%eb : tensor<40x48x96xf32>) dimensions = [0]
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<40x1x96xf32>
-  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<40x1x96xf32>) -> tensor<40x1x96xf32>
-  %r = linalg.batch_matmul ins(%a, %b : tensor<40x1x48xf32>, tensor<40x48x96xf32>) outs(%f : tensor<40x1x96xf32>) -> tensor<40x1x96xf32>
-  return %r : tensor<40x1x96xf32>
-}
-"""
+BROADCAST_BATCH = Path(__file__).resolve().parent / "payloads" / "cpu" / "broadcast_batch_matmul.mlir"
 
 
 def test_an_op_iree_rebuilds_before_codegen_is_tuned_at_codegen(tmp_path: Path) -> None:
@@ -708,8 +696,7 @@ def test_an_op_iree_rebuilds_before_codegen_is_tuned_at_codegen(tmp_path: Path) 
     into a matmul with the batch in M before codegen, and a graph-level pin is lost with the
     op (every candidate of a ViT's once "matched nothing"). Such an op's tiles are pinned
     on codegen's op instead, and the emitted rule applies there."""
-    path = tmp_path / "bcast.mlir"
-    path.write_text(BROADCAST_BATCH)
+    path = BROADCAST_BATCH
 
     def seconds(data: dict[str, Any] | None) -> float:
         if data is None or _packs(data):
