@@ -92,8 +92,10 @@ class CpuTarget(StrategyModel):
     --iree-preprocessing-pass-pipeline, after channels_last_convs' pass): a batch matmul
     whose batch folds into M (a unit batch, or an RHS broadcast over the batch, as
     ``F.linear`` on ``nn.MultiheadAttention``'s ``(L, 1, E)`` query exports) is a plain
-    matmul there, so packing and panel layouts (and the op listing's graph level) reach it.
-    IREE does the same rewrite later in any case, after the graph-level strategies."""
+    matmul there, so packing and panel layouts (and the op listing's graph level) reach it;
+    a batch-1 batch matmul becomes a 2-D matmul there too (rules for its batch-1 form no
+    longer match). IREE does the same rewrite later in any case, after the graph-level
+    strategies."""
     data_tiling: StrictBool = False
     """--iree-opt-data-tiling: IREE packs the matmuls no rule packed itself (its mmt4d path, with ukernels)."""
     allow_large_vectors: StrictBool = False
