@@ -39,8 +39,6 @@ CHANNELS_LAST_PASS = "iree-preprocessing-convert-conv-to-channels-last"
 """The pass of :attr:`CpuTarget.channels_last_convs`."""
 FOLD_BATCH_MATMULS_PASS = "iree-global-opt-convert-batch-matmul-to-matmul"
 """The pass of :attr:`CpuTarget.fold_batch_matmuls`."""
-CHANNELS_LAST_FLAG = f"{PREPROCESSING_PIPELINE}builtin.module(util.func({CHANNELS_LAST_PASS}))"
-"""The flag of :attr:`CpuTarget.channels_last_convs` alone."""
 
 
 class CpuTarget(StrategyModel):

@@ -427,11 +427,9 @@ class Tuner:
         assert isinstance(target, CpuTarget) and job.dispatch is not None
         view, match = job.dispatch.graph_op, job.dispatch.graph_matcher
         assert view is not None and match is not None
-        root, root_match = job.dispatch.root, job.dispatch.codegen_matcher
-        at_codegen = root is not None and root_match is not None and restructured(view, root) and not tunable(root)
-        if at_codegen:  # IREE rebuilds the op before codegen: pin codegen's op
-            assert root is not None and root_match is not None
-            view, match = root, root_match
+        root, root_match, at_codegen = job.dispatch.root, job.dispatch.codegen_matcher, False
+        if root is not None and root_match is not None and restructured(view, root) and not tunable(root):
+            view, match, at_codegen = root, root_match, True  # IREE rebuilds the op before codegen: pin codegen's op
         job.space = contraction_space(view, match, isa, target, job.name, at_codegen=at_codegen)
         self.search(job, job.space, base, budget, lambda c: (tuned_set(base_set.targets, [*c.strategies.rules, *base_set.rules]), c.strategies.rules))
         if at_codegen:
@@ -592,7 +590,8 @@ class Tuner:
         # compiles with every rule applied.
         for v in [v for v in tried if v.vmfb is None and v.build_error and not unapplied(v)]:
             mine = [g for g in groups if all(r in v.rules for r in g)]
-            mine = [g for g in mine if not any(h is not g and len(h) > len(g) and all(r in h for r in g) for h in mine)]  # a cut winner's whole
+            # a cut winner's part is dropped where the set holds its whole too
+            mine = [g for g in mine if not any(h is not g and len(h) > len(g) and all(r in h for r in g) for h in mine)]
             if len(mine) < 2:
                 continue
             label, targets = v.label, (v.strategies.targets if v.strategies else ())
