@@ -17,6 +17,7 @@ from tdsl.iree.frontend import externalize_weights, load_program
 from tdsl.spec.loader import to_data
 from tdsl.spec.strategy_set import StrategySet
 from tdsl.tune import LocalExecutor, TuneCache, TuneOptions, table, tune, write_outputs
+from tdsl.tune import tuner as tuner_module
 from tdsl.tune.executor import BuildJob, BuildResult, SampleJob, SampleResult, failed_build
 from tdsl.tune.measure import MIN_NOISE, Variant, fastest, inconclusive, noise, speedup, wins
 from tdsl.tune.outputs import REPORT_JSON, TUNED_PY, TUNED_YAML, notes, rule_comments
@@ -690,30 +691,81 @@ def test_near_winners_are_timed_together_in_the_model_pass(tmp_path: Path) -> No
 BROADCAST_BATCH = Path(__file__).resolve().parent / "payloads" / "cpu" / "broadcast_batch_matmul.mlir"
 
 
-def test_an_op_iree_rebuilds_before_codegen_is_tuned_at_codegen(tmp_path: Path) -> None:
-    """``F.linear`` on a ``(L, 1, E)`` input (``nn.MultiheadAttention``'s input projection)
-    exports a batch matmul whose RHS is one matrix broadcast over the batch; IREE turns it
-    into a matmul with the batch in M before codegen, and a graph-level pin is lost with the
-    op (every candidate of a ViT's once "matched nothing"). Such an op's tiles are pinned
-    on codegen's op instead, and the emitted rule applies there."""
-    path = BROADCAST_BATCH
+LINEAR_3D = BROADCAST_BATCH.parent / "linear_3d.mlir"
 
-    def seconds(data: dict[str, Any] | None) -> float:
-        if data is None or _packs(data):
-            return _iree_or_packs(data)
-        if any(r["strategy"]["kind"] == "cpu_lowering" for r in data["rules"]):
-            return 1e-3
-        return 3e-3 if data["targets"][0].get("data_tiling") else 2e-3
 
-    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds) as runner:
+def _pins(data: dict[str, Any] | None) -> float:
+    """Scripted seconds: a pinned op (at either level) 1 ms, data tiling 1.5 ms, IREE
+    default 2 ms, the packing points 3 ms."""
+    if data is None or _packs(data):
+        return _iree_or_packs(data)
+    if any(r["strategy"]["kind"] in ("cpu_lowering", "graph_cpu_lowering") for r in data["rules"]):
+        return 1e-3
+    return 1.5e-3 if data["targets"][0].get("data_tiling") else 2e-3
+
+
+@pytest.mark.parametrize("path, dispatch", [(BROADCAST_BATCH, "bcast_dispatch_0_matmul_40x96x48_f32"), (LINEAR_3D, "linear_dispatch_0_matmul_128x256x128_f32")])
+def test_an_op_iree_rebuilds_before_codegen_is_tuned_as_the_matmul_it_becomes(path: Path, dispatch: str, tmp_path: Path) -> None:
+    """``nn.Linear`` on a 3-D input (and ``F.linear`` on ``nn.MultiheadAttention``'s
+    ``(L, 1, E)`` query) exports a batch matmul whose RHS is one matrix broadcast over the
+    batch; IREE turns it into a matmul before codegen, and a graph-level pin is lost with the
+    op (every candidate of a ViT's once "matched nothing"; under a data-tiling base, the
+    target's refusal of a codegen pin once stopped an exported model's whole tuning). Such an
+    op is listed again under ``fold_batch_matmuls``, which makes it that matmul at the graph
+    level, and tuned there on the data-tiling base: the emitted rule carries the knob and
+    applies."""
+
+    def unmatched(data: dict[str, Any] | None) -> list[int]:
+        """A graph-level pin of the rebuilt matmul finds it only under the knob."""
+        if data is None or data["targets"][0].get("fold_batch_matmuls"):
+            return []
+        return [i for i, r in enumerate(data["rules"]) if r["strategy"]["kind"] == "graph_cpu_lowering"]
+
+    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(_pins, unmatched=unmatched) as runner:
         result = tune(path, options=TuneOptions(budget=3, rounds=2, finalists=1, check_numerics=False), executor=runner, cache=cache)
     [job] = result.jobs
-    assert job.space is not None
+    assert job.folded is not None and job.space is not None
+    [pin] = job.space.template.rules
+    assert pin.strategy.kind == "graph_cpu_lowering" and not any(pin.match.batch)
+    assert job.space.template.targets[0].fold_batch_matmuls and job.space.template.targets[0].data_tiling
+    assert [r.strategy.kind for r in result.tuned.rules] == ["graph_cpu_lowering"]
+    assert result.tuned.targets[0].fold_batch_matmuls and result.tuned.targets[0].data_tiling
+    [applied] = tdsl.compile(path, result.tuned, "cpu").rules
+    assert applied.dispatches == (dispatch,)
+
+
+def test_where_folding_does_not_rebuild_the_op_its_tiles_are_pinned_at_codegen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the op listed under ``fold_batch_matmuls`` is not the one codegen sees, a rebuilt
+    op's tiles are pinned on codegen's op (a CpuLowering on codegen's matcher) over an IREE
+    default base, and the emitted rule applies there."""
+    monkeypatch.setattr(tuner_module, "fold_rebuilt", lambda jobs, folded: None)
+
+    def seconds(data: dict[str, Any] | None) -> float:
+        return 3e-3 if data is not None and data["targets"][0].get("data_tiling") and not data["rules"] else _pins(data)
+
+    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds) as runner:
+        result = tune(BROADCAST_BATCH, options=TuneOptions(budget=3, rounds=2, finalists=1, check_numerics=False), executor=runner, cache=cache)
+    [job] = result.jobs
+    assert job.folded is None and job.space is not None
     [pin] = job.space.template.rules
     assert pin.strategy.kind == "cpu_lowering" and pin.match.m == ((40,),) and not any(pin.match.batch)
     assert [r.strategy.kind for r in result.tuned.rules] == ["cpu_lowering"]
-    [applied] = tdsl.compile(path, result.tuned, "cpu").rules
+    [applied] = tdsl.compile(BROADCAST_BATCH, result.tuned, "cpu").rules
     assert applied.dispatches == ("bcast_dispatch_0_matmul_40x96x48_f32",)
+
+
+def test_a_rebuilt_op_no_pin_reaches_is_skipped_with_its_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where folding does not help and the base data-tiles the rebuilt op, neither a
+    graph-level pin (lost with the op) nor a codegen one (lost with data tiling's encodings;
+    the target refuses it) reaches it: the tuning goes on, the job says why it was skipped
+    and the base is emitted."""
+    monkeypatch.setattr(tuner_module, "fold_rebuilt", lambda jobs, folded: None)
+    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(_pins) as runner:
+        result = tune(LINEAR_3D, options=TuneOptions(budget=3, rounds=2, finalists=1, check_numerics=False), executor=runner, cache=cache)
+    [job] = result.jobs
+    assert "IREE rebuilds the op before codegen" in job.skipped and "data-tiles it" in job.skipped
+    assert job.variants == [] and not result.tuned.rules and result.tuned.targets[0].data_tiling
+    assert job.to_json()["skipped"] == job.skipped
 
 
 def test_a_winner_keeps_its_layout_when_only_its_pack_tiles_find_nothing_together(tmp_path: Path) -> None:

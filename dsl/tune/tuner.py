@@ -143,6 +143,11 @@ class OpJob:
     """The other dispatches the job's matcher selects (the same op launched from several
     executables, e.g. Q/K/V and output projections of one shape)."""
     skipped: str = ""
+    folded: Dispatch | None = None
+    """The op's dispatch listed under :attr:`tdsl.CpuTarget.fold_batch_matmuls`, where that
+    makes the graph-level op the one codegen sees (a batch matmul whose RHS is broadcast over
+    the batch, as ``nn.Linear`` on a 3-D input exports, becomes the matmul IREE would rebuild
+    before codegen); its candidates are then built with the knob on."""
     spaces: list[Space] = field(default_factory=list)
     """Every space searched (an op's pinned tiles, then its packing where it has one)."""
     variants: list[Variant] = field(default_factory=list)
@@ -425,13 +430,28 @@ class Tuner:
         base_set = base.strategies or tuned_set([CpuTarget()])
         target = base_set.targets[0]
         assert isinstance(target, CpuTarget) and job.dispatch is not None
-        view, match = job.dispatch.graph_op, job.dispatch.graph_matcher
+        targets = tuple(base_set.targets)
+        dispatch = job.folded or job.dispatch
+        view, match = dispatch.graph_op, dispatch.graph_matcher
         assert view is not None and match is not None
+        if job.folded is not None:  # the op as IREE rebuilds it, made at the graph level
+            target = target.model_copy(update={"fold_batch_matmuls": True})
+            targets = (target, *targets[1:])
         root, root_match, at_codegen = job.dispatch.root, job.dispatch.codegen_matcher, False
-        if root is not None and root_match is not None and restructured(view, root) and not tunable(root):
+        if job.folded is None and root is not None and root_match is not None and restructured(view, root) and not tunable(root):
             view, match, at_codegen = root, root_match, True  # IREE rebuilds the op before codegen: pin codegen's op
-        job.space = contraction_space(view, match, isa, target, job.name, at_codegen=at_codegen)
-        self.search(job, job.space, base, budget, lambda c: (tuned_set(base_set.targets, [*c.strategies.rules, *base_set.rules]), c.strategies.rules))
+            if target.data_tiling:
+                job.skipped = (
+                    f"IREE rebuilds the op before codegen ({root.shapes()}) and the base, {base.label}, data-tiles it "
+                    "there: a graph-level pin is lost with the op and a codegen pin with its encodings"
+                )
+                return
+        try:
+            job.space = contraction_space(view, match, isa, target, job.name, at_codegen=at_codegen)
+        except StrategyError as err:  # the base's target refuses every pin of this op
+            job.skipped = f"no space on {base.label}: {err}"
+            return
+        self.search(job, job.space, base, budget, lambda c: (with_rules(tuned_set(targets, c.strategies.rules), base_set.rules), c.strategies.rules))
         if at_codegen:
             return  # the layouts (packing, panels) act at the graph level, on the op IREE rebuilds
         if not packable(view, match):
@@ -439,7 +459,7 @@ class Tuner:
             self.search(job, packed, base, budget, lambda c: (with_rules(c.strategies, base_set.rules), c.strategies.rules), tag="packed")
         if not panelable(view, match, isa):
             panels = panel_space(view, match, isa, target, f"{job.name}_panels")
-            self.search(job, panels, base, budget, lambda c: (tuned_set(base_set.targets, [*c.strategies.rules, *base_set.rules]), c.strategies.rules), tag="panels")
+            self.search(job, panels, base, budget, lambda c: (with_rules(tuned_set(targets, c.strategies.rules), base_set.rules), c.strategies.rules), tag="panels")
 
     def search(self, job: OpJob, space: Space, base: Variant, budget: int, make: Callable[[Any], tuple[StrategySet, tuple[Rule, ...]]], tag: str = "") -> None:
         """Searches ``space`` against ``base`` with ``budget`` candidates: the seeds and a
@@ -674,11 +694,26 @@ def _target_groups(base_set: StrategySet, winners: Sequence[Variant]) -> list[tu
     it changes, e.g. ``tuned:ukernels=none``)."""
     groups: list[tuple[str, tuple[Any, ...]]] = [("tuned", tuple(base_set.targets))]
     base = base_set.targets[0].model_dump(mode="json") if base_set.targets else {}
+    changes: list[dict[str, Any]] = []
     for winner in winners:
         targets = tuple(winner.strategies.targets) if winner.strategies else ()
         if targets and all(targets != known for _, known in groups):
             changed = {k: v for k, v in targets[0].model_dump(mode="json").items() if base.get(k) != v}
             groups.append(("tuned:" + ",".join(f"{k}={v}" for k, v in changed.items()), targets))
+            changes.append(changed)
+    # Winners on different targets (a packed op turns ukernels off, an op IREE rebuilds is
+    # tuned with fold_batch_matmuls on) are also timed together, on the target with all of
+    # those changes, where no two of them set one field differently.
+    union: dict[str, Any] = {}
+    for changed in changes:
+        if any(k in union and union[k] != v for k, v in changed.items()):
+            return groups
+        union |= changed
+    if len(changes) > 1:
+        first = base_set.targets[0]
+        targets = (first.model_validate(first.model_dump(mode="json") | union), *base_set.targets[1:])
+        if all(targets != known for _, known in groups):
+            groups.append(("tuned:" + ",".join(f"{k}={v}" for k, v in union.items()), targets))
     return groups
 
 
@@ -757,6 +792,37 @@ def op_jobs(ops: ProgramOps, only: Sequence[str] = ()) -> list[OpJob]:
     return ordered
 
 
+def _rebuilt(job: OpJob) -> bool:
+    """Whether ``job``'s op is tuned and IREE rebuilds it before codegen
+    (:func:`tdsl.strategies.cpu.space.restructured`)."""
+    from ..strategies.cpu.space import restructured
+
+    d = job.dispatch
+    return not job.skipped and d is not None and d.graph_op is not None and d.root is not None and restructured(d.graph_op, d.root)
+
+
+def fold_rebuilt(jobs: Sequence[OpJob], folded: ProgramOps) -> None:
+    """Sets :attr:`OpJob.folded` of each job whose op IREE rebuilds before codegen to its
+    dispatch in ``folded`` (the program listed under ``fold_batch_matmuls``: the same codegen
+    op) where there the graph-level op is the one codegen sees and has a space."""
+    from ..strategies.cpu.space import restructured, tunable
+
+    by_root: dict[str, list[Dispatch]] = {}
+    for d in folded.dispatches:
+        if d.codegen_matcher is not None:
+            by_root.setdefault(python_source(d.codegen_matcher), []).append(d)
+    for job in jobs:
+        if not _rebuilt(job):
+            continue
+        assert job.dispatch is not None and job.dispatch.codegen_matcher is not None
+        found = by_root.get(python_source(job.dispatch.codegen_matcher), [])
+        same = [d for d in found if d.name == job.dispatch.name] or found
+        for d in same:
+            if d.graph_op is not None and d.graph_matcher is not None and d.root is not None and not restructured(d.graph_op, d.root) and not tunable(d.graph_op):
+                job.folded = d
+                break
+
+
 def tune(
     payload: Path | str | Program,
     *,
@@ -784,6 +850,9 @@ def tune(
         listing = list_dispatches(built.mlir_path, CpuTarget(), extra_flags=options.extra_flags, timeout_s=options.timeout_s, memory_gb=options.memory_gb)
         has_convs = any(d.graph_op is not None and d.graph_op.kind == "convolution" for d in listing.dispatches)
         jobs = op_jobs(listing, options.ops) if space is None else [OpJob(name="space", dispatch=None, share=1.0, space=space)]
+        if any(_rebuilt(job) for job in jobs):
+            folded = list_dispatches(built.mlir_path, CpuTarget(fold_batch_matmuls=True), extra_flags=options.extra_flags, timeout_s=options.timeout_s, memory_gb=options.memory_gb)
+            fold_rebuilt(jobs, folded)
         program_variants: list[Variant] = []
         base: Variant | None = None
         final: list[Variant] = []
@@ -803,7 +872,7 @@ def tune(
                     tuner.op_stage(job, base, isa, options.budget)
                 progress.advance("tune")
                 gain = job.gain if job.winner else None
-                report(f"{job.name}: " + (f"{job.winner.label} {gain:.2f}x over {base.label}" if job.winner and gain else f"no candidate beat {base.label} by more than {job.noise:.1%}"))
+                report(f"{job.name}: " + (job.skipped if job.skipped else f"{job.winner.label} {gain:.2f}x over {base.label}" if job.winner and gain else f"no candidate beat {base.label} by more than {job.noise:.1%}"))
         except (KeyboardInterrupt, _Stop) as stop:
             interrupted = isinstance(stop, KeyboardInterrupt)
             report("interrupted: emitting what was measured" if interrupted else "time budget spent: emitting what was measured")
