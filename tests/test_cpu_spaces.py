@@ -4,17 +4,19 @@ own packed op only -- on generated matmul shapes."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pathlib import Path
 
-from tdsl import ContractionMatch, CpuLowering, CpuTarget, Rule, StrategySet, compile, render
+from tdsl import ContractionMatch, CpuLowering, CpuTarget, Rule, StrategySet, compile, render, run
 from tdsl.errors import StrategyError
 from tdsl.bindings import linalg_ops
 from tdsl.iree.ops import OpView, matcher_for
-from tdsl.strategies.cpu.space import MMT4D_MAPS, contraction_space, packable, packing_space
+from tdsl.strategies.cpu.space import MMT4D_MAPS, contraction_space, convolution_space, convolution_tunable, packable, packing_space
 
 UNIT_BATCH = Path(__file__).resolve().parent / "payloads" / "cpu" / "unit_batch.mlir"
 
@@ -180,3 +182,83 @@ def test_the_widened_integer_matmul_of_onnx_matmulinteger_gets_pinned_tiles_only
     payload.write_text(WIDENED_INTEGER_MATMUL)
     [applied] = compile(payload, candidate, "cpu").rules
     assert applied.dispatches and applied.dispatches[0].startswith("mmi_dispatch_0_matmul_8x512x784")
+
+
+BATCH_CONVS = Path(__file__).resolve().parent / "payloads" / "cpu" / "batch_convs.mlir"
+
+
+@pytest.fixture(scope="module")
+def conv_listing() -> dict[str, Any]:
+    """The op listing of the batch-convolution payload, by function."""
+    from tdsl.iree.ops import list_dispatches
+
+    return {d.name.split("_dispatch_")[0]: d for d in list_dispatches(BATCH_CONVS, CpuTarget()).dispatches}
+
+
+def test_which_convolutions_get_a_space_and_why_the_others_do_not(conv_listing: dict[str, Any]) -> None:
+    """Batch convolutions (plain and grouped) get a space; a batch-1 convolution does not
+    (IREE 3.13 drops a compilation_info on it) nor does a pooling op; each says why."""
+    reasons = {name: convolution_tunable(d.graph_op, d.pipeline) for name, d in conv_listing.items()}
+    assert reasons["nchw_3x3"] == "" and reasons["grouped_dilated"] == ""
+    assert "batch-1 convolution" in reasons["batch1_3x3"] and "InsertBatchDimForBatchlessConv" in reasons["batch1_3x3"]
+    assert "pooling" in reasons["max_pool"]
+
+
+@settings(max_examples=12, deadline=None)
+@given(data=st.data())
+def test_every_convolution_candidate_validates_and_pins_its_layout(conv_listing: dict[str, Any], data: st.DataObject) -> None:
+    """Every candidate of a convolution's space is a valid set whose rule selects that
+    op's layout exactly (its indexing maps) on IREE's own pipeline for it, keeps the register
+    tile inside the workgroup tile and tiles the outer image and filter loops by 1 (IREE's
+    conv pipelines decompose the op into 1-D convolutions there)."""
+    name = data.draw(st.sampled_from(["nchw_3x3", "grouped_dilated"]))
+    d = conv_listing[name]
+    space = convolution_space(d.graph_op, d.graph_matcher, data.draw(st.sampled_from(["avx2", "avx512"])), CpuTarget(), "conv", d.pipeline, d.lowering_config)
+    for c in space.candidates(count=6, seed=data.draw(st.integers(0, 1000))):
+        [rule] = c.strategies.rules
+        lowering, roles = rule.strategy, d.graph_op.roles
+        assert rule.match.maps == d.graph_op.maps and d.pipeline.endswith(f"<{lowering.pipeline}>")
+        for loop in roles["filter_loop"]:
+            assert lowering.vector_reduction[loop] == 1 and lowering.distribution[loop] == 0
+        for loop in roles["output_image"][:-1] + roles["batch"]:
+            assert lowering.vector_common_parallel[loop] == 1
+        for loop, (wg, vec) in enumerate(zip(lowering.distribution, lowering.vector_common_parallel)):
+            assert wg == 0 or wg % vec == 0
+
+
+def test_the_seed_of_a_convolution_is_iree_own_tiles(conv_listing: dict[str, Any]) -> None:
+    """IREE's lowering config of the op (from the listing) is the space's seed: the search
+    starts at IREE's point and its neighbours."""
+    d = conv_listing["nchw_3x3"]
+    space = convolution_space(d.graph_op, d.graph_matcher, "avx2", CpuTarget(), "conv", d.pipeline, d.lowering_config)
+    [seed] = space.seeds
+    [candidate] = space.take(iter([(space.index_of(seed), seed)]))
+    lowering = candidate.strategies.rules[0].strategy
+    assert f"distribution = [{', '.join(map(str, lowering.distribution))}]" in d.lowering_config
+    assert f"vector_common_parallel = [{', '.join(map(str, lowering.vector_common_parallel))}]" in d.lowering_config
+
+
+@pytest.mark.parametrize("name", ["nchw_3x3", "grouped_dilated"])
+def test_a_convolution_candidate_applies_and_computes_the_convolution(conv_listing: dict[str, Any], name: str) -> None:
+    """A candidate away from IREE's tiles compiles, applies to its op only, and matches numpy
+    and IREE default."""
+    d = conv_listing[name]
+    space = convolution_space(d.graph_op, d.graph_matcher, "avx2", CpuTarget(), "conv", d.pipeline, d.lowering_config)
+    candidate = next(c for c in space.candidates(count=20, seed=3) if c.values["vec_f"] > 1 and c.values["vec_w"] > 1)
+    report = run(BATCH_CONVS, candidate.strategies)
+    assert report.ok, report.text()
+    [rule] = report.compile_report.rules
+    assert [d.split("_dispatch_")[0] for d in rule.dispatches] == [name]
+
+
+def test_im2col_takes_a_convolution_before_its_graph_level_pin_reaches_it(conv_listing: dict[str, Any]) -> None:
+    """The fact the tuner's probe guards against: under IREE's im2col the plain convolution
+    is rewritten before the preprocessing spec's pin reaches it (matched nothing), while the
+    grouped one, which im2col leaves alone, keeps it."""
+    found = {}
+    for name in ("nchw_3x3", "grouped_dilated"):
+        d = conv_listing[name]
+        space = convolution_space(d.graph_op, d.graph_matcher, "avx2", CpuTarget(im2col_convs=True), "conv", d.pipeline, d.lowering_config)
+        candidate = next(space.candidates(count=4, seed=0))
+        found[name] = [d.split("_dispatch_")[0] for d in compile(BATCH_CONVS, candidate.strategies, "cpu").rules[0].dispatches]
+    assert found == {"nchw_3x3": [], "grouped_dilated": ["grouped_dilated"]}

@@ -427,6 +427,9 @@ class Tuner:
         the module docstring). The best winner is the op's."""
         from ..strategies.cpu.space import contraction_space, packable, packing_space, panel_space, panelable, restructured, tunable
 
+        if job.dispatch is not None and job.dispatch.graph_op is not None and job.dispatch.graph_op.kind == "convolution":
+            self.convolution_stage(job, base, isa, budget)
+            return
         base_set = base.strategies or tuned_set([CpuTarget()])
         target = base_set.targets[0]
         assert isinstance(target, CpuTarget) and job.dispatch is not None
@@ -460,6 +463,37 @@ class Tuner:
         if not panelable(view, match, isa):
             panels = panel_space(view, match, isa, target, f"{job.name}_panels")
             self.search(job, panels, base, budget, lambda c: (with_rules(tuned_set(targets, c.strategies.rules), base_set.rules), c.strategies.rules), tag="panels")
+
+    def convolution_stage(self, job: OpJob, base: Variant, isa: str, budget: int) -> None:
+        """Tunes one convolution on top of ``base``: its pinned-tile space
+        (:func:`tdsl.strategies.cpu.space.convolution_space`), each candidate's rule before the
+        base's rules. The base's conv path may rewrite the op before a graph-level pin reaches
+        it (IREE's im2col, the channels-last rewrite): one candidate is built first, and where
+        its rule matches nothing the job is skipped with that reason."""
+        from ..strategies.cpu.space import convolution_space
+
+        dispatch = job.dispatch
+        assert dispatch is not None and dispatch.graph_op is not None and dispatch.graph_matcher is not None
+        base_set = base.strategies or tuned_set([CpuTarget()])
+        target = base_set.targets[0]
+        assert isinstance(target, CpuTarget)
+        space = convolution_space(dispatch.graph_op, dispatch.graph_matcher, isa, target, job.name, dispatch.pipeline or "", dispatch.lowering_config)
+
+        def make(c: Any) -> tuple[StrategySet, tuple[Rule, ...]]:
+            return with_rules(tuned_set(base_set.targets, c.strategies.rules), base_set.rules), c.strategies.rules
+
+        first = next(iter(space.take(iter([(space.index_of(v), v) for v in space.seeds]))), None) or next(iter(space.candidates(count=budget, seed=self.options.seed)), None)
+        if first is None:
+            job.skipped = f"every point of its space was pruned: {'; '.join(space.pruned.lines()) or 'no reason recorded'}"
+            return
+        built, rules = make(first)
+        probe = Variant(f"{job.name}#{first.index}", built, values=first.values, op=job.name, rules=rules)
+        self.build([probe])
+        if unapplied(probe):
+            job.skipped = f"{base.label} rewrites the op before a graph-level pin reaches it (its conv path: IREE's im2col or the channels-last rewrite)"
+            return
+        job.space = space
+        self.search(job, space, base, budget, make)
 
     def search(self, job: OpJob, space: Space, base: Variant, budget: int, make: Callable[[Any], tuple[StrategySet, tuple[Rule, ...]]], tag: str = "") -> None:
         """Searches ``space`` against ``base`` with ``budget`` candidates: the seeds and a
@@ -765,7 +799,7 @@ def op_jobs(ops: ProgramOps, only: Sequence[str] = ()) -> list[OpJob]:
     """The op-level jobs of a program (see the module docstring): one per distinct
     graph-level matcher of a tunable contraction, by share of the flops, largest first;
     below :data:`MIN_SHARE` (unless ``only`` selects them) a job is listed but skipped."""
-    from ..strategies.cpu.space import tunable
+    from ..strategies.cpu.space import convolution_tunable, tunable
 
     total = sum(_flops(d) for d in ops.dispatches) or 1.0
     jobs: dict[str, OpJob] = {}
@@ -782,7 +816,7 @@ def op_jobs(ops: ProgramOps, only: Sequence[str] = ()) -> list[OpJob]:
             jobs[key].merged.append(d)
             continue
         job = OpJob(name=f"op{len(jobs)}", dispatch=d, share=_flops(d) / total)
-        job.skipped = tunable(view)
+        job.skipped = convolution_tunable(view, d.pipeline) if view.kind == "convolution" else tunable(view)
         jobs[key] = job
     ordered = sorted(jobs.values(), key=lambda j: -j.share)
     for i, job in enumerate(ordered):

@@ -175,6 +175,113 @@ def contraction_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarge
     return space
 
 
+CONV_PIPELINES = ("ConvTileAndDecomposeExpert", "DoubleTilingExpert")
+"""IREE's CPU pipelines of convolutions that :func:`convolution_space` pins tiles for."""
+
+
+def convolution_tunable(view: OpView, pipeline: str | None) -> str:
+    """Why the graph-level convolution ``view``, which IREE lowers with ``pipeline``
+    (``#iree_cpu.pipeline<..>`` or its name), gets no op-level space ("" when it gets one)."""
+    if view.kind != "convolution" or not view.roles.get("filter_loop"):
+        return "not a convolution"
+    if not view.roles.get("input_channel") and not view.roles.get("depth"):
+        return "a pooling op (no channel loop to tile)"
+    types = _element_types(view)
+    if types not in TILED_TYPES:
+        return f"element types {' x '.join(types)} have no space"
+    if any(s <= 0 for s in view.loop_sizes):
+        return "dynamic sizes"
+    if all(s == 1 for s in view.sizes("batch")):
+        return "a batch-1 convolution: IREE 3.13 drops a compilation_info on it (InsertBatchDimForBatchlessConv rebuilds the op)"
+    name = (pipeline or "").removeprefix("#iree_cpu.pipeline<").removesuffix(">")
+    if name not in CONV_PIPELINES:
+        return f"IREE lowers it with {name or 'no known pipeline'}, not {' or '.join(CONV_PIPELINES)}"
+    if len(view.maps) != 3:
+        return "no indexing maps to pin its layout"
+    return ""
+
+
+def convolution_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str, pipeline: str, iree_config: str | None = None) -> Space:
+    """The op-level space of one convolution: ``base`` with one rule pinning ``view`` at the
+    graph level (:class:`tdsl.GraphCpuLowering` on ``pipeline``, IREE's own for the op;
+    ``match`` with the op's indexing maps added, so one layout only) on knob tiles.
+    Knobs: workgroup and register tile of the output channel (of the depthwise channel where
+    the op has no other) and of the innermost output image loop, workgroup tile of the outer
+    output image loops, and the input-channel step. Register tiles of the outer output image
+    loops and steps of the filter loops are 1: IREE's conv pipelines decompose the op into
+    1-D convolutions there; a group loop (grouped convolutions) and the batch get tile 1.
+    ``iree_config`` (IREE's ``#iree_cpu.lowering_config`` for the op, from the op listing)
+    is the space's seed where it is one of its points. Requires
+    ``convolution_tunable(view, pipeline) == ""``."""
+    reason = convolution_tunable(view, pipeline)
+    if reason:
+        raise ValueError(f"{name}: {reason}")
+    pipeline = pipeline.removeprefix("#iree_cpu.pipeline<").removesuffix(">")
+    rank = len(view.loop_sizes)
+    roles = view.roles
+    channel_role = "output_channel" if roles.get("output_channel") else "depth"
+    channel = roles[channel_role][0]
+    image = roles["output_image"]
+    width, outer = image[-1], image[:-1]
+    lanes = _lanes(isa, view)
+    f, w = view.loop_sizes[channel], view.loop_sizes[width]
+    c = view.loop_sizes[roles["input_channel"][0]] if roles.get("input_channel") else 0
+    steps = (1, 2, 4, 8, 16, 32)
+    knobs: dict[int, tuple[Any, Any, Any]] = {d: (1, 1, 0) for d in range(rank)}  # loop -> (distribution, vector, reduction)
+    for d in roles.get("filter_loop", ()):
+        knobs[d] = (0, 0, 1)
+    knobs[channel] = (PowersOfTwo("wg_f", 1, min(256, _ceil_pow2(f))), Choice("vec_f", [v for v in steps if v <= f] or [1]), 0)
+    knobs[width] = (PowersOfTwo("wg_w", 1, min(64, _ceil_pow2(w))), Choice("vec_w", [v for v in steps[:5] if v <= w] or [1]), 0)
+    for i, d in enumerate(outer):
+        knobs[d] = (PowersOfTwo(f"wg_h{i}", 1, min(64, _ceil_pow2(view.loop_sizes[d]))), 1, 0)
+    if c:
+        knobs[roles["input_channel"][0]] = (0, 0, Choice("vec_c", sorted({v for v in steps if v <= c} | ({c} if c <= steps[-1] else set()))))
+    lowering = GraphCpuLowering(
+        name=name,
+        pipeline=pipeline,
+        distribution=[knobs[d][0] for d in range(rank)],
+        vector_common_parallel=[knobs[d][1] for d in range(rank)],
+        vector_reduction=[knobs[d][2] for d in range(rank)],
+    )
+    pinned = match.model_validate(match.model_dump(mode="json") | {"maps": list(view.maps)}) if hasattr(match, "maps") else match
+    rule = Rule(target=base.name, match=pinned, strategy=lowering, optional=False)
+    limit = _MAX_ACCUMULATORS[isa] * lanes
+    constraints = [
+        Constraint("register_tile_inside_workgroup_tile", lambda v: v["wg_f"] % v["vec_f"] == 0 and v["wg_w"] % v["vec_w"] == 0),
+        Constraint(f"at_most_{_MAX_ACCUMULATORS[isa]}_accumulator_registers", lambda v: v["vec_f"] * v["vec_w"] <= limit),
+    ]
+    space = Space(StrategySet(name=f"tune_{name}", targets=[base], rules=[rule]), constraints)
+    seed = _config_point(iree_config, knobs)
+    space.seeds = [seed] if seed and all(k.name in seed and seed[k.name] in k.values() for k in space.knobs) else []
+    return space
+
+
+def _config_point(config: str | None, knobs: dict[int, tuple[Any, Any, Any]]) -> dict[str, int] | None:
+    """The knob values of IREE's ``#iree_cpu.lowering_config`` for an op (None where it has
+    not the levels or the loops of ``knobs``)."""
+    import re
+
+    if not config:
+        return None
+    levels = {}
+    for level in ("distribution", "vector_common_parallel", "vector_reduction"):
+        found = re.search(rf"\b{level} = \[([^\]]*)\]", config)
+        if found is None:
+            return None
+        levels[level] = [int(x) for x in found[1].split(",") if x.strip()]
+    if any(len(sizes) != len(knobs) for sizes in levels.values()):
+        return None
+    point: dict[str, int] = {}
+    for d, entries in knobs.items():
+        for level, entry in zip(levels, entries):
+            if isinstance(entry, int):
+                if levels[level][d] != entry:
+                    return None  # IREE tiles a loop the space keeps fixed differently
+            else:
+                point[entry.name] = levels[level][d]
+    return point
+
+
 def restructured(graph: OpView, codegen: OpView) -> bool:
     """Whether IREE reshapes the contraction ``graph`` on its way to codegen (``codegen``,
     its dispatch's root) beyond dropping unit loops: its batch, M, N or K sizes differ,
