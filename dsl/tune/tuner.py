@@ -2,8 +2,9 @@
 then the whole model, keeping IREE's path wherever nothing measured better.
 
 1. **Pick the work.** The program's dispatches come from the op listing
-   (:func:`tdsl.iree.ops.list_dispatches`); every contraction with an op-level space
-   (:func:`tdsl.strategies.cpu.space.tunable`) is a tuning job, one per distinct
+   (:func:`tdsl.iree.ops.list_dispatches`); every contraction and convolution with an
+   op-level space (:func:`tdsl.strategies.cpu.space.tunable`,
+   :func:`~tdsl.strategies.cpu.space.convolution_tunable`) is a tuning job, one per distinct
    graph-level matcher (a shape launched several times is one job), ordered by its share
    of the work: flops x launches per call (an estimate of its share of the baseline's time);
    one below :data:`MIN_SHARE` of it is listed but not tuned unless ``ops`` names it.
@@ -12,7 +13,9 @@ then the whole model, keeping IREE's path wherever nothing measured better.
    packing of every matmul are built and timed on the whole program; the fastest is the
    *base* the op-level candidates start from.
 3. **Op level.** For each job, the candidates of its spaces -- its pinned tiles
-   (:func:`~tdsl.strategies.cpu.space.contraction_space`), then, for a 2-D matmul (or a
+   (:func:`~tdsl.strategies.cpu.space.contraction_space`, or for a convolution
+   :func:`~tdsl.strategies.cpu.space.convolution_space`; an op IREE rebuilds before codegen
+   is tuned as listed under ``fold_batch_matmuls``, :func:`fold_rebuilt`), then, for a 2-D matmul (or a
    batch-1 batch matmul, folded first), its graph-level packing (:func:`~tdsl.strategies.cpu.space.packing_space`, on its own
    target: ukernels off) and its RHS panels (:func:`~tdsl.strategies.cpu.space.panel_space`:
    the RHS alone packed, the op pinned); the best winner is the op's -- (the budget's

@@ -48,8 +48,12 @@ only; thresholds (K, size bounds) are not knobs here because a per-op rule needs
   for data tiling, whose mmt4d ukernel is faster but pays for the packs). Candidates keep
   the base's target (data tiling leaves the panel op alone: its N loops are apart in the RHS).
 
-Not covered yet: convolution tiles (the conv path is the program level's
-``im2col_convs`` and ``channels_last_convs``).
+* **Op level, convolutions** (:func:`convolution_space`): one batch convolution pinned at
+  the graph level on IREE's own pipeline for it, with knobs for the workgroup and register
+  tiles of its output channel and innermost output image loop and its input-channel step
+  (IREE's tiles are the seed). A batch-1 convolution has none: IREE 3.13 drops a
+  compilation_info on it. The conv path as a whole is the program level's ``im2col_convs``
+  and ``channels_last_convs``.
 """
 
 from __future__ import annotations
