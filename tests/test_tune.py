@@ -694,7 +694,7 @@ BROADCAST_BATCH = Path(__file__).resolve().parent / "payloads" / "cpu" / "broadc
 LINEAR_3D = BROADCAST_BATCH.parent / "linear_3d.mlir"
 
 
-def _pins(data: dict[str, Any] | None) -> float:
+def _pinned_seconds(data: dict[str, Any] | None) -> float:
     """Scripted seconds: a pinned op (at either level) 1 ms, data tiling 1.5 ms, IREE
     default 2 ms, the packing points 3 ms."""
     if data is None or _packs(data):
@@ -721,7 +721,7 @@ def test_an_op_iree_rebuilds_before_codegen_is_tuned_as_the_matmul_it_becomes(pa
             return []
         return [i for i, r in enumerate(data["rules"]) if r["strategy"]["kind"] == "graph_cpu_lowering"]
 
-    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(_pins, unmatched=unmatched) as runner:
+    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(_pinned_seconds, unmatched=unmatched) as runner:
         result = tune(path, options=TuneOptions(budget=3, rounds=2, finalists=1, check_numerics=False), executor=runner, cache=cache)
     [job] = result.jobs
     assert job.folded is not None and job.space is not None
@@ -741,7 +741,7 @@ def test_where_folding_does_not_rebuild_the_op_its_tiles_are_pinned_at_codegen(t
     monkeypatch.setattr(tuner_module, "fold_rebuilt", lambda jobs, folded: None)
 
     def seconds(data: dict[str, Any] | None) -> float:
-        return 3e-3 if data is not None and data["targets"][0].get("data_tiling") and not data["rules"] else _pins(data)
+        return 3e-3 if data is not None and data["targets"][0].get("data_tiling") and not data["rules"] else _pinned_seconds(data)
 
     with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds) as runner:
         result = tune(BROADCAST_BATCH, options=TuneOptions(budget=3, rounds=2, finalists=1, check_numerics=False), executor=runner, cache=cache)
@@ -760,7 +760,7 @@ def test_a_rebuilt_op_no_pin_reaches_is_skipped_with_its_reason(tmp_path: Path, 
     the target refuses it) reaches it: the tuning goes on, the job says why it was skipped
     and the base is emitted."""
     monkeypatch.setattr(tuner_module, "fold_rebuilt", lambda jobs, folded: None)
-    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(_pins) as runner:
+    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(_pinned_seconds) as runner:
         result = tune(LINEAR_3D, options=TuneOptions(budget=3, rounds=2, finalists=1, check_numerics=False), executor=runner, cache=cache)
     [job] = result.jobs
     assert "IREE rebuilds the op before codegen" in job.skipped and "data-tiles it" in job.skipped
