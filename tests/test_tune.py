@@ -77,12 +77,15 @@ def test_tune_end_to_end_then_warm_cache(payload: Path, tmp_path: Path) -> None:
         if emitted.rules:
             assert result.numerics["checked"] and result.numerics["ok"]
         assert "op0" in table(result)
+        # The job's share is of IREE default's time, profiled per dispatch on this machine.
+        assert result.share_basis == report["share_basis"] == "time" and 0 < result.jobs[0].share <= 1
         misses = cache.stats()["build_misses"]
 
         again = tune(payload, options=FAST, executor=executor, cache=cache)
         assert cache.stats()["build_misses"] == misses  # nothing rebuilt
         assert all(v.cached_samples for v in again.final), [(v.label, v.cached_samples, len(v.samples)) for v in again.final]  # nothing re-measured
         assert again.tuned == result.tuned
+        assert again.jobs[0].share == result.jobs[0].share  # the profile is cached too
 
 
 class ScriptedRunner:
@@ -334,7 +337,7 @@ def test_a_packed_op_that_wins_is_emitted_on_its_own_target(payload: Path, tmp_p
     m0, n0, _ = layout.strategy.pack.matmul_packed_sizes
     assert blocking.match.m == ((-(-96 // m0), m0),) and blocking.match.n == ((-(-64 // n0), n0),)
     assert blocking.strategy.vector_common_parallel[3:5] == (m0, n0)
-    assert "emitted" in table(result).splitlines()[2]
+    assert "emitted" in next(line for line in table(result).splitlines() if line.strip().startswith("op0"))
     tdsl.render(result.tuned, "cpu")
 
 
@@ -686,6 +689,31 @@ def test_near_winners_are_timed_together_in_the_model_pass(tmp_path: Path) -> No
     assert "emitted with the others (alone, no round-by-round win above the" in text
     comments = rule_comments(result)
     assert any(c.startswith("op1") and "below the noise alone, emitted because the model pass timed it with the others" in c for c in comments), comments
+
+
+def test_rules_within_the_noise_of_their_base_are_not_emitted(tmp_path: Path) -> None:
+    """A base that beats IREE's paths (here ukernels off under data tiling) with an op's
+    near winner on top (1 % faster, inside the 2 % noise): the model pass times the set with
+    the rule faster than the base in every round, but not by more than the noise, so the base
+    is emitted without the rule. (On an exported ResNet block such a set, slower than its base
+    in the medians, was once emitted for its per-round ratio to IREE default.)"""
+    path = tmp_path / "two.mlir"
+    path.write_text(TWO_OF_ONE_SHAPE)
+
+    def seconds(data: dict[str, Any] | None) -> float:
+        if data is None or _packs(data):
+            return _iree_or_packs(data)
+        target = data["targets"][0]
+        if not (target.get("data_tiling") and target.get("ukernels") == "none"):
+            return 2.5e-3
+        return 1e-3 * (1 - 0.01 * bool(_pins(data)))
+
+    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds) as runner:
+        result = tune(path, options=TuneOptions(budget=3, rounds=3, finalists=2, check_numerics=False), executor=runner, cache=cache)
+    assert all(job.winner is None for job in result.jobs) and any(job.near_winner for job in result.jobs)
+    assert any(v.label.endswith("+near") and v.median for v in result.final)
+    assert result.chosen == "program:ukernels=none,data_tiling=True" and not result.tuned.rules
+    assert result.tuned.targets[0].ukernels == "none" and result.tuned.targets[0].data_tiling
 
 
 BROADCAST_BATCH = Path(__file__).resolve().parent / "payloads" / "cpu" / "broadcast_batch_matmul.mlir"

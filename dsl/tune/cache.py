@@ -50,6 +50,13 @@ _META = "tdsl_tune_meta"
 
 _T = TypeVar("_T")
 
+_PROFILES = (
+    "CREATE TABLE IF NOT EXISTS profiles (key TEXT NOT NULL, machine TEXT NOT NULL, setup TEXT NOT NULL,"
+    " times TEXT NOT NULL, created REAL NOT NULL, PRIMARY KEY (key, machine, setup))"
+)
+"""Per-dispatch times of a build on a machine model (added without a schema version bump:
+a store of the same version without it gets it when opened)."""
+
 _TABLES = (
     f"CREATE TABLE {_META} (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
     # vmfb: the artifact when it is at most inline_limit bytes; vmfb_file: the sha256 of a
@@ -64,6 +71,7 @@ _TABLES = (
     "CREATE INDEX samples_lookup ON samples (key, machine, setup, id)",
     "CREATE TABLE verdicts (key TEXT NOT NULL, reference TEXT NOT NULL, verdict TEXT NOT NULL,"
     " created REAL NOT NULL, PRIMARY KEY (key, reference))",
+    _PROFILES,
 )
 
 
@@ -318,6 +326,7 @@ class TuneCache:
                         f"{self._where} was written with cache schema version {found}, this tdsl uses version "
                         f"{CACHE_SCHEMA_VERSION}: pass another --cache or delete the file"
                     )
+                db.execute(_PROFILES)
             elif tables:
                 raise OutputError(
                     f"{self._where}: expected a tdsl tune cache, received an SQLite database with the tables "
@@ -574,6 +583,27 @@ class TuneCache:
         except ValueError:
             return None
         return loaded if isinstance(loaded, dict) else None
+
+    # -- per-dispatch profiles -------------------------------------------------------------
+
+    def put_profile(self, key: ArtifactKey, machine: MachineKey, setup: str, times: dict[str, float]) -> None:
+        """Stores the seconds per dispatch function of the build ``key`` measured on ``machine``
+        with ``setup`` (:func:`tdsl.iree.dispatch_profile.dispatch_times`), replacing an earlier one."""
+        text = _json_text(times, "put_profile: times")
+        with self._write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO profiles (key, machine, setup, times, created) VALUES (?, ?, ?, ?, ?)",
+                (key.digest(), machine.digest(), setup, text, time.time()),
+            )
+
+    def get_profile(self, key: ArtifactKey, machine: MachineKey, setup: str) -> dict[str, float] | None:
+        """The profile stored for the build ``key`` on exactly this ``machine`` and ``setup``, or ``None``."""
+        rows = self._read("SELECT times FROM profiles WHERE key = ? AND machine = ? AND setup = ?", (key.digest(), machine.digest(), setup))
+        try:
+            loaded = json.loads(rows[0][0]) if rows else None
+        except ValueError:
+            return None
+        return {str(k): float(v) for k, v in loaded.items()} if isinstance(loaded, dict) else None
 
     # -- the whole store -------------------------------------------------------------------
 

@@ -108,6 +108,8 @@ def report_json(result: TuneResult) -> dict[str, Any]:
         "chosen": result.chosen,
         "noise": result.noise,
         "numerics": result.numerics,
+        "share_basis": result.share_basis,
+        "share_note": result.share_note,
         "program": [v.to_json() for v in result.program],
         "ops": [job.to_json() for job in result.jobs],
         "model_pass": [v.to_json() for v in result.final],
@@ -122,6 +124,8 @@ def table(result: "TuneResult | Gfx942Result") -> str:
         return result.table()
     lines = [f"tuned {result.payload} for {result.target} on {machine_line(result)} in {result.seconds:.0f} s"]
     lines.append(f"  {'op':<5} {'shapes':<44} {'x':>3} {'share':>6} {'tried':>5} {'base':>11} {'best':>11} {'speedup':>8}  verdict")
+    if result.jobs and result.jobs[0].dispatch is not None:
+        lines.append("  (share: of IREE default's time per call, profiled per dispatch)" if result.share_basis == "time" else f"  (share: of the flops x launches; {result.share_note or 'no profile'})")
     for job in result.jobs:
         shapes = job.what[:44]
         if job.skipped or job.reference is None:

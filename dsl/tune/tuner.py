@@ -218,6 +218,11 @@ class TuneResult:
     interrupted: bool
     seconds: float
     cache_stats: dict[str, Any]
+    share_basis: str = "flops"
+    """What the jobs' shares are shares of: ``time`` (IREE default's time per dispatch,
+    profiled on this machine: :func:`tdsl.iree.dispatch_profile.dispatch_times`) or
+    ``flops`` (flops x launches, where the profile failed; :attr:`share_note` says why)."""
+    share_note: str = ""
 
     def variant(self, label: str) -> Variant | None:
         return next((v for v in self.final if v.label == label), None)
@@ -381,6 +386,31 @@ class Tuner:
             if reference.median:
                 base_time = reference.median
             self._check_time()
+
+    def dispatch_times(self, variant: Variant) -> dict[str, float]:
+        """Seconds per dispatch function of ``variant``'s build in back-to-back calls on this
+        machine (cached per build, machine model and setup). Raises
+        :class:`~tdsl.errors.TdslError` (one line) where the build or the profile fails."""
+        import tempfile
+
+        from ..iree.dispatch_profile import dispatch_times
+
+        if variant.vmfb is None or variant.artifact is None:
+            raise TdslError(f"{variant.label} has no build to profile: {variant.build_error or 'not built'}")
+        here = MachineKey.here(self.machine_key.device)
+        found = self.cache.get_profile(variant.artifact, here, self.setup)
+        if found is not None:
+            return found
+        with tempfile.TemporaryDirectory(prefix="tdsl-tune-profile-") as tmp:
+            vmfb = Path(tmp) / "module.vmfb"
+            vmfb.write_bytes(variant.vmfb)
+            inputs = []
+            for i, data in enumerate(self.inputs):
+                inputs.append(Path(tmp) / f"input{i}.npy")
+                inputs[-1].write_bytes(data)
+            times = dispatch_times(vmfb, self.signature.function, inputs, parameters=[a.spec for a in self.program.parameters])
+        self.cache.put_profile(variant.artifact, here, self.setup, times)
+        return times
 
     def _check_time(self) -> None:
         limit = self.options.time_s
@@ -674,6 +704,11 @@ class Tuner:
             self.measure(final, reference, self.options.rounds, self.options.seed + 5, "model:more")
             best_iree, best, margin = self._model_verdict(final, reference)
         chosen = best if best is not None and wins(best, best_iree, margin) else best_iree
+        # The op rules are emitted only where they beat their base, as timed here, by more
+        # than the noise: a set of rules within the noise of the base alone is the base.
+        plain = next((v for v in final if v.label == base.label and v.ok and v.median), None)
+        if chosen.rules and plain is not None and not wins(chosen, plain, margin):
+            chosen = plain if plain.label not in (IREE_DEFAULT, DATA_TILING) and wins(plain, best_iree, margin) else best_iree
         return final, chosen, margin
 
     @staticmethod
@@ -798,13 +833,21 @@ at most half the noise floor (:data:`~tdsl.tune.measure.MIN_NOISE`), so a "win" 
 there is noise. (Flops stand in for time here, as in the jobs' order.)"""
 
 
-def op_jobs(ops: ProgramOps, only: Sequence[str] = ()) -> list[OpJob]:
+def op_jobs(ops: ProgramOps, only: Sequence[str] = (), times: dict[str, float] | None = None) -> list[OpJob]:
     """The op-level jobs of a program (see the module docstring): one per distinct
-    graph-level matcher of a tunable contraction, by share of the flops, largest first;
-    below :data:`MIN_SHARE` (unless ``only`` selects them) a job is listed but skipped."""
+    graph-level matcher of a contraction or convolution, by share, largest first: of the
+    time in ``times`` (seconds per dispatch function of IREE default's build, whose
+    dispatches the listing's are), else of the flops; below :data:`MIN_SHARE` (unless
+    ``only`` selects them) a job is listed but skipped."""
     from ..strategies.cpu.space import convolution_tunable, tunable
 
-    total = sum(_flops(d) for d in ops.dispatches) or 1.0
+    timed = times is not None and any(d.name in times for d in ops.dispatches)
+    measure: Callable[[Dispatch], float] = (lambda d: (times or {}).get(d.name, 0.0)) if timed else _flops
+    total = (sum((times or {}).values()) if timed else sum(_flops(d) for d in ops.dispatches)) or 1.0
+
+    def _share(d: Dispatch) -> float:
+        return measure(d) / total
+
     jobs: dict[str, OpJob] = {}
     for d in ops.dispatches:
         view = d.graph_op
@@ -815,17 +858,17 @@ def op_jobs(ops: ProgramOps, only: Sequence[str] = ()) -> list[OpJob]:
             continue
         key = python_source(d.graph_matcher)
         if key in jobs:
-            jobs[key].share += _flops(d) / total
+            jobs[key].share += _share(d)
             jobs[key].merged.append(d)
             continue
-        job = OpJob(name=f"op{len(jobs)}", dispatch=d, share=_flops(d) / total)
+        job = OpJob(name=f"op{len(jobs)}", dispatch=d, share=_share(d))
         job.skipped = convolution_tunable(view, d.pipeline) if view.kind == "convolution" else tunable(view)
         jobs[key] = job
     ordered = sorted(jobs.values(), key=lambda j: -j.share)
     for i, job in enumerate(ordered):
         job.name = f"op{i}"
         if not job.skipped and not only and job.share < MIN_SHARE:
-            job.skipped = f"{job.share:.1%} of the work, too small for whole-program timing to resolve (--ops tunes it anyway)"
+            job.skipped = f"{job.share:.1%} of the {'time' if timed else 'work'}, too small for whole-program timing to resolve (--ops tunes it anyway)"
     return ordered
 
 
@@ -886,10 +929,7 @@ def tune(
         isa = str(tuner.machine.get("isa") or detect_isa())
         listing = list_dispatches(built.mlir_path, CpuTarget(), extra_flags=options.extra_flags, timeout_s=options.timeout_s, memory_gb=options.memory_gb)
         has_convs = any(d.graph_op is not None and d.graph_op.kind == "convolution" for d in listing.dispatches)
-        jobs = op_jobs(listing, options.ops) if space is None else [OpJob(name="space", dispatch=None, share=1.0, space=space)]
-        if any(_rebuilt(job) for job in jobs):
-            folded = list_dispatches(built.mlir_path, CpuTarget(fold_batch_matmuls=True), extra_flags=options.extra_flags, timeout_s=options.timeout_s, memory_gb=options.memory_gb)
-            fold_rebuilt(jobs, folded)
+        share_basis, share_note = "flops", ""
         program_variants: list[Variant] = []
         base: Variant | None = None
         final: list[Variant] = []
@@ -899,6 +939,20 @@ def tune(
             contractions = any(d.graph_op is not None and d.graph_op.kind == "contraction" for d in listing.dispatches)
             program_variants, base = tuner.program_stage(CpuTarget(), has_convs, isa, contractions)
             report(f"program: fastest {base.label} ({(base.median or 0) * 1e3:.3f} ms)")
+            times: dict[str, float] | None = None
+            if space is None:
+                # The jobs, by their share of IREE default's time (the listing's dispatches
+                # are IREE default's); by flops where it cannot be profiled.
+                try:
+                    times = tuner.dispatch_times(next(v for v in program_variants if v.label == IREE_DEFAULT))
+                    share_basis = "time"
+                except TdslError as err:
+                    share_note = f"no per-dispatch profile of {IREE_DEFAULT} ({err}); shares are of the flops"
+                    report(share_note)
+            jobs = op_jobs(listing, options.ops, times) if space is None else [OpJob(name="space", dispatch=None, share=1.0, space=space)]
+            if any(_rebuilt(job) for job in jobs):
+                folded = list_dispatches(built.mlir_path, CpuTarget(fold_batch_matmuls=True), extra_flags=options.extra_flags, timeout_s=options.timeout_s, memory_gb=options.memory_gb)
+                fold_rebuilt(jobs, folded)
             tunable_jobs = [j for j in jobs if not j.skipped]
             progress.expect("tune", len(tunable_jobs))
             for job in tunable_jobs:
@@ -939,6 +993,8 @@ def tune(
             interrupted=interrupted,
             seconds=time.monotonic() - started,
             cache_stats=cache.stats(),
+            share_basis=share_basis,
+            share_note=share_note,
         )
 
 

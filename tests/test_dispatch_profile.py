@@ -1,0 +1,84 @@
+"""Per-dispatch times of a compiled module (tdsl.iree.dispatch_profile), as ``tdsl tune``
+orders its jobs by them: real builds, the IREE runtime's own host-execution profile."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tdsl import CpuTarget
+from tdsl.errors import BenchFailed
+from tdsl.iree.dispatch_profile import dispatch_times
+from tdsl.iree.ops import ProgramOps, list_dispatches
+from tdsl.tune.tuner import op_jobs
+
+TWO_SIZES = """
+func.func @two(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>, %c: tensor<8x16xf32>, %d: tensor<16x8xf32>) -> (tensor<256x256xf32>, tensor<8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<256x256xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %big = linalg.matmul ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>) outs(%f0 : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %e1 = tensor.empty() : tensor<8x8xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %small = linalg.matmul ins(%c, %d : tensor<8x16xf32>, tensor<16x8xf32>) outs(%f1 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %big, %small : tensor<256x256xf32>, tensor<8x8xf32>
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path], ProgramOps]:
+    """The two-matmul payload compiled for this CPU, its inputs and its op listing."""
+    import tdsl
+
+    tmp = tmp_path_factory.mktemp("profile")
+    payload = tmp / "two.mlir"
+    payload.write_text(TWO_SIZES)
+    vmfb = tmp / "two.vmfb"
+    tdsl.compile(payload, tdsl.StrategySet(name="none", targets=[CpuTarget()], rules=[]), "cpu", output=vmfb)
+    rng = np.random.default_rng(0)
+    inputs = []
+    for i, shape in enumerate([(256, 256), (256, 256), (8, 16), (16, 8)]):
+        inputs.append(tmp / f"in{i}.npy")
+        np.save(inputs[-1], rng.standard_normal(shape).astype(np.float32))
+    return vmfb, inputs, list_dispatches(payload, CpuTarget())
+
+
+def test_each_dispatch_of_the_listing_gets_its_measured_time(built: tuple[Path, list[Path], ProgramOps]) -> None:
+    """Every dispatch of the op listing is in the profile under its own name, and the 256^3
+    matmul takes far more of the time than the 8x16x8 one (4096 times its flops)."""
+    vmfb, inputs, ops = built
+    dispatches = ops.dispatches
+    times = dispatch_times(vmfb, "two", inputs, min_time_s=0.2)
+    assert {d.name for d in dispatches} <= set(times)
+    big = next(d.name for d in dispatches if "256x256x256" in d.name)
+    small = next(d.name for d in dispatches if "8x8x16" in d.name)
+    assert times[big] > 20 * times[small] > 0
+
+
+def test_jobs_are_ordered_by_the_time_given_and_by_flops_without_it(built: tuple[Path, list[Path], ProgramOps]) -> None:
+    """With per-dispatch times the jobs' shares are of the time (here made up to put the
+    small matmul first, as a slow op with few flops would be), and the cut-off names time;
+    with none, or none that names the listing's dispatches, they are of the flops."""
+    _, _, ops = built
+    dispatches = ops.dispatches
+    big = next(d.name for d in dispatches if "256x256x256" in d.name)
+    small = next(d.name for d in dispatches if "8x8x16" in d.name)
+    by_time = op_jobs(ops, times={big: 1.0, small: 3.0})
+    assert [j.dispatch.name for j in by_time] == [small, big] and by_time[0].share == pytest.approx(0.75)
+    by_flops = op_jobs(ops, times={"elsewhere": 1.0})
+    assert [j.dispatch.name for j in by_flops] == [big, small] and by_flops[1].share < 0.01
+    assert "of the work" in by_flops[1].skipped
+    tiny = op_jobs(ops, times={big: 1000.0, small: 1.0})
+    assert "of the time" in tiny[1].skipped
+
+
+def test_a_module_that_cannot_run_is_one_line(tmp_path: Path) -> None:
+    """A file that is no module fails with one BenchFailed line, not a traceback."""
+    bad = tmp_path / "bad.vmfb"
+    bad.write_bytes(b"not a module")
+    with pytest.raises(BenchFailed) as err:
+        dispatch_times(bad, "f", [], min_time_s=0.1)
+    assert "\n" not in str(err.value) and "bad.vmfb" in str(err.value)
