@@ -6,8 +6,9 @@ then the whole model, keeping IREE's path wherever nothing measured better.
    op-level space (:func:`tdsl.strategies.cpu.space.tunable`,
    :func:`~tdsl.strategies.cpu.space.convolution_tunable`) is a tuning job, one per distinct
    graph-level matcher (a shape launched several times is one job), ordered by its share
-   of the work: flops x launches per call (an estimate of its share of the baseline's time);
-   one below :data:`MIN_SHARE` of it is listed but not tuned unless ``ops`` names it.
+   of IREE default's time per call, profiled per dispatch after the program level
+   (:meth:`Tuner.dispatch_times`; flops x launches where the profile fails); one below
+   :data:`MIN_SHARE` of it is listed but not tuned unless ``ops`` names it.
 2. **Program level.** The points of :func:`~tdsl.strategies.cpu.space.program_space`
    (IREE default and data tiling among them) and the ready library's graph-level mmt4d
    packing of every matmul are built and timed on the whole program; the fastest is the
@@ -27,7 +28,7 @@ then the whole model, keeping IREE's path wherever nothing measured better.
 4. **Model pass.** The base plus every op's winning rule (also on each winner's own
    target where it differs from the base's) is timed against IREE default,
    data tiling and the base; the faster of the base and the base with the rules is
-   emitted only if it beats the better IREE path by more than the noise (where it is
+   emitted only if it beats the better IREE path, and its rules the base, by more than the noise (where it is
    faster in the median but in too few rounds, as many rounds again decide), otherwise the
    better IREE path is emitted (data tiling as a target flag, or no rules at all).
 5. **Numerics.** The emitted set's outputs are compared with IREE default's
