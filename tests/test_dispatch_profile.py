@@ -14,18 +14,7 @@ from tdsl.iree.dispatch_profile import dispatch_times
 from tdsl.iree.ops import ProgramOps, list_dispatches
 from tdsl.tune.tuner import op_jobs
 
-TWO_SIZES = """
-func.func @two(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>, %c: tensor<8x16xf32>, %d: tensor<16x8xf32>) -> (tensor<256x256xf32>, tensor<8x8xf32>) {
-  %zero = arith.constant 0.0 : f32
-  %e0 = tensor.empty() : tensor<256x256xf32>
-  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<256x256xf32>) -> tensor<256x256xf32>
-  %big = linalg.matmul ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>) outs(%f0 : tensor<256x256xf32>) -> tensor<256x256xf32>
-  %e1 = tensor.empty() : tensor<8x8xf32>
-  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8x8xf32>) -> tensor<8x8xf32>
-  %small = linalg.matmul ins(%c, %d : tensor<8x16xf32>, tensor<16x8xf32>) outs(%f1 : tensor<8x8xf32>) -> tensor<8x8xf32>
-  return %big, %small : tensor<256x256xf32>, tensor<8x8xf32>
-}
-"""
+SMALL_BESIDE_LARGE = Path(__file__).resolve().parent / "payloads" / "cpu" / "small_beside_large.mlir"
 
 
 @pytest.fixture(scope="module")
@@ -34,13 +23,12 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path], P
     import tdsl
 
     tmp = tmp_path_factory.mktemp("profile")
-    payload = tmp / "two.mlir"
-    payload.write_text(TWO_SIZES)
+    payload = SMALL_BESIDE_LARGE
     vmfb = tmp / "two.vmfb"
     tdsl.compile(payload, tdsl.StrategySet(name="none", targets=[CpuTarget()], rules=[]), "cpu", output=vmfb)
     rng = np.random.default_rng(0)
     inputs = []
-    for i, shape in enumerate([(256, 256), (256, 256), (8, 16), (16, 8)]):
+    for i, shape in enumerate([(256, 256), (256, 256), (4, 8), (8, 16)]):
         inputs.append(tmp / f"in{i}.npy")
         np.save(inputs[-1], rng.standard_normal(shape).astype(np.float32))
     return vmfb, inputs, list_dispatches(payload, CpuTarget())
@@ -48,13 +36,13 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path], P
 
 def test_each_dispatch_of_the_listing_gets_its_measured_time(built: tuple[Path, list[Path], ProgramOps]) -> None:
     """Every dispatch of the op listing is in the profile under its own name, and the 256^3
-    matmul takes far more of the time than the 8x16x8 one (4096 times its flops)."""
+    matmul takes far more of the time than the 4x8x16 one (32768 times its flops)."""
     vmfb, inputs, ops = built
     dispatches = ops.dispatches
     times = dispatch_times(vmfb, "two", inputs, min_time_s=0.2)
     assert {d.name for d in dispatches} <= set(times)
     big = next(d.name for d in dispatches if "256x256x256" in d.name)
-    small = next(d.name for d in dispatches if "8x8x16" in d.name)
+    small = next(d.name for d in dispatches if "4x16x8" in d.name)
     assert times[big] > 20 * times[small] > 0
 
 
@@ -65,7 +53,7 @@ def test_jobs_are_ordered_by_the_time_given_and_by_flops_without_it(built: tuple
     _, _, ops = built
     dispatches = ops.dispatches
     big = next(d.name for d in dispatches if "256x256x256" in d.name)
-    small = next(d.name for d in dispatches if "8x8x16" in d.name)
+    small = next(d.name for d in dispatches if "4x16x8" in d.name)
     by_time = op_jobs(ops, times={big: 1.0, small: 3.0})
     assert [j.dispatch.name for j in by_time] == [small, big] and by_time[0].share == pytest.approx(0.75)
     by_flops = op_jobs(ops, times={"elsewhere": 1.0})

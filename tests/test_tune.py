@@ -548,18 +548,7 @@ def test_tune_a_real_onnx_export(tmp_path: Path) -> None:
         assert result.numerics["ok"]
 
 
-SMALL_BESIDE_LARGE = """\
-func.func @two(%x: tensor<256x256xf32>, %w: tensor<256x256xf32>, %v: tensor<4x8xf32>, %u: tensor<8x16xf32>) -> (tensor<256x256xf32>, tensor<4x16xf32>) {
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<256x256xf32>
-  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
-  %a = linalg.matmul ins(%x, %w : tensor<256x256xf32>, tensor<256x256xf32>) outs(%f : tensor<256x256xf32>) -> tensor<256x256xf32>
-  %e2 = tensor.empty() : tensor<4x16xf32>
-  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<4x16xf32>) -> tensor<4x16xf32>
-  %b = linalg.matmul ins(%v, %u : tensor<4x8xf32>, tensor<8x16xf32>) outs(%f2 : tensor<4x16xf32>) -> tensor<4x16xf32>
-  return %a, %b : tensor<256x256xf32>, tensor<4x16xf32>
-}
-"""
+SMALL_BESIDE_LARGE = Path(__file__).resolve().parent / "payloads" / "cpu" / "small_beside_large.mlir"
 
 
 def test_an_op_below_the_timing_floor_is_listed_but_not_tuned_unless_named(tmp_path: Path) -> None:
@@ -571,7 +560,7 @@ def test_an_op_below_the_timing_floor_is_listed_but_not_tuned_unless_named(tmp_p
     from tdsl.tune.tuner import MIN_SHARE, op_jobs
 
     path = tmp_path / "two.mlir"
-    path.write_text(SMALL_BESIDE_LARGE)
+    path.write_text(SMALL_BESIDE_LARGE.read_text())
     listing = list_dispatches(path, CpuTarget())
     large, small = op_jobs(listing)
     assert large.share > 0.99 and not large.skipped
