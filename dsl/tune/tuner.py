@@ -631,10 +631,10 @@ class Tuner:
         # the others there.
         near = [v for v in (job.near_winner for job in jobs if job.dispatch is not None) if v is not None]
         groups = [tuple(winner.rules) for winner in won]  # a winner's rules work together (a packing and its tiles): all or none
-        combined = [_combined(label, targets, groups, base_set) for label, targets in (_target_groups(base_set, won) if won else [])]
+        combined = [_combined(label, targets, _reaching(won, targets), base_set) for label, targets in (_target_groups(base_set, won) if won else [])]
         if near:
             for label, targets in _target_groups(base_set, [*won, *near]):
-                v = _combined(f"{label}+near", targets, [*groups, *(tuple(n.rules) for n in near)], base_set)
+                v = _combined(f"{label}+near", targets, _reaching([*won, *near], targets), base_set)
                 if any(r in v.rules for n in near for r in n.rules):
                     combined.append(v)
         groups += [tuple(n.rules) for n in near]
@@ -731,6 +731,20 @@ def unapplied(variant: Variant) -> list[Rule]:
         return []
     unmatched = set(variant.build_report.get("unmatched", ()))
     return [r for i, r in enumerate(variant.strategies.rules) if i in unmatched and r in variant.rules]
+
+
+GRAPH_KNOBS = ("fold_batch_matmuls",)
+"""Target knobs that change which ops the graph level has (a folded batch matmul is a 2-D
+matmul): a winner's rules reach their op only on targets with its values of these."""
+
+
+def _reaching(winners: Sequence[Variant], targets: Sequence[Any]) -> list[tuple[Rule, ...]]:
+    """The rules of each of ``winners`` (a group each) measured on a target whose
+    :data:`GRAPH_KNOBS` are those of ``targets``; the others would match nothing there."""
+    def knobs(found: Sequence[Any]) -> tuple[Any, ...]:
+        return tuple(getattr(found[0], k, None) for k in GRAPH_KNOBS) if found else ()
+
+    return [tuple(w.rules) for w in winners if w.strategies is None or knobs(w.strategies.targets) == knobs(targets)]
 
 
 def _combined(label: str, targets: Sequence[Any], groups: Sequence[tuple[Rule, ...]], base_set: StrategySet) -> Variant:
