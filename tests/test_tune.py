@@ -859,3 +859,38 @@ def test_batch_convolutions_are_tuned_and_the_others_say_why_not(im2col: bool, t
     emitted = [r for r in result.tuned.rules if r.strategy.kind == "graph_cpu_lowering"]
     assert len(emitted) == (1 if im2col else 2) and all(r.match.kind == "convolution" and r.match.maps for r in emitted)
     assert result.tuned.targets[0].im2col_convs == im2col
+
+
+def test_a_rerun_decides_on_each_stage_latest_rounds(payload: Path, tmp_path: Path) -> None:
+    """A cache can hold a stage's rounds twice: a stage is measured again whole when one of
+    its candidates is new (after an upgrade changed a space's seeds, say), and its rounds
+    are appended to the earlier ones of the candidates it shares. A rerun decides on the
+    latest rounds, as the run that measured them did; on both together a warm rerun of the
+    CPU suite once flipped a shape's verdict and re-measured another for 100 s. Here every
+    stage of a tuning where the pins lose is measured again where they win: the rerun then
+    decides as a cold tuning where they win does."""
+    options = TuneOptions(budget=3, rounds=3, finalists=2, check_numerics=False)
+
+    def timings(pinned: float) -> Callable[[dict[str, Any] | None], float]:
+        return lambda data: _iree_or_packs(data) if data is None or _packs(data) else pinned if _pins(data) else 2e-3
+
+    with TuneCache(tmp_path / "c.sqlite") as cache:
+        with ScriptedRunner(timings(3e-3)) as runner:
+            first = tune(payload, options=options, executor=runner, cache=cache)
+            sets = dict(runner.sets)
+        assert not first.tuned.rules
+        winning = timings(1e-3)
+        with cache._write() as db:  # every stage's rounds again, as the winning timings give them
+            rows = db.execute("SELECT key, machine, setup, COUNT(*) FROM samples WHERE seconds IS NOT NULL GROUP BY key, machine, setup").fetchall()
+            for key, machine_digest, setup, count in rows:
+                seconds = winning(sets.get(key))
+                db.executemany(
+                    "INSERT INTO samples (key, machine, setup, seconds, error, created) VALUES (?, ?, ?, ?, '', ?)",
+                    [(key, machine_digest, setup, seconds, 2e9)] * count,
+                )
+        with ScriptedRunner(winning) as runner:
+            runner.sets.update(sets)  # the builds it finds in the cache
+            again = tune(payload, options=options, executor=runner, cache=cache)
+    with TuneCache(tmp_path / "cold.sqlite") as cache, ScriptedRunner(winning) as runner:
+        cold = tune(payload, options=options, executor=runner, cache=cache)
+    assert cold.tuned.rules and (again.chosen, again.tuned) == (cold.chosen, cold.tuned)

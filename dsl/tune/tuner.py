@@ -342,13 +342,19 @@ class Tuner:
         built = [v for v in variants if v.vmfb is not None]
         setup = f"{self.setup}:{stage}"
         cached = {id(v): self.cache.samples(v.artifact, self.machine_key, setup) for v in built if v.artifact}
-        if all(len(cached.get(id(v), ())) >= rounds for v in built):
+
+        def per(v: Variant) -> int:
+            return 2 if v is reference else 1  # the reference runs first and last in a round
+
+        if all(len(cached.get(id(v), ())) >= rounds * per(v) for v in built):
             for v in built:  # as a cold run leaves them: this stage's samples after the earlier ones
-                stored = list(cached[id(v)])
-                per = 2 if v is reference else 1  # the reference runs first and last in a round
+                # The stage's latest measurement only: a stage measured again (a candidate of it
+                # was new) appends its rounds to the earlier ones of the variants it shares, and
+                # the run that measured it decided on those rounds alone.
+                stored = list(cached[id(v)])[-rounds * per(v):]
                 v.samples.extend(stored)
                 v.cached_samples += len(stored)
-                v.by_round.extend(stored[i : i + per] for i in range(0, len(stored), per))
+                v.by_round.extend(stored[i : i + per(v)] for i in range(0, len(stored), per(v)))
             return
         base_time = reference.median or 1.0
         self.progress.expect("sample", rounds * (len(built) + 1))
