@@ -494,7 +494,7 @@ class Tuner:
         except StrategyError as err:  # the base's target refuses every pin of this op
             job.skipped = f"no space on {base.label}: {err}"
             return
-        self.search(job, job.space, base, budget, lambda c: (with_rules(tuned_set(targets, c.strategies.rules), base_set.rules), c.strategies.rules))
+        self.search(job, job.space, base, budget, _before_base(targets, base_set))
         if at_codegen:
             return  # the layouts (packing, panels) act at the graph level, on the op IREE rebuilds
         if not packable(view, match):
@@ -502,7 +502,7 @@ class Tuner:
             self.search(job, packed, base, budget, lambda c: (with_rules(c.strategies, base_set.rules), c.strategies.rules), tag="packed")
         if not panelable(view, match, isa):
             panels = panel_space(view, match, isa, target, f"{job.name}_panels")
-            self.search(job, panels, base, budget, lambda c: (with_rules(tuned_set(targets, c.strategies.rules), base_set.rules), c.strategies.rules), tag="panels")
+            self.search(job, panels, base, budget, _before_base(targets, base_set), tag="panels")
 
     def convolution_stage(self, job: OpJob, base: Variant, isa: str, budget: int) -> None:
         """Tunes one convolution on top of ``base``: its pinned-tile space
@@ -518,10 +518,7 @@ class Tuner:
         target = base_set.targets[0]
         assert isinstance(target, CpuTarget)
         space = convolution_space(dispatch.graph_op, dispatch.graph_matcher, isa, target, job.name, dispatch.pipeline or "", dispatch.lowering_config)
-
-        def make(c: Any) -> tuple[StrategySet, tuple[Rule, ...]]:
-            return with_rules(tuned_set(base_set.targets, c.strategies.rules), base_set.rules), c.strategies.rules
-
+        make = _before_base(base_set.targets, base_set)
         first = next(iter(space.take(iter([(space.index_of(v), v) for v in space.seeds]))), None) or next(iter(space.candidates(count=budget, seed=self.options.seed)), None)
         if first is None:
             job.skipped = f"every point of its space was pruned: {'; '.join(space.pruned.lines()) or 'no reason recorded'}"
@@ -753,6 +750,12 @@ def _reaching(winners: Sequence[Variant], targets: Sequence[Any]) -> list[tuple[
     return [tuple(w.rules) for w in winners if w.strategies is None or knobs(w.strategies.targets) == knobs(targets)]
 
 
+def _before_base(targets: Sequence[Any], base_set: StrategySet) -> Callable[[Any], tuple[StrategySet, tuple[Rule, ...]]]:
+    """A search's ``make`` for a space of op rules on ``base_set``: a candidate's rules, then
+    the base's rules that validate with them, on ``targets``; and the rules it adds."""
+    return lambda c: (with_rules(tuned_set(targets, c.strategies.rules), base_set.rules), c.strategies.rules)
+
+
 def _combined(label: str, targets: Sequence[Any], groups: Sequence[tuple[Rule, ...]], base_set: StrategySet) -> Variant:
     """The model pass's ``label`` variant: ``groups`` (each all or none) then the base's
     rules on ``targets``; its own rules are the groups' rules the set kept."""
@@ -862,12 +865,11 @@ def op_jobs(ops: ProgramOps, only: Sequence[str] = (), times: dict[str, float] |
     ``only`` selects them) a job is listed but skipped."""
     from ..strategies.cpu.space import convolution_tunable, tunable
 
-    timed = times is not None and any(d.name in times for d in ops.dispatches)
-    measure: Callable[[Dispatch], float] = (lambda d: (times or {}).get(d.name, 0.0)) if timed else _flops
-    total = (sum((times or {}).values()) if timed else sum(_flops(d) for d in ops.dispatches)) or 1.0
+    by_time = times if times and any(d.name in times for d in ops.dispatches) else None
+    total = (sum(by_time.values()) if by_time else sum(_flops(d) for d in ops.dispatches)) or 1.0
 
     def _share(d: Dispatch) -> float:
-        return measure(d) / total
+        return (by_time.get(d.name, 0.0) if by_time else _flops(d)) / total
 
     jobs: dict[str, OpJob] = {}
     for d in ops.dispatches:
@@ -889,7 +891,7 @@ def op_jobs(ops: ProgramOps, only: Sequence[str] = (), times: dict[str, float] |
     for i, job in enumerate(ordered):
         job.name = f"op{i}"
         if not job.skipped and not only and job.share < MIN_SHARE:
-            job.skipped = f"{job.share:.1%} of the {'time' if timed else 'work'}, too small for whole-program timing to resolve (--ops tunes it anyway)"
+            job.skipped = f"{job.share:.1%} of the {'time' if by_time else 'work'}, too small for whole-program timing to resolve (--ops tunes it anyway)"
     return ordered
 
 

@@ -59,6 +59,7 @@ only; thresholds (K, size bounds) are not knobs here because a per-op rule needs
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from tdsl import ContractionMatch, CpuLowering, CpuTarget, DataLayout, GraphCpuLowering, OpNameMatch, PackGreedily, PackTranspose, Rule, StrategySet
@@ -263,8 +264,6 @@ def convolution_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarge
 def _config_point(config: str | None, knobs: dict[int, tuple[Any, Any, Any]]) -> dict[str, int] | None:
     """The knob values of IREE's ``#iree_cpu.lowering_config`` for an op (None where it has
     not the levels or the loops of ``knobs``)."""
-    import re
-
     if not config:
         return None
     levels = {}
