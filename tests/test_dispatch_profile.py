@@ -70,3 +70,20 @@ def test_a_module_that_cannot_run_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(BenchFailed) as err:
         dispatch_times(bad, "f", [], min_time_s=0.1)
     assert "\n" not in str(err.value) and "bad.vmfb" in str(err.value)
+
+
+def test_every_timing_tool_failure_is_one_line(tmp_path: Path) -> None:
+    """The one runner of the timing tools (iree-benchmark-module, iree-profile, the
+    onnxruntime and numpy timers): a tool that cannot start, exits non-zero or runs past
+    its timeout is one BenchFailed line naming it."""
+    from tdsl.iree.timing import run_tool
+
+    with pytest.raises(BenchFailed, match=r"^the probe could not start: .*no-such-tool") as missing:
+        run_tool([str(tmp_path / "no-such-tool")], "the probe")
+    failing = ["sh", "-c", "echo first >&2; echo last >&2; exit 3"]
+    with pytest.raises(BenchFailed, match=r"^the probe failed \(exit 3\): first last$") as failed:
+        run_tool(failing, "the probe")
+    with pytest.raises(BenchFailed, match=r"^the probe ran past 0.2 s and was killed$") as slow:
+        run_tool(["sleep", "5"], "the probe", timeout_s=0.2)
+    assert all("\n" not in str(e.value) for e in (missing, failed, slow))
+    assert run_tool(["sh", "-c", "echo ok"], "the probe") == "ok\n"

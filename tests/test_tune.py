@@ -70,10 +70,14 @@ def test_tune_end_to_end_then_warm_cache(payload: Path, tmp_path: Path) -> None:
         emitted = tdsl.load(out / TUNED_PY)
         assert emitted == tdsl.load(out / TUNED_YAML) == result.tuned
         tdsl.render(emitted, "cpu")
+        # Never slower than IREE's best path, as the model pass measured it: round by round
+        # against the pass's reference (medians over rounds mix in the machine's drift, and
+        # two IREE paths within the noise can swap places in them).
         chosen = result.variant(result.chosen)
-        iree = min((v for v in result.final if v.label.startswith("iree-")), key=lambda v: v.median or 0)
-        assert chosen is not None and chosen.median is not None and iree.median is not None
-        assert chosen.median <= iree.median  # never slower than IREE's best path, as measured
+        reference = next(v for v in result.final if v.ok and v.by_round)
+        best_iree = fastest([v for v in result.final if v.label in ("iree-default", "iree-data-tiling")], reference)
+        assert chosen is not None and best_iree is not None and chosen.by_round
+        assert chosen is best_iree or wins(chosen, best_iree, result.noise), (chosen.label, best_iree.label)
         if emitted.rules:
             assert result.numerics["checked"] and result.numerics["ok"]
         assert "op0" in table(result)

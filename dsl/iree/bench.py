@@ -26,7 +26,6 @@ import json
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -47,7 +46,7 @@ from ..files import staged
 from .execute import numpy_reference
 from .machine import ISA_NAMES, machine
 from .progress import NO_PROGRESS, Progress
-from .timing import ALLOCATORS, SAMPLE_TIMEOUT_S, iree_sample, time_round
+from .timing import ALLOCATORS, SAMPLE_TIMEOUT_S, iree_sample, run_tool, time_round
 from ..spec.strategy_set import StrategySet
 from ..targets import CpuTarget
 
@@ -212,13 +211,8 @@ print(json.dumps({"seconds_per_call": elapsed / calls}))
 
 def _timer_sample(what: str, script: str, args: dict[str, Any], env: dict[str, str] | None = None) -> float:
     """Seconds per call measured by ``script`` in a fresh Python process."""
-    try:
-        proc = subprocess.run([sys.executable, "-c", script, json.dumps(args)], capture_output=True, text=True, env=env, timeout=600)
-    except subprocess.TimeoutExpired:
-        raise BenchFailed(f"the {what} timer ran past 600 s and was killed") from None
-    if proc.returncode != 0:
-        raise BenchFailed(f"{what} timer failed: {proc.stderr.strip()[-400:]}")
-    return float(json.loads(proc.stdout)["seconds_per_call"])
+    stdout = run_tool([sys.executable, "-c", script, json.dumps(args)], f"the {what} timer", env=env)
+    return float(json.loads(stdout)["seconds_per_call"])
 
 
 def onnxruntime_sample(model: Path, inputs: Sequence[Path], threads: int, min_time_s: float) -> float:

@@ -13,13 +13,12 @@ misjudge: a grouped, dilated 3x3 convolution of a ResNet block was 7.9 % of its 
 from __future__ import annotations
 
 import json
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Sequence
 
 from ..errors import BenchFailed
-from .timing import SAMPLE_TIMEOUT_S, benchmark_command, benchmark_env, benchmark_tool
+from .timing import benchmark_command, benchmark_env, benchmark_tool, run_tool
 
 PROFILE_MODE = "host-execution"
 """The HAL profiling data family the local CPU devices record per dispatch (3.13 refuses
@@ -43,8 +42,8 @@ def dispatch_times(vmfb: Path, function: str, inputs: Sequence[Path], min_time_s
         bundle = Path(tmp) / "profile.ireeprof"
         command = [*benchmark_command(vmfb, function, inputs, 1, min_time_s, parameters=parameters),
                    f"--device_profiling_mode={PROFILE_MODE}", f"--device_profiling_output={bundle}"]
-        _checked(command, benchmark_env(), f"iree-benchmark-module (profiling {vmfb.name})")
-        rows = _checked([profile_tool(), "statistics", "--format=jsonl", str(bundle)], None, f"iree-profile on {vmfb.name}")
+        run_tool(command, f"iree-benchmark-module (profiling {vmfb.name})", env=benchmark_env())
+        rows = run_tool([profile_tool(), "statistics", "--format=jsonl", str(bundle)], f"iree-profile on {vmfb.name}")
     times: dict[str, float] = {}
     for line in rows.splitlines():
         row = json.loads(line)
@@ -54,15 +53,3 @@ def dispatch_times(vmfb: Path, function: str, inputs: Sequence[Path], min_time_s
         raise BenchFailed(f"iree-profile found no dispatch of {vmfb.name} ({function}) in its profile")
     return times
 
-
-def _checked(command: list[str], env: dict[str, str] | None, what: str) -> str:
-    """stdout of ``command``; a failure, a timeout or a missing tool is one BenchFailed line."""
-    try:
-        proc = subprocess.run(command, capture_output=True, text=True, timeout=SAMPLE_TIMEOUT_S, env=env)
-    except subprocess.TimeoutExpired:
-        raise BenchFailed(f"{what} ran past {SAMPLE_TIMEOUT_S:g} s and was killed") from None
-    except OSError as err:
-        raise BenchFailed(f"{what}: {err}") from None
-    if proc.returncode != 0:
-        raise BenchFailed(f"{what} failed (exit {proc.returncode}): {proc.stderr.strip()[-400:]}")
-    return proc.stdout

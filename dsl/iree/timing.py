@@ -98,13 +98,23 @@ def iree_sample(
     then back-to-back calls for ``min_time_s``) on ``threads`` threads with ``allocator``,
     weights read from the ``parameters`` archives (``scope=path``)."""
     command = benchmark_command(vmfb, function, inputs, threads, min_time_s, allocator, parameters=parameters)
+    stdout = run_tool(command, f"iree-benchmark-module on {vmfb.name} ({function})", env=benchmark_env())
+    return benchmark_seconds(stdout)
+
+
+def run_tool(command: Sequence[str], what: str, env: dict[str, str] | None = None, timeout_s: float = SAMPLE_TIMEOUT_S) -> str:
+    """stdout of a timing tool's ``command`` (``what`` names it in messages). A timeout, a
+    tool that cannot start or a non-zero exit is one :class:`~tdsl.errors.BenchFailed` line
+    with the end of its stderr."""
     try:
-        proc = subprocess.run(command, capture_output=True, text=True, timeout=SAMPLE_TIMEOUT_S, env=benchmark_env())
+        proc = subprocess.run(list(command), capture_output=True, text=True, timeout=timeout_s, env=env)
     except subprocess.TimeoutExpired:
-        raise BenchFailed(f"iree-benchmark-module ran past {SAMPLE_TIMEOUT_S:g} s on {vmfb.name} ({function}) and was killed") from None
+        raise BenchFailed(f"{what} ran past {timeout_s:g} s and was killed") from None
+    except OSError as err:
+        raise BenchFailed(f"{what} could not start: {err}") from None
     if proc.returncode != 0:
-        raise BenchFailed(f"iree-benchmark-module failed on {vmfb.name}: {proc.stderr.strip()[-400:]}")
-    return benchmark_seconds(proc.stdout)
+        raise BenchFailed(f"{what} failed (exit {proc.returncode}): {' '.join(proc.stderr.split())[-400:]}")
+    return proc.stdout
 
 
 def benchmark_seconds(stdout: str) -> float:
