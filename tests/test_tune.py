@@ -105,11 +105,14 @@ class ScriptedRunner:
         fails: Callable[[dict[str, Any] | None], bool] = lambda data: False,
         dies: Callable[[dict[str, Any] | None], bool] = lambda data: False,
         unmatched: Callable[[dict[str, Any] | None], list[int]] = lambda data: [],
+        error: str = "error: scripted failure",
     ) -> None:
         self.local = LocalExecutor(2)
         self.seconds = seconds
         self.fails = fails
         """Sets whose build fails as iree-compile would, one line."""
+        self.error = error
+        """What iree-compile says where a set fails."""
         self.dies = dies
         """Sets whose build worker dies (a failure that says nothing of the set)."""
         self.unmatched = unmatched
@@ -130,7 +133,7 @@ class ScriptedRunner:
             if self.dies(job.strategies):
                 results.append(failed_build(job, BrokenProcessPool("scripted worker death")))
             elif self.fails(job.strategies):
-                results.append(BuildResult(job.key, None, "iree-compile failed (exit 1): error: scripted failure", 0.0, {}))
+                results.append(BuildResult(job.key, None, f"iree-compile failed (exit 1): {self.error}", 0.0, {}))
             else:
                 results.append(BuildResult(job.key, f"scripted {job.key}".encode(), "", 0.0, {"unmatched": self.unmatched(job.strategies)}))
             on_done(results[-1])
@@ -239,6 +242,32 @@ def test_an_iree_path_that_does_not_compile_the_model_is_named(payload: Path, tm
     model_pass = [line for line in table(result).splitlines() if line.strip().startswith("model pass:")]
     assert len(model_pass) == 1 and "iree-data-tiling did not compile" in model_pass[0], model_pass
     assert any(line.startswith("Model pass:") and "iree-data-tiling did not compile" in line for line in notes(result)), notes(result)
+    assert not any("allow_large_vectors" in v.label for v in result.program)  # retried only where the vector check refused it
+
+
+def test_a_point_iree_refuses_for_its_own_large_vectors_is_retried_with_the_check_off(payload: Path, tmp_path: Path) -> None:
+    """IREE 3.13's data tiling refuses its own packed attention mask on AVX2 (the gpt2_block
+    example: 'large vector sizes'). Data tiling then stays 'did not compile' as IREE's path,
+    and the same point with the check off (CpuTarget.allow_large_vectors) is timed as a
+    program-level point of its own, and emitted where it is the fastest."""
+
+    def refused(data: dict[str, Any] | None) -> bool:
+        return _data_tiling(data) and not data["targets"][0].get("allow_large_vectors")  # type: ignore[index]
+
+    def seconds(data: dict[str, Any] | None) -> float:
+        return 1e-3 if _data_tiling(data) and not _pins(data) and not _packs(data) else 2e-3
+
+    error = "error: One or more operations with large vector sizes (16384 bytes) were found: vector<1x8x8x8x8xf32>"
+    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds, fails=refused, error=error) as runner:
+        result = tune(payload, options=FAST, executor=runner, cache=cache)
+    failed = result.variant("iree-data-tiling")
+    assert failed is not None and "large vector sizes" in failed.build_error and failed.median is None
+    retried = [v for v in result.program if v.label.endswith(",allow_large_vectors=True")]
+    assert "program:data_tiling=True,allow_large_vectors=True" in [v.label for v in retried]
+    assert all(v.vmfb is not None and v.values["allow_large_vectors"] for v in retried)
+    [target] = result.tuned.targets
+    assert isinstance(target, tdsl.CpuTarget) and target.data_tiling and target.allow_large_vectors and not result.tuned.rules
+    assert result.chosen == "program:data_tiling=True,allow_large_vectors=True"
 
 
 def test_a_candidate_that_wins_is_emitted_and_ctrl_c_keeps_the_baseline(payload: Path, tmp_path: Path) -> None:

@@ -11,8 +11,9 @@ then the whole model, keeping IREE's path wherever nothing measured better.
    :data:`MIN_SHARE` of it is listed but not tuned unless ``ops`` names it.
 2. **Program level.** The points of :func:`~tdsl.strategies.cpu.space.program_space`
    (IREE default and data tiling among them) and the ready library's graph-level mmt4d
-   packing of every matmul are built and timed on the whole program; the fastest is the
-   *base* the op-level candidates start from.
+   packing of every matmul are built and timed on the whole program (a point IREE's own
+   vector-size check refuses is built again with the check off, :func:`_with_large_vectors`);
+   the fastest is the *base* the op-level candidates start from.
 3. **Op level.** For each job, the candidates of its spaces -- its pinned tiles
    (:func:`~tdsl.strategies.cpu.space.contraction_space`, or for a convolution
    :func:`~tdsl.strategies.cpu.space.convolution_space`; an op IREE rebuilds before codegen
@@ -447,6 +448,10 @@ class Tuner:
             packed = auto(target, isa=isa, pack_matmuls=True, name="tuned")
             variants.append(Variant("program:pack_matmuls", packed, values={"pack_matmuls": True}))
         self.build(variants)
+        refused = [_with_large_vectors(v) for v in variants if v.vmfb is None and LARGE_VECTOR_REFUSAL in v.build_error and v.strategies is not None]
+        if refused:
+            self.build(refused)
+            variants.extend(refused)
         failed = [v for v in variants if v.vmfb is None]
         if len(failed) == len(variants):
             raise TuneFailed(f"every baseline build failed; first: {failed[0].build_error}")
@@ -725,6 +730,23 @@ class Tuner:
         challengers = [v for v in final if v.label not in (IREE_DEFAULT, DATA_TILING) and v.ok]
         best = fastest(challengers, reference)
         return best_iree, best, noise(reference)
+
+
+LARGE_VECTOR_REFUSAL = "large vector sizes"
+"""What IREE 3.13's vector-size check says where it refuses a configuration of its own (its
+data tiling on AVX2 fuses a masked attention's mask into an 8x8-packed elementwise op with a
+16 KB vector: the gpt2_block example; see :attr:`tdsl.CpuTarget.allow_large_vectors`)."""
+
+
+def _with_large_vectors(refused: Variant) -> Variant:
+    """The program-level point ``refused`` (whose build IREE's vector-size check failed) with
+    the check off, as its own point: the flag changes nothing else, and IREE's path as
+    shipped keeps its label and its build error."""
+    assert refused.strategies is not None
+    name = "program:data_tiling=True" if refused.label == DATA_TILING else refused.label
+    targets = tuple(t.model_copy(update={"allow_large_vectors": True}) if isinstance(t, CpuTarget) else t for t in refused.strategies.targets)
+    strategies = StrategySet(name=refused.strategies.name, targets=targets, rules=refused.strategies.rules)
+    return Variant(f"{name},allow_large_vectors=True", strategies, values={**refused.values, "allow_large_vectors": True})
 
 
 def unapplied(variant: Variant) -> list[Rule]:
