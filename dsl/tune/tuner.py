@@ -16,7 +16,8 @@ then the whole model, keeping IREE's path wherever nothing measured better.
    the fastest is the *base* the op-level candidates start from.
 3. **Op level.** For each job, the candidates of its spaces -- its pinned tiles
    (:func:`~tdsl.strategies.cpu.space.contraction_space`, or for a convolution
-   :func:`~tdsl.strategies.cpu.space.convolution_space`; an op IREE rebuilds before codegen
+   :func:`~tdsl.strategies.cpu.space.convolution_space`, on the channels-last op where the
+   base rewrites it so, :func:`rewritten_convolution`; an op IREE rebuilds before codegen
    is tuned as listed under ``fold_batch_matmuls``, :func:`fold_rebuilt`), then, for a 2-D matmul (or a
    batch-1 batch matmul, folded first), its graph-level packing (:func:`~tdsl.strategies.cpu.space.packing_space`, on its own
    target: ukernels off) and its RHS panels (:func:`~tdsl.strategies.cpu.space.panel_space`:
@@ -153,6 +154,10 @@ class OpJob:
     makes the graph-level op the one codegen sees (a batch matmul whose RHS is broadcast over
     the batch, as ``nn.Linear`` on a 3-D input exports, becomes the matmul IREE would rebuild
     before codegen); its candidates are then built with the knob on."""
+    rewritten: Dispatch | None = None
+    """The convolution's dispatch as the base's target lists it, where the base's conv path
+    (``channels_last_convs``) rewrites the op before a pin on its original form reaches it:
+    the channels-last convolution, tuned in its place."""
     spaces: list[Space] = field(default_factory=list)
     """Every space searched (an op's pinned tiles, then its packing where it has one)."""
     variants: list[Variant] = field(default_factory=list)
@@ -192,6 +197,7 @@ class OpJob:
     def to_json(self) -> dict[str, Any]:
         dispatches = [self.dispatch, *self.merged] if self.dispatch else []
         return job_head(self.name, dispatches, self.dispatch.graph_op if self.dispatch else None, self.share, self.skipped) | {
+            "tuned_as": self.rewritten.graph_op.shapes() if self.rewritten and self.rewritten.graph_op else None,
             "space_size": sum(space.size for space in self.spaces) if self.spaces else (self.space.size if self.space else 0),
             "pruned": self.pruned.to_json(),
             "noise": self.noise,
@@ -249,6 +255,7 @@ class Tuner:
         self.target = target or CpuTarget()
         """The target a build without strategies (IREE's default) compiles for."""
         self.program = program
+        self._listings: dict[str, ProgramOps] = {}
         self.options = options
         self.executor = executor
         self.cache = cache
@@ -420,6 +427,15 @@ class Tuner:
         self.cache.put_profile(variant.artifact, here, self.setup, times)
         return times
 
+    def listing(self, target: CpuTarget) -> ProgramOps:
+        """The program's dispatches as ``target`` compiles it (listed once per target)."""
+        key = target.model_dump_json()
+        if key not in self._listings:
+            self._listings[key] = list_dispatches(
+                self.program.mlir_path, target, extra_flags=self.options.extra_flags, timeout_s=self.options.timeout_s, memory_gb=self.options.memory_gb
+            )
+        return self._listings[key]
+
     def _check_time(self) -> None:
         limit = self.options.time_s
         if limit is not None and time.monotonic() - self.started > limit:
@@ -517,7 +533,7 @@ class Tuner:
         its rule matches nothing the job is skipped with that reason."""
         from ..strategies.cpu.space import convolution_space
 
-        dispatch = job.dispatch
+        dispatch = job.rewritten or job.dispatch
         assert dispatch is not None and dispatch.graph_op is not None and dispatch.graph_matcher is not None
         base_set = base.strategies or tuned_set([CpuTarget()])
         target = base_set.targets[0]
@@ -532,6 +548,13 @@ class Tuner:
         probe = Variant(f"{job.name}#{first.index}", built, values=first.values, op=job.name, rules=rules)
         self.build([probe])
         if unapplied(probe):
+            if job.rewritten is None and target.channels_last_convs and not target.im2col_convs:
+                # The channels-last rewrite runs before the graph-level rules: the op they
+                # see is the channels-last convolution, as the base's target lists it.
+                job.rewritten = rewritten_convolution(dispatch, self.listing(target))
+                if job.rewritten is not None:
+                    self.convolution_stage(job, base, isa, budget)
+                    return
             job.skipped = f"{base.label} rewrites the op before a graph-level pin reaches it (its conv path: IREE's im2col or the channels-last rewrite)"
             return
         job.space = space
@@ -758,9 +781,10 @@ def unapplied(variant: Variant) -> list[Rule]:
     return [r for i, r in enumerate(variant.strategies.rules) if i in unmatched and r in variant.rules]
 
 
-GRAPH_KNOBS = ("fold_batch_matmuls",)
+GRAPH_KNOBS = ("fold_batch_matmuls", "channels_last_convs")
 """Target knobs that change which ops the graph level has (a folded batch matmul is a 2-D
-matmul): a winner's rules reach their op only on targets with its values of these."""
+matmul; a channels-first convolution is a channels-last one between transposes): a winner's
+rules reach their op only on targets with its values of these."""
 
 
 def _reaching(winners: Sequence[Variant], targets: Sequence[Any]) -> list[tuple[Rule, ...]]:
@@ -924,6 +948,28 @@ def _rebuilt(job: OpJob) -> bool:
 
     d = job.dispatch
     return not job.skipped and d is not None and d.graph_op is not None and d.root is not None and restructured(d.graph_op, d.root)
+
+
+def rewritten_convolution(original: Dispatch, ops: ProgramOps) -> Dispatch | None:
+    """The dispatch of ``ops`` (a listing under a target whose conv path rewrites
+    convolutions, such as ``channels_last_convs``) whose graph-level op is ``original``'s
+    convolution in its rewritten layout: the same sizes in every loop role, the same strides
+    and dilations, a convolution at codegen too (not the transpose the rewrite adds before
+    it), with an op-level space. None where there is not exactly one."""
+    from ..strategies.cpu.space import convolution_tunable
+
+    view = original.graph_op
+    assert view is not None
+
+    def signature(v: OpView) -> tuple[Any, ...]:
+        return (tuple(sorted((role, tuple(v.sizes(role))) for role in v.roles)), v.strides, v.dilations, tuple(o.element for o in v.operands))
+
+    found = [
+        d for d in ops.dispatches
+        if d.graph_op is not None and d.graph_matcher is not None and d.root is not None and d.root.kind == "convolution"
+        and d.graph_op.maps != view.maps and signature(d.graph_op) == signature(view) and not convolution_tunable(d.graph_op, d.pipeline)
+    ]
+    return found[0] if len({python_source(d.graph_matcher) for d in found if d.graph_matcher is not None}) == 1 else None
 
 
 def fold_rebuilt(jobs: Sequence[OpJob], folded: ProgramOps) -> None:
