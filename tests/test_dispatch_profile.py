@@ -12,7 +12,7 @@ from tdsl import CpuTarget
 from tdsl.errors import BenchFailed
 from tdsl.iree.dispatch_profile import dispatch_times
 from tdsl.iree.ops import ProgramOps, list_dispatches
-from tdsl.tune.tuner import op_jobs
+from tdsl.tune.tuner import op_jobs, with_measured_launches
 
 SMALL_BESIDE_LARGE = Path(__file__).resolve().parent / "payloads" / "cpu" / "small_beside_large.mlir"
 
@@ -39,11 +39,12 @@ def test_each_dispatch_of_the_listing_gets_its_measured_time(built: tuple[Path, 
     matmul takes far more of the time than the 4x8x16 one (32768 times its flops)."""
     vmfb, inputs, ops = built
     dispatches = ops.dispatches
-    times = dispatch_times(vmfb, "two", inputs, min_time_s=0.2)
+    times = dispatch_times(vmfb, "two", inputs, calls=30)
     assert {d.name for d in dispatches} <= set(times)
+    assert all(times[d.name].launches == d.launches == 1 for d in dispatches)
     big = next(d.name for d in dispatches if "256x256x256" in d.name)
     small = next(d.name for d in dispatches if "4x16x8" in d.name)
-    assert times[big] > 20 * times[small] > 0
+    assert times[big].seconds > 20 * times[small].seconds > 0
 
 
 def test_jobs_are_ordered_by_the_time_given_and_by_flops_without_it(built: tuple[Path, list[Path], ProgramOps]) -> None:
@@ -68,7 +69,7 @@ def test_a_module_that_cannot_run_is_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.vmfb"
     bad.write_bytes(b"not a module")
     with pytest.raises(BenchFailed) as err:
-        dispatch_times(bad, "f", [], min_time_s=0.1)
+        dispatch_times(bad, "f", [], calls=3)
     assert "\n" not in str(err.value) and "bad.vmfb" in str(err.value)
 
 
@@ -87,3 +88,43 @@ def test_every_timing_tool_failure_is_one_line(tmp_path: Path) -> None:
         run_tool(["sleep", "5"], "the probe", timeout_s=0.2)
     assert all("\n" not in str(e.value) for e in (missing, failed, slow))
     assert run_tool(["sh", "-c", "echo ok"], "the probe") == "ok\n"
+
+
+LOOP = """
+func.func @loop(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c5 = arith.constant 5 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %c5 step %c1 iter_args(%acc = %x) -> (tensor<8x16xf32>) {
+    %e = tensor.empty() : tensor<8x16xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+    %m = linalg.matmul ins(%acc, %w : tensor<8x16xf32>, tensor<16x16xf32>) outs(%f : tensor<8x16xf32>) -> tensor<8x16xf32>
+    scf.yield %m : tensor<8x16xf32>
+  }
+  return %r : tensor<8x16xf32>
+}
+"""
+
+
+def test_a_dispatch_in_a_loop_launches_once_per_iteration(tmp_path: Path) -> None:
+    """IREE's static count says one launch per call for a dispatch inside a loop (an LSTM's
+    gate matmuls, once per time step); the profile counts every launch, and the tuner's
+    listing takes that count."""
+    import tdsl
+
+    payload = tmp_path / "loop.mlir"
+    payload.write_text(LOOP)
+    vmfb = tmp_path / "loop.vmfb"
+    tdsl.compile(payload, tdsl.StrategySet(name="none", targets=[CpuTarget()], rules=[]), "cpu", output=vmfb)
+    inputs = []
+    for i, shape in enumerate([(8, 16), (16, 16)]):
+        inputs.append(tmp_path / f"in{i}.npy")
+        np.save(inputs[-1], np.full(shape, 0.1, dtype=np.float32))
+    ops = list_dispatches(payload, CpuTarget())
+    [matmul] = [d for d in ops.dispatches if "matmul" in d.name]
+    assert matmul.launches == 1  # IREE's static count
+    profile = dispatch_times(vmfb, "loop", inputs, calls=7)
+    assert profile[matmul.name].launches == 5
+    [job] = op_jobs(with_measured_launches(ops, profile), times={k: t.seconds for k, t in profile.items()})
+    assert job.launches == 5 and job.dispatch is not None and job.dispatch.launches == 5

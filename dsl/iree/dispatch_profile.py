@@ -1,5 +1,6 @@
-"""Where a module's time goes: the time each dispatch function takes in back-to-back calls of
-one function, measured by the IREE runtime itself.
+"""Where a module's time goes: the time each dispatch function takes, and how often it
+launches, in back-to-back calls of one function, measured by the IREE runtime itself (a
+dispatch in a loop launches once per iteration, where IREE's static count says once).
 
 :func:`dispatch_times` runs ``iree-benchmark-module`` with the HAL's host-execution profiling
 (``--device_profiling_mode=host-execution``: the local CPU devices time every dispatch they
@@ -13,9 +14,10 @@ misjudge: a grouped, dilated 3x3 convolution of a ResNet block was 7.9 % of its 
 from __future__ import annotations
 
 import json
+import math
 import tempfile
 from pathlib import Path
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from ..errors import BenchFailed
 from .timing import benchmark_command, benchmark_env, benchmark_tool, run_tool
@@ -33,23 +35,47 @@ def profile_tool() -> str:
     return str(path)
 
 
-def dispatch_times(vmfb: Path, function: str, inputs: Sequence[Path], min_time_s: float = 0.5, parameters: Sequence[str] = ()) -> dict[str, float]:
-    """Seconds each dispatch function of ``vmfb`` took in total over back-to-back calls of
-    ``function`` (1 thread, ``inputs`` as ``.npy`` files, weights from the ``parameters``
-    archives), by its executable function name (``main$async_dispatch_3_matmul_..``).
-    Raises :class:`~tdsl.errors.BenchFailed` (one line) where a tool fails."""
+class DispatchTime(NamedTuple):
+    """One dispatch function's share of a call: seconds and launches per call, as measured."""
+
+    seconds: float
+    launches: float
+    """Launches per call: more than IREE's static count where the dispatch sits in a loop (an
+    LSTM's time steps launch its gate matmuls once per step)."""
+
+
+def calls_for(seconds_per_call: float | None, min_time_s: float = 0.5) -> int:
+    """How many back-to-back calls of a function taking ``seconds_per_call`` fill
+    ``min_time_s`` (3 to 10,000; 20 where the time is not known)."""
+    if not seconds_per_call or seconds_per_call <= 0:
+        return 20
+    return max(3, min(10_000, math.ceil(min_time_s / seconds_per_call)))
+
+
+def dispatch_times(vmfb: Path, function: str, inputs: Sequence[Path], calls: int = 20, parameters: Sequence[str] = ()) -> dict[str, DispatchTime]:
+    """Seconds and launches per call of each dispatch function of ``vmfb`` (by its executable
+    function name, ``main$async_dispatch_3_matmul_..``) over exactly ``calls`` back-to-back
+    calls of ``function`` (1 thread, no warm-up call, so that launches divide by the calls;
+    ``inputs`` as ``.npy`` files, weights from the ``parameters`` archives). Raises
+    :class:`~tdsl.errors.BenchFailed` (one line) where a tool fails."""
+    if calls < 1:
+        raise BenchFailed(f"calls: expected at least 1, received {calls}")
     with tempfile.TemporaryDirectory(prefix="tdsl-profile-") as tmp:
         bundle = Path(tmp) / "profile.ireeprof"
-        command = [*benchmark_command(vmfb, function, inputs, 1, min_time_s, parameters=parameters),
-                   f"--device_profiling_mode={PROFILE_MODE}", f"--device_profiling_output={bundle}"]
+        command = [
+            *(flag for flag in benchmark_command(vmfb, function, inputs, 1, 0.0, parameters=parameters) if not flag.startswith(("--benchmark_min_time=", "--benchmark_min_warmup_time="))),
+            f"--benchmark_min_time={calls}x", "--benchmark_min_warmup_time=0",
+            f"--device_profiling_mode={PROFILE_MODE}", f"--device_profiling_output={bundle}",
+        ]
         run_tool(command, f"iree-benchmark-module (profiling {vmfb.name})", env=benchmark_env())
         rows = run_tool([profile_tool(), "statistics", "--format=jsonl", str(bundle)], f"iree-profile on {vmfb.name}")
-    times: dict[str, float] = {}
+    totals: dict[str, tuple[float, int]] = {}
     for line in rows.splitlines():
         row = json.loads(line)
         if row.get("row_type") == "host_execution_function" and row.get("function_name"):
-            times[row["function_name"]] = times.get(row["function_name"], 0.0) + row["total_duration_ns"] * 1e-9
-    if not times:
+            seconds, count = totals.get(row["function_name"], (0.0, 0))
+            totals[row["function_name"]] = (seconds + row["total_duration_ns"] * 1e-9, count + int(row["sample_count"]))
+    if not totals:
         raise BenchFailed(f"iree-profile found no dispatch of {vmfb.name} ({function}) in its profile")
-    return times
+    return {name: DispatchTime(seconds / calls, count / calls) for name, (seconds, count) in totals.items()}
 

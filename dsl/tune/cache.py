@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 from ..errors import OutputError
 from ..files import atomic_write
+from ..iree.dispatch_profile import DispatchTime
 from ..iree.machine import machine
 
 CACHE_SCHEMA_VERSION = 1
@@ -586,24 +587,28 @@ class TuneCache:
 
     # -- per-dispatch profiles -------------------------------------------------------------
 
-    def put_profile(self, key: ArtifactKey, machine: MachineKey, setup: str, times: dict[str, float]) -> None:
-        """Stores the seconds per dispatch function of the build ``key`` measured on ``machine``
-        with ``setup`` (:func:`tdsl.iree.dispatch_profile.dispatch_times`), replacing an earlier one."""
-        text = _json_text(times, "put_profile: times")
+    def put_profile(self, key: ArtifactKey, machine: MachineKey, setup: str, times: dict[str, DispatchTime]) -> None:
+        """Stores the seconds and launches per call of each dispatch function of the build
+        ``key`` measured on ``machine`` with ``setup``
+        (:func:`tdsl.iree.dispatch_profile.dispatch_times`), replacing an earlier one."""
+        text = _json_text({name: [t.seconds, t.launches] for name, t in times.items()}, "put_profile: times")
         with self._write() as db:
             db.execute(
                 "INSERT OR REPLACE INTO profiles (key, machine, setup, times, created) VALUES (?, ?, ?, ?, ?)",
                 (key.digest(), machine.digest(), setup, text, time.time()),
             )
 
-    def get_profile(self, key: ArtifactKey, machine: MachineKey, setup: str) -> dict[str, float] | None:
-        """The profile stored for the build ``key`` on exactly this ``machine`` and ``setup``, or ``None``."""
+    def get_profile(self, key: ArtifactKey, machine: MachineKey, setup: str) -> dict[str, DispatchTime] | None:
+        """The profile stored for the build ``key`` on exactly this ``machine`` and ``setup``, or
+        ``None`` (also for one stored before profiles counted launches: seconds only)."""
         rows = self._read("SELECT times FROM profiles WHERE key = ? AND machine = ? AND setup = ?", (key.digest(), machine.digest(), setup))
         try:
             loaded = json.loads(rows[0][0]) if rows else None
-        except ValueError:
+            if not isinstance(loaded, dict):
+                return None
+            return {str(k): DispatchTime(float(v[0]), float(v[1])) for k, v in loaded.items()}
+        except (ValueError, TypeError, IndexError, KeyError):
             return None
-        return {str(k): float(v) for k, v in loaded.items()} if isinstance(loaded, dict) else None
 
     # -- the whole store -------------------------------------------------------------------
 

@@ -53,13 +53,14 @@ from __future__ import annotations
 import math
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
 from ..errors import StrategyError, TdslError
+from ..iree.dispatch_profile import DispatchTime
 from ..iree.frontend import Program, check_runnable, externalize_weights, load_program, make_inputs, signatures
 from ..iree.timing import MALLOC_STEADY_STATE
 from ..iree.iree_compile import DEFAULT_MEMORY_GB
@@ -402,13 +403,14 @@ class Tuner:
                 base_time = reference.median
             self._check_time()
 
-    def dispatch_times(self, variant: Variant) -> dict[str, float]:
-        """Seconds per dispatch function of ``variant``'s build in back-to-back calls on this
-        machine (cached per build, machine model and setup). Raises
-        :class:`~tdsl.errors.TdslError` (one line) where the build or the profile fails."""
+    def dispatch_times(self, variant: Variant) -> dict[str, DispatchTime]:
+        """Seconds and launches per call of each dispatch function of ``variant``'s build in
+        back-to-back calls on this machine, about half a second of them (cached per build,
+        machine model and setup). Raises :class:`~tdsl.errors.TdslError` (one line) where
+        the build or the profile fails."""
         import tempfile
 
-        from ..iree.dispatch_profile import dispatch_times
+        from ..iree.dispatch_profile import calls_for, dispatch_times
 
         if variant.vmfb is None or variant.artifact is None:
             raise TdslError(f"{variant.label} has no build to profile: {variant.build_error or 'not built'}")
@@ -423,7 +425,7 @@ class Tuner:
             for i, data in enumerate(self.inputs):
                 inputs.append(Path(tmp) / f"input{i}.npy")
                 inputs[-1].write_bytes(data)
-            times = dispatch_times(vmfb, self.signature.function, inputs, parameters=[a.spec for a in self.program.parameters])
+            times = dispatch_times(vmfb, self.signature.function, inputs, calls_for(variant.median), parameters=[a.spec for a in self.program.parameters])
         self.cache.put_profile(variant.artifact, here, self.setup, times)
         return times
 
@@ -950,6 +952,17 @@ def _rebuilt(job: OpJob) -> bool:
     return not job.skipped and d is not None and d.graph_op is not None and d.root is not None and restructured(d.graph_op, d.root)
 
 
+def with_measured_launches(ops: ProgramOps, profile: dict[str, DispatchTime]) -> ProgramOps:
+    """``ops`` with each dispatch's launches per call as ``profile`` measured them where they
+    differ from IREE's static count (a dispatch in a loop launches once per iteration: an
+    LSTM's gate matmuls, once per time step)."""
+    def measured(d: Dispatch) -> Dispatch:
+        found = profile.get(d.name)
+        return replace(d, launches=round(found.launches)) if found is not None and round(found.launches) >= 1 else d
+
+    return replace(ops, dispatches=tuple(measured(d) for d in ops.dispatches))
+
+
 def rewritten_convolution(original: Dispatch, ops: ProgramOps) -> Dispatch | None:
     """The dispatch of ``ops`` (a listing under a target whose conv path rewrites
     convolutions, such as ``channels_last_convs``) whose graph-level op is ``original``'s
@@ -1035,7 +1048,9 @@ def tune(
                 # The jobs, by their share of IREE default's time (the listing's dispatches
                 # are IREE default's); by flops where it cannot be profiled.
                 try:
-                    times = tuner.dispatch_times(next(v for v in program_variants if v.label == IREE_DEFAULT))
+                    profile = tuner.dispatch_times(next(v for v in program_variants if v.label == IREE_DEFAULT))
+                    times = {name: d.seconds for name, d in profile.items()}
+                    listing = with_measured_launches(listing, profile)
                     share_basis = "time"
                 except TdslError as err:
                     share_note = f"no per-dispatch profile of {IREE_DEFAULT} ({err}); shares are of the flops"
