@@ -557,7 +557,10 @@ class Tuner:
                 if job.rewritten is not None:
                     self.convolution_stage(job, base, isa, budget)
                     return
-            job.skipped = f"{base.label} rewrites the op before a graph-level pin reaches it (its conv path: IREE's im2col or the channels-last rewrite)"
+            job.skipped = (
+                f"a graph-level pin on it matches nothing by codegen on {base.label}: its conv path (IREE's im2col, the "
+                "channels-last rewrite) rewrites the op before the pin reaches it or rebuilds it after"
+            )
             return
         job.space = space
         self.search(job, space, base, budget, make)
