@@ -404,12 +404,18 @@ def _cmd_ops(args: argparse.Namespace) -> int:
         # The listing stays IREE's default pipeline (auto()'s data tiling would show every
         # matmul as the mmt4d it becomes); the coverage is auto()'s.
         ready = auto()
+    if args.profile and not isinstance(target, CpuTarget):
+        raise ArgumentError(f"--profile runs the program on this CPU: expected a cpu target, received {args.target!r} ({target.kind})")
     program = _program(args)
     progress = _progress(args)
+    shares: dict[str, float] | None = None
     try:
         with progress.step("compile", "op listing"):
             listing = list_dispatches(program.mlir_path, target, extra_flags=extra_flags(args),
                                       timeout_s=args.timeout, memory_gb=args.memory_gb, ready=ready)
+        if args.profile:
+            with progress.step("profile", "dispatch times"):
+                listing, shares = _profiled(program, target, listing, args)
     finally:
         progress.close()
     if args.emit is not None:
@@ -419,15 +425,46 @@ def _cmd_ops(args: argparse.Namespace) -> int:
         text = emitted.python() if args.emit.suffix == ".py" else emitted.yaml()
         atomic_write(args.emit, text)
     if args.json:
-        _print_json(listing.to_json())
+        _print_json(listing.to_json(shares))
     else:
-        print(listing.text().replace(str(program.mlir_path), str(args.payload)))
+        print(listing.text(shares).replace(str(program.mlir_path), str(args.payload)))
+        if shares is not None:
+            print("  (time: the share of its function's time per call, profiled by the IREE runtime on this CPU, 1 thread; launches as the runtime counted them)")
         for note in program.notes:
             print(f"  note: {note}")
         if args.emit is not None:
             print(f"emitted {len(emitted.strategies.rules)} rules to {args.emit}"
                   + (f" ({len(emitted.left_out)} notes on what they leave out)" if emitted.left_out else ""))
     return EXIT_OK
+
+
+def _profiled(program: Any, target: Any, listing: Any, args: argparse.Namespace) -> tuple[Any, dict[str, float]]:
+    """``listing`` with the launches the runtime counted, and each dispatch's share of its
+    function's time: ``target``'s build of ``program`` (no rules, as listed) run on this CPU
+    with seeded inputs. Failures are one line."""
+    import tempfile
+
+    import numpy as np
+
+    from .iree.dispatch_profile import DispatchTime, calls_for, dispatch_times, time_shares, with_measured_launches
+    from .iree.frontend import check_runnable, make_inputs, signatures
+    from .iree.iree_compile import run_iree_compile
+    from .iree.timing import iree_sample
+
+    check_runnable(program)
+    profile: dict[str, DispatchTime] = {}
+    parameters = [a.spec for a in program.parameters]
+    with tempfile.TemporaryDirectory(prefix="tdsl-ops-profile-") as tmp:
+        vmfb = Path(tmp) / "module.vmfb"
+        run_iree_compile(program.mlir_path, [*target.compile_flags(), *extra_flags(args)], vmfb, timeout_s=args.timeout, memory_gb=args.memory_gb)
+        for sig in signatures(program):
+            inputs = []
+            for i, value in enumerate(make_inputs(sig, seed=0)):
+                inputs.append(Path(tmp) / f"{sig.function}.{i}.npy")
+                np.save(inputs[-1], value)
+            once = iree_sample(vmfb, sig.function, inputs, 1, 0.05, parameters=parameters)
+            profile.update(dispatch_times(vmfb, sig.function, inputs, calls_for(once), parameters=parameters))
+    return with_measured_launches(listing, profile), time_shares(listing, profile)
 
 
 def _cmd_tune(args: argparse.Namespace) -> int:
@@ -686,6 +723,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--no-ready", action="store_true", help="cpu: do not report the coverage of tdsl.strategies.cpu.auto()")
     p.add_argument("--emit", type=Path, metavar="FILE.py|FILE.yaml", help="write a StrategySet that covers the program")
     p.add_argument("--json", action="store_true", help="print the listing as JSON")
+    p.add_argument("--profile", action="store_true", help="cpu: also run the program's build on this CPU (1 thread, seeded inputs, about half a second of calls) and list the dispatches by their share of the time, with the launches the runtime counted (a dispatch in a loop launches once per iteration, where IREE's static count says once)")
+    _add_parameters_arg(p)
     _add_limits(p)
     p.set_defaults(run=_cmd_ops)
 

@@ -3,6 +3,7 @@ orders its jobs by them: real builds, the IREE runtime's own host-execution prof
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,8 @@ from tdsl import CpuTarget
 from tdsl.errors import BenchFailed
 from tdsl.iree.dispatch_profile import dispatch_times
 from tdsl.iree.ops import ProgramOps, list_dispatches
-from tdsl.tune.tuner import op_jobs, with_measured_launches
+from tdsl.iree.dispatch_profile import with_measured_launches
+from tdsl.tune.tuner import op_jobs
 
 SMALL_BESIDE_LARGE = Path(__file__).resolve().parent / "payloads" / "cpu" / "small_beside_large.mlir"
 
@@ -128,3 +130,24 @@ def test_a_dispatch_in_a_loop_launches_once_per_iteration(tmp_path: Path) -> Non
     assert profile[matmul.name].launches == 5
     [job] = op_jobs(with_measured_launches(ops, profile), times={k: t.seconds for k, t in profile.items()})
     assert job.launches == 5 and job.dispatch is not None and job.dispatch.launches == 5
+
+
+def test_ops_profile_lists_dispatches_by_time_with_counted_launches(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`tdsl ops --profile` runs the build on this CPU: each dispatch gets its share of the
+    time (one function's shares add up to 1) and the launches the runtime counted; the
+    text lists them largest first. On gfx942 it is refused in one line."""
+    from tdsl.cli import main
+
+    payload = tmp_path / "loop.mlir"
+    payload.write_text(LOOP)
+    assert main(["ops", str(payload), "--target", "cpu", "--profile", "--json", "-q"]) == 0
+    listing = json.loads(capsys.readouterr().out)
+    [matmul] = [d for d in listing["dispatches"] if "matmul" in d["dispatch"]]
+    assert matmul["launches"] == 5 and 0 < matmul["time_share"] <= 1
+    assert sum(d["time_share"] for d in listing["dispatches"]) == pytest.approx(1.0)
+    assert main(["ops", str(SMALL_BESIDE_LARGE), "--target", "cpu", "--profile", "-q"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if "of the time" in line and "dispatch" in line]
+    assert len(lines) == 2 and "256x256x256" in lines[0] and "4x16x8" in lines[1], lines
+    assert main(["ops", str(payload), "--target", "gfx942", "--profile", "-q"]) == 2
+    [error] = capsys.readouterr().err.strip().splitlines()
+    assert "--profile" in error and "cpu" in error

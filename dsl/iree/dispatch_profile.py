@@ -16,10 +16,12 @@ from __future__ import annotations
 import json
 import math
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
 from ..errors import BenchFailed
+from .ops import Dispatch, ProgramOps
 from .timing import benchmark_command, benchmark_env, benchmark_tool, run_tool
 
 PROFILE_MODE = "host-execution"
@@ -79,3 +81,23 @@ def dispatch_times(vmfb: Path, function: str, inputs: Sequence[Path], calls: int
         raise BenchFailed(f"iree-profile found no dispatch of {vmfb.name} ({function}) in its profile")
     return {name: DispatchTime(seconds / calls, count / calls) for name, (seconds, count) in totals.items()}
 
+
+
+def with_measured_launches(ops: ProgramOps, profile: dict[str, DispatchTime]) -> ProgramOps:
+    """``ops`` with each dispatch's launches per call as ``profile`` measured them where they
+    differ from IREE's static count (a dispatch in a loop launches once per iteration: an
+    LSTM's gate matmuls, once per time step)."""
+    def measured(d: Dispatch) -> Dispatch:
+        found = profile.get(d.name)
+        return replace(d, launches=round(found.launches)) if found is not None and round(found.launches) >= 1 else d
+
+    return replace(ops, dispatches=tuple(measured(d) for d in ops.dispatches))
+
+
+def time_shares(ops: ProgramOps, profile: dict[str, DispatchTime]) -> dict[str, float]:
+    """Each dispatch's share of its function's time per call in ``profile`` (dispatch
+    functions are named ``<function>$..``: shares add up to 1 per function)."""
+    totals: dict[str, float] = {}
+    for name, t in profile.items():
+        totals[name.split("$", 1)[0]] = totals.get(name.split("$", 1)[0], 0.0) + t.seconds
+    return {d.name: profile[d.name].seconds / totals[d.name.split("$", 1)[0]] for d in ops.dispatches if d.name in profile and totals[d.name.split("$", 1)[0]] > 0}

@@ -20,7 +20,7 @@ import re
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from .. import bindings
 from ..errors import StrategyError
@@ -148,23 +148,29 @@ class ProgramOps:
     def launches_at_load(self) -> int:
         return sum(d.launches_at_load for d in self.dispatches)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, shares: Mapping[str, float] | None = None) -> dict[str, Any]:
+        """The listing as JSON; with ``shares`` (a profile's share of the time per dispatch,
+        :func:`tdsl.iree.dispatch_profile.time_shares`) each dispatch has its ``time_share``."""
         return {
             "payload": str(self.payload),
             "target": self.target,
             "executables": len(self.dispatches),
             "launches": self.launches,
             "launches_at_load": self.launches_at_load,
-            "dispatches": [d.to_json() for d in self.dispatches],
+            "dispatches": [d.to_json() | ({"time_share": shares.get(d.name)} if shares is not None else {}) for d in self.dispatches],
         }
 
-    def text(self) -> str:
+    def text(self, shares: Mapping[str, float] | None = None) -> str:
+        """The listing as ``tdsl ops`` prints it; with ``shares``, each dispatch's share of its
+        function's time, largest first."""
         at_load = f", {self.launches_at_load} at load" if self.launches_at_load else ""
         lines = [f"{self.payload} for {self.target}: {len(self.dispatches)} executables, {self.launches} launches per call{at_load}"]
-        for d in self.dispatches:
+        ordered = sorted(self.dispatches, key=lambda d: -shares.get(d.name, 0.0)) if shares is not None else self.dispatches
+        for d in ordered:
             root = d.root
             at_load = f" (+{d.launches_at_load} at load)" if d.launches_at_load else ""
-            lines.append(f"  {d.name}  x{d.launches}{at_load}  {d.pipeline or '-'}")
+            share = f"  {shares[d.name]:.1%} of the time" if shares is not None and d.name in shares else ""
+            lines.append(f"  {d.name}  x{d.launches}{at_load}{share}  {d.pipeline or '-'}")
             if root is not None:
                 lines.append(f"    codegen: {root.name} [{root.loop_roles()}] {root.shapes()}")
             if d.graph_op is not None:

@@ -53,14 +53,14 @@ from __future__ import annotations
 import math
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
 from ..errors import StrategyError, TdslError
-from ..iree.dispatch_profile import DispatchTime
+from ..iree.dispatch_profile import DispatchTime, with_measured_launches
 from ..iree.frontend import Program, check_runnable, externalize_weights, load_program, make_inputs, signatures
 from ..iree.timing import MALLOC_STEADY_STATE
 from ..iree.iree_compile import DEFAULT_MEMORY_GB
@@ -953,17 +953,6 @@ def _rebuilt(job: OpJob) -> bool:
 
     d = job.dispatch
     return not job.skipped and d is not None and d.graph_op is not None and d.root is not None and restructured(d.graph_op, d.root)
-
-
-def with_measured_launches(ops: ProgramOps, profile: dict[str, DispatchTime]) -> ProgramOps:
-    """``ops`` with each dispatch's launches per call as ``profile`` measured them where they
-    differ from IREE's static count (a dispatch in a loop launches once per iteration: an
-    LSTM's gate matmuls, once per time step)."""
-    def measured(d: Dispatch) -> Dispatch:
-        found = profile.get(d.name)
-        return replace(d, launches=round(found.launches)) if found is not None and round(found.launches) >= 1 else d
-
-    return replace(ops, dispatches=tuple(measured(d) for d in ops.dispatches))
 
 
 def rewritten_convolution(original: Dispatch, ops: ProgramOps) -> Dispatch | None:
