@@ -441,7 +441,7 @@ def _cmd_ops(args: argparse.Namespace) -> int:
 def _profiled(program: Any, target: Any, listing: Any, args: argparse.Namespace) -> tuple[Any, dict[str, float]]:
     """``listing`` with the launches the runtime counted, and each dispatch's share of its
     function's time: ``target``'s build of ``program`` (no rules, as listed) run on this CPU
-    with seeded inputs. Failures are one line."""
+    with seeded inputs, one function at a time. Failures are one line."""
     import tempfile
 
     import numpy as np
@@ -453,6 +453,7 @@ def _profiled(program: Any, target: Any, listing: Any, args: argparse.Namespace)
 
     check_runnable(program)
     profile: dict[str, DispatchTime] = {}
+    shares: dict[str, float] = {}
     parameters = [a.spec for a in program.parameters]
     with tempfile.TemporaryDirectory(prefix="tdsl-ops-profile-") as tmp:
         vmfb = Path(tmp) / "module.vmfb"
@@ -463,8 +464,10 @@ def _profiled(program: Any, target: Any, listing: Any, args: argparse.Namespace)
                 inputs.append(Path(tmp) / f"{sig.function}.{i}.npy")
                 np.save(inputs[-1], value)
             once = iree_sample(vmfb, sig.function, inputs, 1, 0.05, parameters=parameters)
-            profile.update(dispatch_times(vmfb, sig.function, inputs, calls_for(once), parameters=parameters))
-    return with_measured_launches(listing, profile), time_shares(listing, profile)
+            measured = dispatch_times(vmfb, sig.function, inputs, calls_for(once), parameters=parameters)
+            profile.update(measured)
+            shares.update(time_shares(measured))
+    return with_measured_launches(listing, profile), shares
 
 
 def _cmd_tune(args: argparse.Namespace) -> int:

@@ -148,6 +148,12 @@ def test_ops_profile_lists_dispatches_by_time_with_counted_launches(tmp_path: Pa
     assert main(["ops", str(SMALL_BESIDE_LARGE), "--target", "cpu", "--profile", "-q"]) == 0
     lines = [line for line in capsys.readouterr().out.splitlines() if "of the time" in line and "dispatch" in line]
     assert len(lines) == 2 and "256x256x256" in lines[0] and "4x16x8" in lines[1], lines
+    # dispatch functions named without the function's '$' (a synchronous function's
+    # "conv1d_dispatch_0_..") still share one function's time
+    conv1d = Path(__file__).resolve().parent / "payloads" / "cpu" / "conv1d_stack.mlir"
+    assert main(["ops", str(conv1d), "--target", "cpu", "--profile", "--json", "-q"]) == 0
+    shares = [d["time_share"] for d in json.loads(capsys.readouterr().out)["dispatches"]]
+    assert len(shares) == 3 and sum(shares) == pytest.approx(1.0), shares
     assert main(["ops", str(payload), "--target", "gfx942", "--profile", "-q"]) == 2
     [error] = capsys.readouterr().err.strip().splitlines()
     assert "--profile" in error and "cpu" in error

@@ -82,7 +82,6 @@ def dispatch_times(vmfb: Path, function: str, inputs: Sequence[Path], calls: int
     return {name: DispatchTime(seconds / calls, count / calls) for name, (seconds, count) in totals.items()}
 
 
-
 def with_measured_launches(ops: ProgramOps, profile: dict[str, DispatchTime]) -> ProgramOps:
     """``ops`` with each dispatch's launches per call as ``profile`` measured them where they
     differ from IREE's static count (a dispatch in a loop launches once per iteration: an
@@ -94,10 +93,8 @@ def with_measured_launches(ops: ProgramOps, profile: dict[str, DispatchTime]) ->
     return replace(ops, dispatches=tuple(measured(d) for d in ops.dispatches))
 
 
-def time_shares(ops: ProgramOps, profile: dict[str, DispatchTime]) -> dict[str, float]:
-    """Each dispatch's share of its function's time per call in ``profile`` (dispatch
-    functions are named ``<function>$..``: shares add up to 1 per function)."""
-    totals: dict[str, float] = {}
-    for name, t in profile.items():
-        totals[name.split("$", 1)[0]] = totals.get(name.split("$", 1)[0], 0.0) + t.seconds
-    return {d.name: profile[d.name].seconds / totals[d.name.split("$", 1)[0]] for d in ops.dispatches if d.name in profile and totals[d.name.split("$", 1)[0]] > 0}
+def time_shares(profile: dict[str, DispatchTime]) -> dict[str, float]:
+    """Each dispatch's share of the time per call in ``profile`` (one function's calls: the
+    shares add up to 1)."""
+    total = sum(t.seconds for t in profile.values())
+    return {name: t.seconds / total for name, t in profile.items()} if total > 0 else {}
