@@ -1023,7 +1023,7 @@ def tune(
     with tuning_session(executor, cache, progress) as (executor, cache):
         tuner = Tuner(built, options, executor, cache, progress)
         isa = str(tuner.machine.get("isa") or detect_isa())
-        listing = list_dispatches(built.mlir_path, CpuTarget(), extra_flags=options.extra_flags, timeout_s=options.timeout_s, memory_gb=options.memory_gb)
+        listing = tuner.listing(CpuTarget())
         has_convs = any(d.graph_op is not None and d.graph_op.kind == "convolution" for d in listing.dispatches)
         share_basis, share_note = "flops", ""
         program_variants: list[Variant] = []
@@ -1049,8 +1049,7 @@ def tune(
                     report(share_note)
             jobs = op_jobs(listing, options.ops, times) if space is None else [OpJob(name="space", dispatch=None, share=1.0, space=space)]
             if any(_rebuilt(job) for job in jobs):
-                folded = list_dispatches(built.mlir_path, CpuTarget(fold_batch_matmuls=True), extra_flags=options.extra_flags, timeout_s=options.timeout_s, memory_gb=options.memory_gb)
-                fold_rebuilt(jobs, folded)
+                fold_rebuilt(jobs, tuner.listing(CpuTarget(fold_batch_matmuls=True)))
             tunable_jobs = [j for j in jobs if not j.skipped]
             progress.expect("tune", len(tunable_jobs))
             for job in tunable_jobs:
