@@ -16,7 +16,7 @@ from tdsl import ContractionMatch, CpuLowering, CpuTarget, Rule, StrategySet, co
 from tdsl.errors import StrategyError
 from tdsl.bindings import linalg_ops
 from tdsl.iree.ops import OpView, matcher_for
-from tdsl.strategies.cpu.space import MMT4D_MAPS, contraction_space, convolution_space, convolution_tunable, packable, packing_space
+from tdsl.strategies.cpu.space import IN_PLACE_MAPS, MMT4D_MAPS, contraction_space, convolution_space, convolution_tunable, packable, packing_space, panel_space
 
 UNIT_BATCH = Path(__file__).resolve().parent / "payloads" / "cpu" / "unit_batch.mlir"
 
@@ -76,7 +76,8 @@ def test_which_ops_get_a_packing_space() -> None:
 def test_generated_matmuls_packing_candidates(m: int, n: int, k: int, form: str, isa: str) -> None:
     """On generated shapes: the library's point is a seed; every candidate validates, runs
     with ukernels off (the base's data tiling kept for the other ops), pads to its inner tile, and its mmt4d blocking selects
-    exactly the packed op of its own tile (mmt4d maps, M1 x M0 by N1 x N0 by K x 1); the LHS
+    exactly the packed op of its own tile (mmt4d maps, M1 x M0 by N1 x N0 by K x 1), or, in
+    place, the generic that writes the result (only where the tile divides M and N); the LHS
     pack rule is there only with a step; a batch-1 batch matmul is folded first; what was
     left out is counted."""
     transposed_b = form == "mk_nk"
@@ -93,9 +94,18 @@ def test_generated_matmuls_packing_candidates(m: int, n: int, k: int, form: str,
         target, (layout, blocking, *pack) = c.strategies.targets[0], c.strategies.rules
         assert (target.ukernels, target.data_tiling) == ("none", True)  # data tiling kept for the other ops
         m0, n0, k0 = layout.strategy.pack.matmul_packed_sizes
-        assert (m0, n0, k0) == (c.values["m0"], c.values["n0"], 1) and n0 % lanes == 0
-        assert blocking.match.maps == MMT4D_MAPS
-        assert blocking.match.m == ((-(-m // m0), m0),) and blocking.match.n == ((-(-n // n0), n0),) and blocking.match.k == ((k, 1),)
+        assert (m0, n0) == (c.values["m0"], c.values["n0"]) and n0 % lanes == 0
+        if c.values["in_place"]:  # K unpacked, the generic kept, the unpack lowered: the result written in place
+            assert k0 == 0 and not layout.strategy.specialize and layout.strategy.lower_unpack
+            assert m % m0 == 0 and n % n0 == 0
+            assert blocking.match.maps == IN_PLACE_MAPS and blocking.strategy.pipeline is None
+            assert blocking.match.m == ((m // m0, m0),) and blocking.match.n == ((n // n0, n0),) and blocking.match.k == ((k,),)
+            assert blocking.strategy.vector_common_parallel == (1, m0, 1, n0, 0)
+            assert not pack or pack[0].match.matchers[0].inner_tiles == (m0,)
+        else:
+            assert k0 == 1 and layout.strategy.specialize and not layout.strategy.lower_unpack
+            assert blocking.match.maps == MMT4D_MAPS
+            assert blocking.match.m == ((-(-m // m0), m0),) and blocking.match.n == ((-(-n // n0), n0),) and blocking.match.k == ((k, 1),)
         assert bool(pack) == bool(c.values["lhs_pack_step"])
         assert [t.operand for t in layout.strategy.pack_transposes] == ([] if transposed_b else ["rhs"])
         assert layout.strategy.fold_unit_dims == (form == "batch-1")
@@ -152,6 +162,36 @@ def test_a_packed_batch1_candidate_compiles_beside_data_tiling() -> None:
     assert "mmt4d" in packed and "bmm" in packed
     by_name = {d.name: d for d in report.dispatches}
     assert any(name.startswith("mm_") and "linalg.mmt4d" in by_name[name].compute_ops for name in by_name)  # data tiling's
+
+
+FFN_GELU = Path(__file__).resolve().parent / "payloads" / "cpu" / "ffn_gelu.mlir"
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("isa", ["avx512", "avx2"])
+def test_an_in_place_candidate_takes_the_gelu_into_its_dispatch_and_computes_the_ffn(isa: str) -> None:
+    """The in-place form of the FFN-up projection (batch 1, as ONNX exports it), beside RHS
+    panels for the FFN-down (BERT's tuned set): its three rules apply, its dispatch is the
+    packed generic with the bias and GELU fused, no unpack is left, and the outputs match
+    numpy and IREE default. (Where the GELU's result feeds an unfolded batch matmul, IREE
+    leaves the GELU a dispatch of its own: the reshape back to 1x64x1024 stops its
+    propagation; under data tiling it joins that matmul's LHS pack.)"""
+    text = FFN_GELU.read_text()
+    views = [OpView.of(op) for op in linalg_ops(text) if op.kind == "contraction"]
+    up, down = (next(v for v in views if list(v.sizes("n")) == [n]) for n in (1024, 256))
+    space = packing_space(up, matcher_for(up), isa, CpuTarget(), "up")
+    in_place = space.candidate(next(v for v in space.seeds if v["in_place"]))
+    panels = panel_space(down, matcher_for(down), isa, CpuTarget(), "down")
+    ffn = StrategySet(name="ffn", targets=in_place.targets, rules=[*in_place.rules, *panels.candidate(panels.seeds[0]).rules])
+    report = run(FFN_GELU, ffn)
+    assert report.ok, report.text()
+    applied = {o.strategy: o.dispatches for o in report.compile_report.rules}
+    assert all(applied.values()) and applied["up"] == applied["up_in_place"]
+    [fused] = applied["up_in_place"]
+    by_name = {d.name: d for d in report.compile_report.dispatches}
+    assert by_name[fused].compute_ops == ("linalg.generic", "linalg.generic")  # the contraction, then bias + GELU
+    assert not any("linalg.unpack" in d.compute_ops for d in report.compile_report.dispatches)
+    assert sum(d.compute_ops == ("linalg.generic",) for d in report.compile_report.dispatches) == 1  # the FFN-down alone
 
 
 WIDENED_INTEGER_MATMUL = """

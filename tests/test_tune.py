@@ -60,7 +60,7 @@ def test_tune_end_to_end_then_warm_cache(payload: Path, tmp_path: Path) -> None:
         # Three spaces for a 2-D matmul: pinned tiles, graph-level packing, RHS panels.
         assert job["space_size"] > 0 and 3 <= len(job["candidates"]) <= 3 * FAST.budget
         pinned = {"wg_m", "wg_n", "cache_k", "vec_m", "vec_n", "vec_k"}
-        packed = {"m0", "n0", "m_tiles", "n_tiles", "lhs_pack_step"}
+        packed = {"m0", "n0", "m_tiles", "n_tiles", "lhs_pack_step", "in_place"}
         panels = {"n0", "wg_m", "wg_n", "vec_m", "vec_n", "vec_k"}
         assert {frozenset(c["knobs"]) for c in job["candidates"]} == {frozenset(pinned), frozenset(packed), frozenset(panels)}
         for c in job["candidates"]:

@@ -62,8 +62,10 @@ ALONE = ProducerMatch(names="iree_tensor_ext.dispatch.tensor.load")
 
 def lhs_pack_match(element_type: str, m0: Any, k0: Any) -> AllOf:
     """The LHS pack of an mmt4d with inner tile ``m0`` x ``k0`` (values or knobs), alone in
-    its dispatch (:data:`ALONE`; see :func:`lhs_pack_rule`)."""
-    return AllOf(matchers=[PackMatch(element_type=element_type, inner_dims_pos=[0, 1], inner_tiles=[m0, k0]), ALONE])
+    its dispatch (:data:`ALONE`; see :func:`lhs_pack_rule`); ``k0 = None``: K is not packed
+    (inner tile ``m0`` on the rows alone)."""
+    tiled = {"inner_dims_pos": [0, 1], "inner_tiles": [m0, k0]} if k0 is not None else {"inner_dims_pos": [0], "inner_tiles": [m0]}
+    return AllOf(matchers=[PackMatch(element_type=element_type, **tiled), ALONE])
 
 
 def lhs_pack_rule(name: str, tile: InnerTile, element_type: str, target: str = "cpu") -> Rule:

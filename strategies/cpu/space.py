@@ -30,7 +30,10 @@ only; thresholds (K, size bounds) are not knobs here because a per-op rule needs
   matmul, its unit batch folded first: ``DataLayout.fold_unit_dims``) packed at the graph
   level for ``linalg.mmt4d`` (the path of ``auto(pack_matmuls=True)``, here per op) with
   knobs for the inner tile M0 x N0 (K0 = 1; N0 in whole vectors), the mmt4d workgroup
-  blocking (M and N micro panels per workgroup) and the LHS pack's vector step. Its
+  blocking (M and N micro panels per workgroup), the LHS pack's vector step and
+  ``in_place``: the packed op kept a ``linalg.generic`` that writes the result in place
+  (:func:`in_place_rules`), so that IREE fuses its elementwise consumers (an FFN-up
+  projection's bias and GELU) into its dispatch and no unpack dispatch is left. Its
   candidates turn IREE's ukernels off for the whole program (the mmt4d ukernel is wrong on
   graph-level mmt4d ops; see :class:`tdsl.CpuTarget`) and keep the base's data tiling for
   the other ops (it leaves the packed mmt4d alone; with it off, BERT's packed projections
@@ -351,13 +354,23 @@ MMT4D_MAPS = (
 )
 """linalg.mmt4d's indexing maps (loops M1, N1, K1, M0, N0, K0)."""
 
+IN_PLACE_MAPS = (
+    "(d0, d1, d2, d3, d4) -> (d0, d4, d1)",
+    "(d0, d1, d2, d3, d4) -> (d2, d4, d3)",
+    "(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)",
+)
+"""The packed op's indexing maps where it writes its result in place (loops M1, M0, N1, N0,
+K): LHS ``[M1, K, M0]``, RHS ``[N1, K, N0]``, result ``[M1, M0, N1, N0]``, the row-major
+``[M, N]`` (IREE folds the transpose of the lowered unpack into the op's result map)."""
+
 
 class PackingSpace(Space):  # type: ignore[misc]  # tdsl is Any to mypy over strategies/ (pyproject's files)
     """A :class:`Space` over the graph-level packing of one 2-D matmul (see
     :func:`packing_space`) whose candidates derive what the knobs imply: the matcher of the
     packed op (``linalg.mmt4d`` of ``ceil(M/M0) x M0`` by ``ceil(N/N0) x N0``, so that its
     blocking reaches that op only), and the LHS pack rule only where its step is not 0
-    (IREE's own pack configuration)."""
+    (IREE's own pack configuration). With ``in_place`` the candidate is the in-place form
+    (:func:`in_place_rules`)."""
 
     def __init__(self, template: StrategySet, constraints: list[Constraint], m: int, n: int, k: int, types: tuple[str, str, str]) -> None:
         super().__init__(template, constraints)
@@ -368,13 +381,48 @@ class PackingSpace(Space):  # type: ignore[misc]  # tdsl is Any to mypy over str
         layout, blocking, lhs_pack = concrete.rules
         m0, n0 = values["m0"], values["n0"]
         lhs, rhs, out = self.types
-        packed = ContractionMatch(
-            lhs_type=lhs, rhs_type=rhs, output_type=out, maps=MMT4D_MAPS, batch=[], m=[-(-self.m // m0), m0], n=[-(-self.n // n0), n0], k=[self.k, 1]
-        )
-        rules = [layout, blocking.model_copy(update={"match": packed})]
+        if values["in_place"]:
+            layout, blocking, lhs_pack = in_place_rules(layout, blocking, lhs_pack, (self.m, self.n, self.k), self.types)
+        else:
+            packed = ContractionMatch(
+                lhs_type=lhs, rhs_type=rhs, output_type=out, maps=MMT4D_MAPS, batch=[], m=[-(-self.m // m0), m0], n=[-(-self.n // n0), n0], k=[self.k, 1]
+            )
+            blocking = blocking.model_copy(update={"match": packed})
+        rules = [layout, blocking]
         if values["lhs_pack_step"]:
             rules.append(lhs_pack)
         return StrategySet(name=concrete.name, targets=concrete.targets, rules=tuple(rules))
+
+
+def in_place_rules(layout: Rule, blocking: Rule, lhs_pack: Rule, problem: tuple[int, int, int], types: tuple[str, str, str]) -> tuple[Rule, Rule, Rule]:
+    """The packing candidate's three rules (layout, mmt4d blocking, LHS pack tiles) in the
+    form that writes the result in place: K is not packed (``matmul_packed_sizes = [M0, N0,
+    0]``), the packed op stays a ``linalg.generic`` (not specialized) and the result's unpack
+    is lowered (``DataLayout.lower_unpack``). IREE then folds the unpack's transpose into the
+    op (loops M1, M0, N1, N0, K: :data:`IN_PLACE_MAPS`) and, the op being a generic, fuses
+    its elementwise consumers into its dispatch, where linalg.mmt4d takes none: an FFN-up
+    projection's GELU runs on the register tile, and no unpack dispatch is left. The
+    blocking keeps the knobs' workgroup (M1 and N1 micro panels) and register tile (M0 x N0,
+    one K step) on IREE's DoubleTilingExpert; the LHS pack tiles reach the ``[M1, K, M0]``
+    pack. Requires M and N multiples of M0 and N0 (a padded result is copied out)."""
+    strategy, tiles = layout.strategy, blocking.strategy
+    m0, n0, _ = strategy.pack.matmul_packed_sizes
+    m, n, k = problem
+    lhs, rhs, out = types
+    in_place = type(strategy)(**{**dict(strategy), "pack": PackGreedily(matmul_packed_sizes=[m0, n0, 0]), "specialize": False, "lower_unpack": True})
+    m_tiles, n_tiles = tiles.distribution[:2]
+    op = ContractionMatch(lhs_type=lhs, rhs_type=rhs, output_type=out, maps=IN_PLACE_MAPS, batch=[], m=[m // m0, m0], n=[n // n0, n0], k=[k])
+    register = CpuLowering(
+        name=tiles.name.removesuffix("_mmt4d") + "_in_place",
+        distribution=[m_tiles, m0, n_tiles, n0, 0],
+        vector_common_parallel=[1, m0, 1, n0, 0],
+        vector_reduction=[0, 0, 0, 0, 1],
+    )
+    return (
+        Rule(target=layout.target, match=layout.match, strategy=in_place, optional=layout.optional),
+        Rule(target=blocking.target, match=op, strategy=register, optional=blocking.optional),
+        Rule(target=lhs_pack.target, match=lhs_pack_match(lhs, m0, None), strategy=lhs_pack.strategy, optional=lhs_pack.optional),
+    )
 
 
 PANEL_MAPS = (
@@ -572,10 +620,12 @@ def packing_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, n
     m_tiles = PowersOfTwo("m_tiles", 1, 64)
     n_tiles = PowersOfTwo("n_tiles", 1, 16)
     step = Choice("lhs_pack_step", [0, 16])
+    in_place = Choice("in_place", [False, True])
     transposes = [PackTranspose(operand="rhs", outer_perm=[1, 0])] if match.operand_layout == "mk_kn" else []
     # A batch-1 batch matmul (ONNX MatMul of a 3-D activation) is folded to the 2-D matmul first.
     folded = {"generalize": True, "fold_unit_dims": True} if view.roles.get("batch") else {}
-    layout = DataLayout(name=name, pack=PackGreedily(matmul_packed_sizes=[m0, n0, 1]), pack_transposes=transposes, specialize=True, **folded)
+    # in_place rides on lower_unpack; PackingSpace.candidate makes the rest of that form.
+    layout = DataLayout(name=name, pack=PackGreedily(matmul_packed_sizes=[m0, n0, 1]), pack_transposes=transposes, specialize=True, lower_unpack=in_place, **folded)
     blocking = CpuLowering(
         name=f"{name}_mmt4d",
         pipeline="Mmt4dTilingExpert",
@@ -597,12 +647,18 @@ def packing_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, n
     constraints = [
         _accumulator_limit(isa, lanes, "m0", "n0"),
         Constraint("workgroup_inside_the_problem", lambda v: v["m_tiles"] * v["m0"] <= _ceil_pow2(m) and v["n_tiles"] * v["n0"] <= max(v["n0"], _ceil_pow2(n))),
+        Constraint("in_place_needs_whole_tiles", lambda v: not v["in_place"] or (m % v["m0"] == 0 and n % v["n0"] == 0)),
     ]
     space = PackingSpace(template, constraints, m, n, k, types)
-    # The seed: the ready library's point, each value moved to the nearest the shape allows.
+    # The seeds: the valid point nearest to the ready library's (log distance: tiles are
+    # ratios; the register tile weighs twice the workgroup's, so that a small M gets fewer
+    # micro panels per workgroup rather than a thinner tile), then the same without the LHS
+    # pack tiles and in place.
     tile = inner_tile(isa, *types)
     library = mmt4d_blocking(name, tile, caches or detect_caches())
-    wanted = {"m0": tile.m0, "n0": tile.n0, "m_tiles": M_TILES, "n_tiles": library.distribution[1], "lhs_pack_step": 16}
-    seed = {kn.name: min(kn.values(), key=lambda v: (abs(v - wanted[kn.name]), v)) for kn in space.knobs}
-    space.seeds = [seed, seed | {"lhs_pack_step": 0}]
+    wanted = {"m0": (tile.m0, 2), "n0": (tile.n0, 2), "m_tiles": (M_TILES, 1), "n_tiles": (library.distribution[1], 1)}
+    valid = [v for v in space.assignments() if all(c(v) for c in constraints) and v["lhs_pack_step"] and not v["in_place"]]
+    seed = min(valid, key=lambda v: (sum(w * abs(math.log2(v[key] / x)) for key, (x, w) in wanted.items()), [v[key] for key in wanted]), default=None)
+    seeds = [seed, seed | {"lhs_pack_step": 0}, seed | {"in_place": True}] if seed is not None else []
+    space.seeds = [v for v in seeds if all(c(v) for c in constraints)]
     return space
