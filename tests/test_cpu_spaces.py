@@ -112,6 +112,21 @@ def test_generated_matmuls_packing_candidates(m: int, n: int, k: int, form: str,
         assert c.values["m0"] * c.values["n0"] // lanes <= (24 if isa == "avx512" else 12)  # accumulator registers
 
 
+@pytest.mark.parametrize("isa, m0", [("avx512", 8), ("avx2", 4)])
+def test_packing_seeds_keep_the_library_tile_on_a_short_matmul(isa: str, m0: int) -> None:
+    """BERT's 64-row projections: the library's blocking (32 micro panels per workgroup)
+    does not fit 64 rows; the seed keeps the library's register tile and takes fewer micro
+    panels, every seed passes the constraints (none is pruned before it is tried), and the
+    in-place form of it is one of them."""
+    view = _view(64, 1024, 256)
+    space = packing_space(view, matcher_for(view), isa, CpuTarget(data_tiling=True), "op0")
+    first = space.seeds[0]
+    assert (first["m0"], first["m_tiles"] * first["m0"]) == (m0, 64) and not first["in_place"]
+    assert all(c(v) for v in space.seeds for c in space.constraints)
+    assert first | {"in_place": True} in space.seeds
+    assert len(list(space.take(iter([(space.index_of(v), v) for v in space.seeds])))) == len(space.seeds)
+
+
 def test_a_packing_candidate_renders() -> None:
     view = _view(384, 128, 384)
     space = packing_space(view, matcher_for(view), "avx512", CpuTarget(data_tiling=True), "op0")
