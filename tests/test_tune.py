@@ -458,6 +458,57 @@ def test_noise_is_measured_from_the_reference_run_twice_per_round() -> None:
     assert 0.08 < noise(shaky) < 0.11
 
 
+def test_a_winner_whose_outputs_differ_is_dropped_down_to_iree_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The numerics check covers program-level winners too: a rule whose outputs differ is
+    dropped and its target kept; where the target's own knobs give outputs that differ
+    (here: every set with ukernels off), the faster IREE path is emitted instead and the
+    header says which build was the fastest and why it was not emitted."""
+    from tdsl import ContractionMatch, CpuTarget, GraphCpuLowering, Rule
+    from tdsl.tune.cache import ArtifactKey
+
+    def verdict(run: Any, program: Any, strategies: StrategySet, options: Any) -> dict[str, Any]:
+        bad_rule = any(r.strategy.name == "bad" for r in strategies.rules)
+        return {"ok": strategies.targets[0].ukernels != "none" and not bad_rule, "reference": "iree-default", "comparisons": []}
+
+    monkeypatch.setattr(tuner_module, "_verdict", verdict)
+    match = ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", batch=[], m=[64], n=[64], k=[64])
+    rule = lambda name: Rule(target="cpu", match=match, strategy=GraphCpuLowering(name=name, distribution=[8, 16, 0], vector_common_parallel=[8, 16, 0], vector_reduction=[0, 0, 8]))
+    data_tiling = Variant("iree-data-tiling", tuner_module.tuned_set([CpuTarget(data_tiling=True)]))
+    key = lambda i: ArtifactKey("v", "cpu", "f", "s", f"c{i}", "flags", 1)
+    with TuneCache(tmp_path / "c.sqlite") as cache:
+        kept, verdict_kept = tuner_module._checked(None, tuner_module.tuned_set([CpuTarget()], [rule("good"), rule("bad")]), TuneOptions(), cache, key(0), data_tiling)
+        assert [r.strategy.name for r in kept.rules] == ["good"] and verdict_kept["dropped"] == ["bad"] and "fell_back" not in verdict_kept
+        knobs = tuner_module.tuned_set([CpuTarget(ukernels="none", channels_last_convs=True)])
+        back, verdict_back = tuner_module._checked(None, knobs, TuneOptions(), cache, key(1), data_tiling)
+    assert back is data_tiling.strategies and verdict_back["fell_back"] == "iree-data-tiling"
+    assert verdict_back["dropped"] == ["program knobs ukernels=none, channels_last_convs=True"]
+    assert tuner_module._is_iree_default(tuner_module.tuned_set([CpuTarget()]))
+    assert not tuner_module._is_iree_default(tuner_module.tuned_set([CpuTarget(data_tiling=True)]))
+
+
+def test_a_fastest_program_point_with_wrong_outputs_is_not_emitted(payload: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """End to end: the fastest build (the program-level packing point, ukernels off) gives
+    outputs that differ (scripted), so the faster IREE path is emitted and the header says
+    why."""
+
+    def seconds(data: dict[str, Any] | None) -> float:
+        if data is None:
+            return 2e-3
+        return 1e-3 if _packs(data) else 1.5e-3 if _data_tiling(data) else 3e-3
+
+    def verdict(run: Any, program: Any, strategies: StrategySet, options: Any) -> dict[str, Any]:
+        return {"ok": strategies.targets[0].ukernels != "none", "reference": "iree-default", "comparisons": []}
+
+    monkeypatch.setattr(tuner_module, "_verdict", verdict)
+    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds) as runner:
+        result = tune(payload, options=FAST, executor=runner, cache=cache)
+    assert result.chosen == "iree-data-tiling" and result.tuned.rules == () and result.tuned.targets[0].data_tiling
+    assert result.numerics["fell_back"] == "iree-data-tiling" and result.numerics["instead_of"].startswith("program:")
+    header = notes(result)
+    assert any(line.startswith(f"Model pass: {result.numerics['instead_of']} was the fastest, but its outputs differ") for line in header), header
+    assert any(line.startswith("Numerics: ") and "ukernels=none" in line for line in header), header
+
+
 def test_verdict_is_round_by_round() -> None:
     """A baseline whose runs are bimodal (fast in some rounds, slow in others) does not hide a
     candidate that is faster in every round; one that is faster only in the median is no win."""

@@ -78,7 +78,10 @@ def notes(result: TuneResult) -> list[str]:
     iree = [v for v in result.final if v.label in (IREE_DEFAULT, DATA_TILING) and v.median]
     best_iree = min(iree, key=lambda v: v.median or 0.0) if iree else None
     lines = [f"Tuned {result.payload} on {machine_line(result)}."]
-    if chosen is not None and chosen is best_iree:
+    instead_of = result.numerics.get("instead_of")
+    if instead_of:
+        lines.append(f"Model pass: {instead_of} was the fastest, but its outputs differ from IREE default's; emitted {result.chosen} {_ms(chosen) if chosen else ''}, the faster IREE path.")
+    elif chosen is not None and chosen is best_iree:
         lines.append(
             f"Model pass: kept {chosen.label} {_ms(chosen)}, the faster IREE path: nothing beat it round by round by more than the noise "
             f"({result.noise:.1%}); " + ", ".join(f"{v.label} {_time_or_failure(v)}" for v in result.final if v is not chosen)
@@ -91,7 +94,10 @@ def notes(result: TuneResult) -> list[str]:
         )
     if result.numerics.get("checked"):
         dropped = result.numerics.get("dropped") or []
-        lines.append("Numerics: outputs match IREE default within tolerance" + (f"; dropped {', '.join(dropped)}" if dropped else "") + ".")
+        if instead_of:
+            lines.append(f"Numerics: {instead_of}'s outputs differ from IREE default's beyond tolerance, and so did its target's without rules: dropped {', '.join(dropped)}.")
+        else:
+            lines.append("Numerics: outputs match IREE default within tolerance" + (f"; dropped {', '.join(dropped)}" if dropped else "") + ".")
     if result.interrupted:
         lines.append("Interrupted: only what was measured before the stop is here.")
     return lines

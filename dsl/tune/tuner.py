@@ -1073,8 +1073,15 @@ def tune(
             final, chosen, margin = program_variants, base, 0.0
         tuned = chosen.strategies or tuned_set([CpuTarget()])
         numerics: dict[str, Any] = {"checked": False}
-        if options.check_numerics and tuned.rules:
-            tuned, numerics = _checked(program, tuned, options, cache, tuner._key(tuned))
+        if options.check_numerics and not _is_iree_default(tuned):
+            timed = [v for v in final if v.label in (IREE_DEFAULT, DATA_TILING)]
+            reference = next((v for v in final if v.ok and v.by_round), None)
+            iree_best = fastest(timed, reference) if reference is not None else None
+            fallback = iree_best if iree_best is not None else Variant(IREE_DEFAULT, None)
+            tuned, numerics = _checked(program, tuned, options, cache, tuner._key(tuned), fallback)
+            if numerics.get("fell_back"):
+                numerics["instead_of"] = chosen.label
+                chosen = fallback
         return TuneResult(
             payload=str(program.source),
             target="cpu",
@@ -1095,9 +1102,20 @@ def tune(
         )
 
 
-def _checked(program: Program, tuned: StrategySet, options: TuneOptions, cache: TuneCache, key: ArtifactKey) -> tuple[StrategySet, dict[str, Any]]:
+def _is_iree_default(strategies: StrategySet) -> bool:
+    """True for a set without rules whose target is IREE's own default for its CPU (nothing
+    to check: it is the numerics reference)."""
+    target = strategies.targets[0]
+    return not strategies.rules and isinstance(target, CpuTarget) and target == target.baseline()
+
+
+def _checked(
+    program: Program, tuned: StrategySet, options: TuneOptions, cache: TuneCache, key: ArtifactKey, fallback: Variant
+) -> tuple[StrategySet, dict[str, Any]]:
     """``tuned`` if its outputs match IREE default's within tolerance, else ``tuned`` without
-    the rules whose outputs differ (each checked alone); with the verdict."""
+    the rules whose outputs differ (each checked alone with the target); where the target's
+    own knobs (a program-level winner: ukernels, im2col, channels-last) give outputs that
+    differ, ``fallback``'s set (IREE's faster path) with ``fell_back`` set. With the verdict."""
     from ..iree.numerics import run
 
     reference = IREE_DEFAULT
@@ -1107,12 +1125,17 @@ def _checked(program: Program, tuned: StrategySet, options: TuneOptions, cache: 
         cache.put_verdict(key, reference, verdict)
     if verdict["ok"]:
         return tuned, verdict | {"checked": True, "dropped": []}
-    kept: list[Rule] = []
-    dropped: list[Rule] = []
-    for rule in tuned.rules:
-        alone = tuned_set(tuned.targets, [rule])
-        (kept if _verdict(run, program, alone, options)["ok"] else dropped).append(rule)
-    return tuned_set(tuned.targets, kept), verdict | {"checked": True, "dropped": [r.strategy.name for r in dropped]}
+    bare = tuned_set(tuned.targets)
+    if tuned.rules and (_is_iree_default(bare) or _verdict(run, program, bare, options)["ok"]):
+        kept: list[Rule] = []
+        dropped: list[Rule] = []
+        for rule in tuned.rules:
+            alone = tuned_set(tuned.targets, [rule])
+            (kept if _verdict(run, program, alone, options)["ok"] else dropped).append(rule)
+        return tuned_set(tuned.targets, kept), verdict | {"checked": True, "dropped": [r.strategy.name for r in dropped]}
+    back = fallback.strategies or tuned_set([CpuTarget()])
+    knobs = ", ".join(f"{k}={v}" for k, v in tuned.targets[0].model_dump(exclude_defaults=True).items() if k != "name") or "the target"
+    return back, verdict | {"checked": True, "dropped": [*(r.strategy.name for r in tuned.rules), f"program knobs {knobs}"], "fell_back": fallback.label}
 
 
 def _verdict(run: Any, program: Program, strategies: StrategySet, options: TuneOptions) -> dict[str, Any]:
