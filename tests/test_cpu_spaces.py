@@ -97,7 +97,7 @@ def test_generated_matmuls_packing_candidates(m: int, n: int, k: int, form: str,
         assert (m0, n0) == (c.values["m0"], c.values["n0"]) and n0 % lanes == 0
         if c.values["in_place"]:  # K unpacked, the generic kept, the unpack lowered: the result written in place
             assert k0 == 0 and not layout.strategy.specialize and layout.strategy.lower_unpack
-            assert m % m0 == 0 and n % n0 == 0
+            assert m % m0 == 0 and n % n0 == 0 and m // m0 > 1 and n // n0 > 1
             assert blocking.match.maps == IN_PLACE_MAPS and blocking.strategy.pipeline is None
             assert blocking.match.m == ((m // m0, m0),) and blocking.match.n == ((n // n0, n0),) and blocking.match.k == ((k,),)
             assert blocking.strategy.vector_common_parallel == (1, m0, 1, n0, 0)
