@@ -4,6 +4,7 @@ own packed op only -- on generated matmul shapes."""
 
 from __future__ import annotations
 
+import tempfile
 from typing import Any
 
 import pytest
@@ -97,8 +98,8 @@ def test_generated_matmuls_packing_candidates(m: int, n: int, k: int, form: str,
         assert (m0, n0) == (c.values["m0"], c.values["n0"]) and n0 % lanes == 0
         if c.values["in_place"]:  # K unpacked, the generic kept, the unpack lowered: the result written in place
             assert k0 == 0 and not layout.strategy.specialize and layout.strategy.lower_unpack
-            assert m % m0 == 0 and n % n0 == 0 and m // m0 > 1 and n // n0 > 1
-            assert blocking.match.maps == IN_PLACE_MAPS and blocking.strategy.pipeline is None
+            assert m % m0 == 0 and n % n0 == 0 and m // m0 > 1 and n // n0 > 1 and k > 1
+            assert blocking.match.maps == IN_PLACE_MAPS and blocking.strategy.pipeline == "DoubleTilingExpert"
             assert blocking.match.m == ((m // m0, m0),) and blocking.match.n == ((n // n0, n0),) and blocking.match.k == ((k,),)
             assert blocking.strategy.vector_common_parallel == (1, m0, 1, n0, 0)
             assert not pack or pack[0].match.matchers[0].inner_tiles == (m0,)
@@ -207,6 +208,36 @@ def test_an_in_place_candidate_takes_the_gelu_into_its_dispatch_and_computes_the
     assert by_name[fused].compute_ops == ("linalg.generic", "linalg.generic")  # the contraction, then bias + GELU
     assert not any("linalg.unpack" in d.compute_ops for d in report.compile_report.dispatches)
     assert sum(d.compute_ops == ("linalg.generic",) for d in report.compile_report.dispatches) == 1  # the FFN-down alone
+
+
+@pytest.mark.compile
+@settings(max_examples=4, deadline=None, derandomize=True)
+@given(st.sampled_from([2, 4, 8]), st.integers(2, 8), st.integers(2, 12), st.integers(1, 300), st.booleans(), st.integers(0, 10_000))
+def test_generated_in_place_candidates_apply_and_compute_the_matmul(m0: int, m1: int, n1: int, k: int, transposed_b: bool, seed: int) -> None:
+    """On generated shapes (whole M0 x N0 tiles, K from 1: the space offers no in-place point
+    where a loop would be a unit one) every rule of an in-place candidate applies and the
+    outputs match numpy and IREE default."""
+    m, n = m0 * m1, 16 * n1
+    view = _view(m, n, k, transposed_b)
+    space = packing_space(view, matcher_for(view), "avx512", CpuTarget(), "op0")
+    candidate = next((c for c in space.candidates(count=64, seed=seed) if c.values["in_place"]), None)
+    if candidate is None:
+        return
+    b_type = f"tensor<{n}x{k}xf32>" if transposed_b else f"tensor<{k}x{n}xf32>"
+    maps = " indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>]" if transposed_b else ""
+    text = f"""func.func @f(%a: tensor<{m}x{k}xf32>, %b: {b_type}) -> tensor<{m}x{n}xf32> {{
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<{m}x{n}xf32>
+  %c = linalg.fill ins(%z : f32) outs(%e : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  %r = linalg.matmul{maps} ins(%a, %b : tensor<{m}x{k}xf32>, {b_type}) outs(%c : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  return %r : tensor<{m}x{n}xf32>
+}}"""
+    with tempfile.TemporaryDirectory() as tmp:
+        payload = Path(tmp) / "mm.mlir"
+        payload.write_text(text)
+        report = run(payload, candidate.strategies)
+    assert report.ok, report.text()
+    assert all(o.dispatches for o in report.compile_report.rules), [(o.strategy, o.dispatches) for o in report.compile_report.rules]
 
 
 WIDENED_INTEGER_MATMUL = """

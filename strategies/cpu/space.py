@@ -405,7 +405,7 @@ def in_place_rules(layout: Rule, blocking: Rule, lhs_pack: Rule, problem: tuple[
     blocking keeps the knobs' workgroup (M1 and N1 micro panels) and register tile (M0 x N0,
     one K step) on IREE's DoubleTilingExpert; the LHS pack tiles reach the ``[M1, K, M0]``
     pack. Requires M and N multiples of M0 and N0 (a padded result is copied out), each at
-    least two tiles (IREE folds a unit loop of the generic)."""
+    least two tiles, and K > 1 (IREE folds a unit loop of the generic)."""
     strategy, tiles = layout.strategy, blocking.strategy
     m0, n0, _ = strategy.pack.matmul_packed_sizes
     m, n, k = problem
@@ -415,6 +415,7 @@ def in_place_rules(layout: Rule, blocking: Rule, lhs_pack: Rule, problem: tuple[
     op = ContractionMatch(lhs_type=lhs, rhs_type=rhs, output_type=out, maps=IN_PLACE_MAPS, batch=[], m=[m // m0, m0], n=[n // n0, n0], k=[k])
     register = CpuLowering(
         name=tiles.name.removesuffix("_mmt4d") + "_in_place",
+        pipeline="DoubleTilingExpert",
         distribution=[m_tiles, m0, n_tiles, n0, 0],
         vector_common_parallel=[1, m0, 1, n0, 0],
         vector_reduction=[0, 0, 0, 0, 1],
@@ -649,10 +650,10 @@ def packing_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, n
         _accumulator_limit(isa, lanes, "m0", "n0"),
         Constraint("workgroup_inside_the_problem", lambda v: v["m_tiles"] * v["m0"] <= _ceil_pow2(m) and v["n_tiles"] * v["n0"] <= max(v["n0"], _ceil_pow2(n))),
         Constraint("in_place_needs_whole_tiles", lambda v: not v["in_place"] or (m % v["m0"] == 0 and n % v["n0"] == 0)),
-        # One M or N tile: IREE folds that unit loop of the generic, and the in-place maps
-        # (and the layout's marker) no longer find it (16x32x100 with N0 = 32, 2x512x64 with
-        # M0 = 2: the rules matched nothing, the outputs stayed right).
-        Constraint("in_place_needs_two_tiles_each_way", lambda v: not v["in_place"] or (m // v["m0"] > 1 and n // v["n0"] > 1)),
+        # One M or N tile, or K = 1: IREE folds that unit loop of the generic, and the
+        # in-place maps (and the layout's marker) no longer find it (16x32x100 with N0 = 32,
+        # 2x512x64 with M0 = 2, 4x32x1: the rules matched nothing, the outputs stayed right).
+        Constraint("in_place_needs_no_unit_loop", lambda v: not v["in_place"] or (m // v["m0"] > 1 and n // v["n0"] > 1 and k > 1)),
     ]
     space = PackingSpace(template, constraints, m, n, k, types)
     # The seeds: the valid point nearest to the ready library's (log distance: tiles are
