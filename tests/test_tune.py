@@ -509,6 +509,23 @@ def test_a_fastest_program_point_with_wrong_outputs_is_not_emitted(payload: Path
     assert any(line.startswith("Numerics: ") and "ukernels=none" in line for line in header), header
 
 
+def test_data_tiling_with_outputs_that_differ_falls_back_to_iree_default(payload: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the build whose outputs differ is itself IREE's faster path (data tiling), the
+    fallback is IREE default, not that build again."""
+
+    def seconds(data: dict[str, Any] | None) -> float:
+        return 2e-3 if data is None else 1e-3 if _data_tiling(data) and not data["rules"] else 3e-3
+
+    def verdict(run: Any, program: Any, strategies: StrategySet, options: Any) -> dict[str, Any]:
+        return {"ok": not strategies.targets[0].data_tiling, "reference": "iree-default", "comparisons": []}
+
+    monkeypatch.setattr(tuner_module, "_verdict", verdict)
+    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds) as runner:
+        result = tune(payload, options=FAST, executor=runner, cache=cache)
+    assert result.numerics["instead_of"] == "iree-data-tiling" and result.numerics["fell_back"] == "iree-default"
+    assert result.chosen == "iree-default" and result.tuned.rules == () and not result.tuned.targets[0].data_tiling
+
+
 def test_verdict_is_round_by_round() -> None:
     """A baseline whose runs are bimodal (fast in some rounds, slow in others) does not hide a
     candidate that is faster in every round; one that is faster only in the median is no win."""

@@ -751,13 +751,18 @@ class Tuner:
     @staticmethod
     def _model_verdict(final: list[Variant], reference: Variant) -> tuple[Variant, Variant | None, float]:
         """The better IREE path, the fastest challenger and the noise of a model pass."""
-        iree = [v for v in final if v.label in (IREE_DEFAULT, DATA_TILING) and v.ok and v.median]
-        best_iree = fastest(iree, reference)
+        best_iree = _better_iree(final, reference)
         if best_iree is None:
             raise TuneFailed("the model pass could time neither IREE default nor data tiling")
         challengers = [v for v in final if v.label not in (IREE_DEFAULT, DATA_TILING) and v.ok]
         best = fastest(challengers, reference)
         return best_iree, best, noise(reference)
+
+
+def _better_iree(final: Sequence[Variant], reference: Variant) -> Variant | None:
+    """The faster of IREE default and data tiling among ``final`` (timed in the same rounds
+    as ``reference``); None if neither was timed."""
+    return fastest([v for v in final if v.label in (IREE_DEFAULT, DATA_TILING) and v.ok and v.median], reference)
 
 
 LARGE_VECTOR_REFUSAL = "large vector sizes"
@@ -1074,10 +1079,11 @@ def tune(
         tuned = chosen.strategies or tuned_set([CpuTarget()])
         numerics: dict[str, Any] = {"checked": False}
         if options.check_numerics and not _is_iree_default(tuned):
-            timed = [v for v in final if v.label in (IREE_DEFAULT, DATA_TILING)]
-            reference = next((v for v in final if v.ok and v.by_round), None)
-            iree_best = fastest(timed, reference) if reference is not None else None
-            fallback = iree_best if iree_best is not None else Variant(IREE_DEFAULT, None)
+            reference = next((v for v in final if v.vmfb is not None), None)
+            iree_best = _better_iree(final, reference) if reference is not None else None
+            # IREE's faster path, unless that is the build whose outputs are checked.
+            default = next((v for v in final if v.label == IREE_DEFAULT), Variant(IREE_DEFAULT, None))
+            fallback = iree_best if iree_best is not None and iree_best is not chosen else default
             tuned, numerics = _checked(program, tuned, options, cache, tuner._key(tuned), fallback)
             if numerics.get("fell_back"):
                 numerics["instead_of"] = chosen.label

@@ -379,11 +379,11 @@ class PackingSpace(Space):  # type: ignore[misc]  # tdsl is Any to mypy over str
     def candidate(self, values: Values) -> StrategySet:
         concrete: StrategySet = super().candidate(values)
         layout, blocking, lhs_pack = concrete.rules
-        m0, n0 = values["m0"], values["n0"]
-        lhs, rhs, out = self.types
         if values["in_place"]:
             layout, blocking, lhs_pack = in_place_rules(layout, blocking, lhs_pack, (self.m, self.n, self.k), self.types)
         else:
+            m0, n0 = values["m0"], values["n0"]
+            lhs, rhs, out = self.types
             packed = ContractionMatch(
                 lhs_type=lhs, rhs_type=rhs, output_type=out, maps=MMT4D_MAPS, batch=[], m=[-(-self.m // m0), m0], n=[-(-self.n // n0), n0], k=[self.k, 1]
             )
@@ -442,6 +442,12 @@ MatMulInteger has not been tried with panels)."""
 
 MAX_PANEL_PADDING = 1 / 8
 """The most padding (a fraction of N) a panel width may add where no whole vector divides N."""
+
+
+def _nearest(points: list[Values], wanted: dict[str, tuple[int, int]]) -> Values | None:
+    """The point of ``points`` nearest to ``wanted`` ({knob: (value, weight)}): the weighted
+    sum of log distances (tiles are ratios); ties go to the first in ``points``."""
+    return min(points, key=lambda v: sum(w * abs(math.log2(v[key] / x)) for key, (x, w) in wanted.items()), default=None)
 
 
 def panel_widths(view: OpView, isa: Isa) -> list[int]:
@@ -598,8 +604,7 @@ def panel_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, nam
     valid = [v for v in space.assignments() if all(c(v) for c in constraints)]
     seeds: list[Values] = []
     for point in wanted:
-        # The valid point nearest to the wanted one (log distance: tiles are ratios).
-        seed = min(valid, key=lambda v: sum(abs(math.log2(v[key] / point[key])) for key in point), default=None)
+        seed = _nearest(valid, {key: (value, 1) for key, value in point.items()})
         if seed is not None and seed not in seeds:
             seeds.append(seed)
     space.seeds = seeds
@@ -664,7 +669,7 @@ def packing_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, n
     library = mmt4d_blocking(name, tile, caches or detect_caches())
     wanted = {"m0": (tile.m0, 2), "n0": (tile.n0, 2), "m_tiles": (M_TILES, 1), "n_tiles": (library.distribution[1], 1)}
     valid = [v for v in space.assignments() if all(c(v) for c in constraints) and v["lhs_pack_step"] and not v["in_place"]]
-    seed = min(valid, key=lambda v: (sum(w * abs(math.log2(v[key] / x)) for key, (x, w) in wanted.items()), [v[key] for key in wanted]), default=None)
+    seed = _nearest(valid, wanted)
     seeds = [seed, seed | {"lhs_pack_step": 0}, seed | {"in_place": True}] if seed is not None else []
     space.seeds = [v for v in seeds if all(c(v) for c in constraints)]
     return space
