@@ -923,6 +923,41 @@ def test_a_winner_keeps_its_layout_when_only_its_pack_tiles_find_nothing_togethe
     assert less is not None and less.median and {r.strategy.name for r in less.rules} == {"op0_packed", "op0_packed_mmt4d", "op0_packed_lhs_pack"}
 
 
+def test_a_packing_whose_lhs_pack_rule_finds_nothing_is_built_again_with_irees_pack(payload: Path, tmp_path: Path) -> None:
+    """Where IREE fuses an op's LHS pack into its producer's dispatch (an ONNX MLP's previous
+    layer), every packing candidate with LHS pack tiles fails (the rule matched nothing).
+    Each is built again as the same point with IREE's pack configuration (one build per new
+    point), the space then prunes such candidates (constraint
+    ``lhs_pack_fused_into_its_producer``), and a stand-in can win."""
+    from tdsl.strategies.cpu.space import LHS_PACK_FUSED
+
+    def lhs_pack(data: dict[str, Any] | None) -> list[int]:
+        return [i for i, r in enumerate(data["rules"]) if r["strategy"]["name"].endswith("_lhs_pack")] if data else []
+
+    def seconds(data: dict[str, Any] | None) -> float:
+        if data is not None and any(r["strategy"]["name"].endswith("_packed") for r in data["rules"]):
+            return 0.5e-3
+        return 2e-3 if data is None or _packs(data) else 1e-3
+
+    options = TuneOptions(budget=6, rounds=2, finalists=2, check_numerics=False)
+    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds, unmatched=lhs_pack) as runner:
+        result = tune(payload, options=options, executor=runner, cache=cache)
+    [job] = result.jobs
+    packed = [v for v in job.variants if ":packed#" in v.label]
+    failed = [v for v in packed if v.build_error]
+    assert failed and all(v.values["lhs_pack_step"] and "_lhs_pack matched nothing" in v.build_error for v in failed)
+    built = [v for v in packed if not v.build_error]
+    assert built and all(v.values["lhs_pack_step"] == 0 for v in built)
+    # Each failure stands as its step-0 point, built once (seeds include one already).
+    assert {tuple(sorted((v.values | {"lhs_pack_step": 0}).items())) for v in failed} <= {tuple(sorted(v.values.items())) for v in built}
+    assert len({v.key for v in packed}) == len(packed)
+    # From then on the space keeps to step 0 (the neighbours' wave, the report's pruning).
+    [packing] = [s for s in job.spaces if any(c.name == LHS_PACK_FUSED for c in s.constraints)]
+    assert not list(packing.take(iter([(0, failed[0].values)]))) and packing.pruned.by_constraint[LHS_PACK_FUSED]
+    assert job.winner is not None and ":packed#" in job.winner.label and job.winner.values["lhs_pack_step"] == 0
+    assert not [r for r in result.tuned.rules if r.strategy.name.endswith("_lhs_pack")]
+
+
 CNN_CONVS = BROADCAST_BATCH.parent / "cnn_convs.mlir"
 
 

@@ -134,6 +134,13 @@ class Space:
                 if 0 <= here + step < len(options):
                     yield values | {knob.name: options[here + step]}
 
+    def without_unmatched(self, values: Values, unmatched: Sequence[str]) -> Values | None:
+        """The point that stands for ``values`` where its build's rules named ``unmatched``
+        (strategy names) matched nothing in the program, with the constraint that says so
+        added to the space; None where no such point exists (the default: a rule that
+        reaches nothing makes a failed candidate)."""
+        return None
+
     def index_of(self, values: Values) -> int:
         """The position of ``values`` in the space's order (the inverse of the enumeration)."""
         index = 0

@@ -597,7 +597,24 @@ class Tuner:
             variants.extend(new)
             return new
 
-        self.build(add(picked))
+        def build(found: list[Variant]) -> list[Variant]:
+            """Builds ``found``, then, for each whose rules matched nothing, the point the
+            space says stands for it (:meth:`Space.without_unmatched`) where not tried yet."""
+            self.build(found)
+            known = {space.index_of(v.values) for v in variants[1:]}
+            stand_ins: list[tuple[int, dict[str, Any]]] = []
+            for v in found:
+                lost = [r.strategy.name for r in unapplied(v)]
+                point = space.without_unmatched(v.values, lost) if lost else None
+                if point is not None and space.index_of(point) not in known:
+                    known.add(space.index_of(point))
+                    stand_ins.append((space.index_of(point), point))
+            again = add(list(space.take(iter(stand_ins))))
+            if again:
+                self.build(again)
+            return [*found, *again]
+
+        build(add(picked))
         self.measure(variants, reference, 1, self.options.seed + 1, f"{stage}:screen")
         self._best_so_far(job, variants, reference)
         # Wave 2: the neighbours of the two best so far (one knob one step away), the rest of the budget.
@@ -612,7 +629,7 @@ class Tuner:
                     near.append((index, values))
         second = add(list(space.take(iter(near))))
         if second:
-            self.build(second)
+            second = build(second)
             self.measure([reference, *second], reference, 1, self.options.seed + 4, f"{stage}:near")
             self._best_so_far(job, variants, reference)
         job.spaces.append(space)

@@ -63,7 +63,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Any, Sequence
 
 from tdsl import ContractionMatch, CpuLowering, CpuTarget, DataLayout, GraphCpuLowering, OpNameMatch, PackGreedily, PackTranspose, Rule, StrategySet
 from tdsl.iree.ops import OpView
@@ -392,6 +392,24 @@ class PackingSpace(Space):  # type: ignore[misc]  # tdsl is Any to mypy over str
         if values["lhs_pack_step"]:
             rules.append(lhs_pack)
         return StrategySet(name=concrete.name, targets=concrete.targets, rules=tuple(rules))
+
+    def without_unmatched(self, values: Values, unmatched: Sequence[str]) -> Values | None:
+        """Where only the LHS pack rule matched nothing, IREE fused that pack into its
+        producer's dispatch (the previous layer's epilogue, seen on an ONNX MLP): no pack
+        rule can reach it in this program, so the point stands as the same one with IREE's
+        pack configuration (``lhs_pack_step = 0``), and the space keeps to those from now on
+        (constraint ``lhs_pack_fused_into_its_producer``)."""
+        lhs_pack = self.template.rules[2].strategy.name
+        if list(unmatched) != [lhs_pack] or not values["lhs_pack_step"]:
+            return None
+        if not any(c.name == LHS_PACK_FUSED for c in self.constraints):
+            self.constraints = (*self.constraints, Constraint(LHS_PACK_FUSED, lambda v: not v["lhs_pack_step"]))
+        return values | {"lhs_pack_step": 0}
+
+
+LHS_PACK_FUSED = "lhs_pack_fused_into_its_producer"
+"""The constraint a packing space takes on once an LHS pack rule matched nothing (see
+:meth:`PackingSpace.without_unmatched`)."""
 
 
 def in_place_rules(layout: Rule, blocking: Rule, lhs_pack: Rule, problem: tuple[int, int, int], types: tuple[str, str, str]) -> tuple[Rule, Rule, Rule]:
