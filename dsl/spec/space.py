@@ -134,6 +134,12 @@ class Space:
                 if 0 <= here + step < len(options):
                     yield values | {knob.name: options[here + step]}
 
+    def constrain(self, added: Constraint) -> None:
+        """Adds ``added`` (once per name) to the constraints, for the candidates taken from
+        now on (what a search learned of the program, e.g. :meth:`without_unmatched`)."""
+        if all(c.name != added.name for c in self.constraints):
+            self.constraints = (*self.constraints, added)
+
     def without_unmatched(self, values: Values, unmatched: Sequence[str]) -> Values | None:
         """The point that stands for ``values`` where its build's rules named ``unmatched``
         (strategy names) matched nothing in the program, with the constraint that says so

@@ -402,8 +402,7 @@ class PackingSpace(Space):  # type: ignore[misc]  # tdsl is Any to mypy over str
         lhs_pack = self.template.rules[2].strategy.name
         if list(unmatched) != [lhs_pack] or not values["lhs_pack_step"]:
             return None
-        if not any(c.name == LHS_PACK_FUSED for c in self.constraints):
-            self.constraints = (*self.constraints, Constraint(LHS_PACK_FUSED, lambda v: not v["lhs_pack_step"]))
+        self.constrain(Constraint(LHS_PACK_FUSED, lambda v: not v["lhs_pack_step"]))
         return values | {"lhs_pack_step": 0}
 
 
