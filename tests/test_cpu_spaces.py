@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from pathlib import Path
 
-from tdsl import ContractionMatch, CpuLowering, CpuTarget, Rule, StrategySet, compile, render, run
+from tdsl import ContractionMatch, CpuLowering, CpuTarget, GraphCpuLowering, Rule, StrategySet, compile, render, run
 from tdsl.errors import StrategyError
 from tdsl.bindings import linalg_ops
 from tdsl.iree.ops import OpView, matcher_for
@@ -348,3 +348,31 @@ def test_im2col_takes_a_convolution_before_its_graph_level_pin_reaches_it(conv_l
         candidate = next(space.candidates(count=4, seed=0))
         found[name] = [d.split("_dispatch_")[0] for d in compile(BATCH_CONVS, candidate.strategies, "cpu").rules[0].dispatches]
     assert found == {"nchw_3x3": [], "grouped_dilated": ["grouped_dilated"]}
+
+
+QUANTIZED_MATMUL = """
+func.func @qmm(%a: tensor<96x192xi8>, %b: tensor<192x320xi8>) -> tensor<96x320xi32> {
+  %zp = arith.constant 0 : i32
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<96x320xi32>
+  %f = linalg.fill ins(%zero : i32) outs(%e : tensor<96x320xi32>) -> tensor<96x320xi32>
+  %r = linalg.quantized_matmul ins(%a, %b, %zp, %zp : tensor<96x192xi8>, tensor<192x320xi8>, i32, i32) outs(%f : tensor<96x320xi32>) -> tensor<96x320xi32>
+  return %r : tensor<96x320xi32>
+}
+"""
+
+
+def test_a_quantized_matmul_gets_no_space_and_says_a_pin_is_lost_with_it(tmp_path: Path) -> None:
+    """ONNX QLinearMatMul reaches IREE as linalg.quantized_matmul, which IREE rewrites into a
+    matmul and zero-point sums after the graph-level rules run: a pin on it reaches nothing
+    by codegen (checked here), so it gets no space, and the reason says why."""
+    from tdsl.strategies.cpu.space import tunable
+
+    [found] = [op for op in linalg_ops(QUANTIZED_MATMUL) if op.name == "linalg.quantized_matmul"]
+    view = OpView.of(found)
+    assert "quantized matmul" in tunable(view) and "lost with the op" in tunable(view)
+    pin = GraphCpuLowering(name="qpin", distribution=[32, 64, 0], vector_common_parallel=[4, 16, 0], vector_reduction=[0, 0, 4])
+    payload = tmp_path / "qmm.mlir"
+    payload.write_text(QUANTIZED_MATMUL)
+    [rule] = compile(payload, StrategySet(name="q", targets=[CpuTarget()], rules=[Rule(target="cpu", match=matcher_for(view), strategy=pin)]), "cpu").rules
+    assert not rule.dispatches

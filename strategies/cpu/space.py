@@ -125,7 +125,12 @@ def _accumulator_limit(isa: Isa, lanes: int, m_knob: str, n_knob: str) -> Constr
 
 def tunable(view: OpView) -> str:
     """Why ``view`` gets no op-level space ("" when it gets one)."""
-    if view.kind != "contraction" or view.zero_points:
+    if view.kind == "contraction" and view.zero_points:
+        return (
+            "a quantized matmul (zero points): IREE rewrites it into a matmul and zero-point sums after the graph-level "
+            "rules run, and a pin on it is lost with the op"
+        )
+    if view.kind != "contraction":
         return "not a plain contraction"
     types = _element_types(view)
     if types not in TILED_TYPES:
