@@ -84,13 +84,17 @@ def notes(result: TuneResult) -> list[str]:
     elif chosen is not None and chosen is best_iree:
         lines.append(
             f"Model pass: kept {chosen.label} {_ms(chosen)}, the faster IREE path: nothing beat it round by round by more than the noise "
-            f"({result.noise:.1%}); " + ", ".join(f"{v.label} {_time_or_failure(v)}" for v in result.final if v is not chosen)
+            f"({result.noise:.1%})" + _others(result, chosen)
+        )
+    elif chosen is not None and chosen.label == IREE_DEFAULT and best_iree is not None and best_iree.label == DATA_TILING:
+        lines.append(
+            f"Model pass: kept {chosen.label} {_ms(chosen)}: {best_iree.label} {_ms(best_iree)} ({speedup(best_iree, chosen) or 0.0:.2f}x) "
+            f"is within the noise ({result.noise:.1%}) of it, and nothing beat either by more" + _others(result, chosen, best_iree)
         )
     elif chosen is not None and best_iree is not None:
         lines.append(
             f"Model pass: {result.chosen} {_ms(chosen)}, {best_iree.label} {_ms(best_iree)} "
-            f"({speedup(chosen, best_iree) or 0.0:.2f}x; noise {result.noise:.1%}); "
-            + ", ".join(f"{v.label} {_time_or_failure(v)}" for v in result.final if v is not chosen and v is not best_iree)
+            f"({speedup(chosen, best_iree) or 0.0:.2f}x; noise {result.noise:.1%})" + _others(result, chosen, best_iree)
         )
     if result.numerics.get("checked"):
         dropped = result.numerics.get("dropped") or []
@@ -101,6 +105,12 @@ def notes(result: TuneResult) -> list[str]:
     if result.interrupted:
         lines.append("Interrupted: only what was measured before the stop is here.")
     return lines
+
+
+def _others(result: TuneResult, *shown: Variant) -> str:
+    """``"; "`` and the model pass's other builds with their times ("" if none)."""
+    rest = [f"{v.label} {_time_or_failure(v)}" for v in result.final if all(v is not s for s in shown)]
+    return "; " + ", ".join(rest) if rest else ""
 
 
 def report_json(result: TuneResult) -> dict[str, Any]:

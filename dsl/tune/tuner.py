@@ -763,6 +763,11 @@ class Tuner:
         plain = next((v for v in final if v.label == base.label and v.ok and v.median), None)
         if chosen.rules and plain is not None and not wins(chosen, plain, margin):
             chosen = plain if plain.label not in (IREE_DEFAULT, DATA_TILING) and wins(plain, best_iree, margin) else best_iree
+        # Data tiling within the noise of IREE default (a program it changes nothing
+        # measurable in: no contraction, or too little of one) is IREE's own default path.
+        default = next((v for v in final if v.label == IREE_DEFAULT and v.ok and v.median), None)
+        if chosen.label == DATA_TILING and default is not None and not wins(chosen, default, margin):
+            chosen = default
         return final, chosen, margin
 
     @staticmethod
