@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import tdsl
 from tdsl.iree.frontend import externalize_weights, load_program
@@ -978,6 +980,53 @@ def test_a_packing_whose_lhs_pack_rule_finds_nothing_is_built_again_with_irees_p
     assert not list(packing.take(iter([(0, failed[0].values)]))) and packing.pruned.by_constraint[LHS_PACK_FUSED]
     assert job.winner is not None and ":packed#" in job.winner.label and job.winner.values["lhs_pack_step"] == 0
     assert not [r for r in result.tuned.rules if r.strategy.name.endswith("_lhs_pack")]
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**16), lhs_share=st.sampled_from([0.3, 0.7, 1.0]), layout_share=st.sampled_from([0.0, 0.3]))
+def test_generated_pack_failures_are_stood_in_for_once_and_only_where_the_lhs_pack_alone_failed(
+    tmp_path_factory: pytest.TempPathFactory, seed: int, lhs_share: float, layout_share: float
+) -> None:
+    """Generated failure patterns: each packing candidate with LHS pack tiles finds nothing
+    with its LHS pack rule (share ``lhs_share``) and, of those, with its layout too (share
+    ``layout_share``), decided by a hash of the set. A candidate whose LHS pack rule alone
+    failed is stood in for by its step-0 point, built once; one whose layout failed too is
+    not; no set is built twice; the space takes the constraint exactly where a stand-in was
+    called for."""
+    import hashlib
+
+    from tdsl.strategies.cpu.space import LHS_PACK_FUSED
+
+    path = tmp_path_factory.mktemp("gen") / "mm.mlir"
+    path.write_text(MATMUL)
+
+    def draw(data: dict[str, Any], salt: str) -> float:
+        digest = hashlib.sha256(f"{seed}:{salt}:{json.dumps(data, sort_keys=True)}".encode()).digest()
+        return int.from_bytes(digest[:4], "big") / 2**32
+
+    def unmatched(data: dict[str, Any] | None) -> list[int]:
+        names = [r["strategy"]["name"] for r in data["rules"]] if data else []
+        lhs = [i for i, n in enumerate(names) if n.endswith("_lhs_pack")]
+        if not lhs or draw(data, "lhs") >= lhs_share:
+            return []
+        layout = [i for i, n in enumerate(names) if n.endswith("_packed")] if draw(data, "layout") < layout_share else []
+        return layout + lhs
+
+    def seconds(data: dict[str, Any] | None) -> float:
+        return 2e-3 if data is None else 1e-3 + draw(data, "time") * 1e-4
+
+    options = TuneOptions(budget=6, rounds=2, finalists=2, check_numerics=False)
+    with TuneCache(path.parent / "c.sqlite") as cache, ScriptedRunner(seconds, unmatched=unmatched) as runner:
+        result = tune(path, options=options, executor=runner, cache=cache)
+    [job] = result.jobs
+    packed = [v for v in job.variants if ":packed#" in v.label]
+    assert len({v.key for v in packed}) == len(packed)
+    built = {tuple(sorted(v.values.items())) for v in packed if not v.build_error}
+    alone = [v for v in packed if v.build_error.endswith("_lhs_pack matched nothing in the program") and ", " not in v.build_error]
+    for v in alone:
+        assert tuple(sorted((v.values | {"lhs_pack_step": 0}).items())) in built
+    [space] = [s for s in job.spaces if any(k.name == "lhs_pack_step" for k in s.knobs)]
+    assert any(c.name == LHS_PACK_FUSED for c in space.constraints) == bool(alone)
 
 
 CNN_CONVS = BROADCAST_BATCH.parent / "cnn_convs.mlir"
