@@ -25,6 +25,9 @@ then the whole model, keeping IREE's path wherever nothing measured better.
    share per space, seeded sample; pruned ones counted) are built in parallel by the executor and timed on the
    whole program, interleaved with the base in repeated rounds (the base first and last in
    every round); a first round screens, the best few get the remaining rounds. A candidate
+   whose rules matched nothing is stood in for by the point its space names, where it names
+   one (:meth:`tdsl.spec.space.Space.without_unmatched`: a packing whose LHS pack IREE fused
+   into its producer, with IREE's pack configuration). A candidate
    sample has a timeout relative to the base's time. A candidate wins only where it beats
    the base round by round by more than the measured noise (:func:`tdsl.tune.measure.wins`).
 4. **Model pass.** The base plus every op's winning rule (also on each winner's own
@@ -32,7 +35,8 @@ then the whole model, keeping IREE's path wherever nothing measured better.
    data tiling and the base; the faster of the base and the base with the rules is
    emitted only if it beats the better IREE path, and its rules the base, by more than the noise (where it is
    faster in the median but in too few rounds, as many rounds again decide), otherwise the
-   better IREE path is emitted (data tiling as a target flag, or no rules at all).
+   better IREE path is emitted (data tiling as a target flag, where it beats IREE default
+   the same way, or no rules at all).
 5. **Numerics.** The emitted set's outputs are compared with IREE default's
    (:func:`tdsl.run`, dtype tolerance); a rule whose outputs differ is dropped.
 
