@@ -610,9 +610,10 @@ class Tuner:
             for v in found:
                 lost = [r.strategy.name for r in unapplied(v)]
                 point = space.without_unmatched(v.values, lost) if lost else None
-                if point is not None and space.index_of(point) not in known:
-                    known.add(space.index_of(point))
-                    stand_ins.append((space.index_of(point), point))
+                index = space.index_of(point) if point is not None else None
+                if point is not None and index is not None and index not in known:
+                    known.add(index)
+                    stand_ins.append((index, point))
             again = add(list(space.take(iter(stand_ins))))
             if again:
                 self.build(again)
