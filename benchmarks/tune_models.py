@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -29,6 +30,7 @@ from typing import Callable
 
 import numpy as np
 
+from tdsl.errors import TdslError
 from tdsl.iree.machine import ISA_NAMES, machine
 from tdsl.tune import LocalExecutor, TuneCache, TuneOptions, tune, write_outputs
 
@@ -163,6 +165,9 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=None, help="write each model's tuned.py / report.json under DIR/<model>")
     parser.add_argument("--keep", type=Path, default=None, help="write the generated models into DIR (kept)")
     args = parser.parse_args()
+    missing = [str(path) for path in args.models if not path.is_file()]
+    if missing:
+        parser.error(f"models: expected .onnx files, received {', '.join(missing)} (no such file)")
     m = machine()
     print(f"machine: {m['cpu']}, ISA {ISA_NAMES.get(m['isa'], m['isa'])}, {m['cores']} cores; 1 thread; budget {args.budget}; constant weights")
     options = TuneOptions(budget=args.budget)
@@ -174,7 +179,11 @@ def main() -> int:
         print(f"{'model':<16} {'IREE default':>13} {'data tiling':>12} {'emitted':>10} {'x DT':>6} {'x default':>9} {'numerics':>9} {'s':>5}  emitted build")
         for path in models:
             started = time.monotonic()
-            result = tune(path, options=options, executor=executor, cache=cache)
+            try:
+                result = tune(path, options=options, executor=executor, cache=cache)
+            except TdslError as err:
+                print(f"tune_models.py: error: {err}", file=sys.stderr)
+                return 2
             if args.out:
                 write_outputs(result, args.out / path.stem)
             by = {v.label: v for v in result.final}

@@ -46,6 +46,8 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, default=None, help="tuning cache (default: the user cache dir)")
     parser.add_argument("--out", type=Path, default=None, help="write each shape's tuned.py / report.json under DIR/<shape>")
     args = parser.parse_args()
+    if not any(args.only in name for name in payloads(False)):
+        parser.error(f"--only: expected a substring of a shape name ({', '.join(payloads(False))}), received {args.only!r}")
     m = machine()
     print(f"machine: {m['cpu']}, ISA {ISA_NAMES.get(m['isa'], m['isa'])}, {m['cores']} cores; 1 thread; weights {args.weights}; budget {args.budget}")
     peak, bandwidth = measure_peak(), measure_bandwidth()
