@@ -10,7 +10,7 @@ Author a :class:`StrategySet` of rules (matcher -> strategy -> target), then:
 * :func:`combine` -- join sets and rule lists with a stated precedence;
 * :func:`import_spec` -- an existing transform-dialect spec as an editable set.
 
-Layers (see ARCHITECTURE.md): :mod:`tdsl.spec` (the strategy model), :mod:`tdsl.targets`
+Layers (see ARCHITECTURE.md): :mod:`tdsl.model` (the strategy model), :mod:`tdsl.targets`
 (per-target facts and checks), :mod:`tdsl.render`, :mod:`tdsl.iree` (driving IREE),
 :mod:`tdsl.testing` (the pytest plugin) and :mod:`tdsl.cli`.
 """
@@ -25,12 +25,12 @@ from .iree.bench import bench
 from .iree.compile import compile
 from .iree.numerics import run
 from .render import Rendered, Script, render
-from .spec.all_of import AllOf
-from .spec.codegen import Codegen, Fuse, GpuThreads, MmaChain, TileUsingFor, TileUsingForall, VectorLowering
-from .spec.layout import DataLayout, Pack, PackGreedily, PackTranspose
-from .spec.loader import dump, load
-from .spec.lowering import AttentionDecomposition, CpuLowering, DecomposedMatmul, GpuLowering, GraphCpuLowering, MmaLayout
-from .spec.matchers import (
+from .model.all_of import AllOf
+from .model.codegen import Codegen, Fuse, GpuThreads, MmaChain, TileUsingFor, TileUsingForall, VectorLowering
+from .model.layout import DataLayout, Pack, PackGreedily, PackTranspose
+from .sets.loader import dump, load
+from .model.lowering import AttentionDecomposition, CpuLowering, DecomposedMatmul, GpuLowering, GraphCpuLowering, MmaLayout
+from .model.matchers import (
     AttentionMatch,
     ConsumerMatch,
     ProducerMatch,
@@ -44,9 +44,9 @@ from .spec.matchers import (
     OperandMatch,
     PackMatch,
 )
-from .spec.raw import RawAnnotation, RawCodegenAction, RawConfig, RawMatch, RawPreprocessingAction, RawTuningAction
-from .spec.registry import Strategy
-from .spec.strategy_set import Rule, StrategySet, combine
+from .model.raw import RawAnnotation, RawCodegenAction, RawConfig, RawMatch, RawPreprocessingAction, RawTuningAction
+from .model.registry import Strategy
+from .sets.strategy_set import Rule, StrategySet, combine
 from .targets import GFX942, AmdGpuTarget, CpuTarget
 
 try:

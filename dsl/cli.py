@@ -40,7 +40,7 @@ from .iree.progress import NO_PROGRESS, Progress, RichProgress
 from . import __version__
 from .errors import ArgumentError, OutputError, RenderError, StrategyError, StrategyNotApplied, TdslError
 from .files import atomic_write, failure_dir, replace_files
-from .spec.loader import dump, load
+from .sets.loader import dump, load
 from .render import render
 from .render.scripts import FLAGS_FILE, RENDER_FILES
 
@@ -386,7 +386,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 def _cmd_ops(args: argparse.Namespace) -> int:
     from .iree.compile import check_output_file, default_target
     from .iree.ops import list_dispatches
-    from .spec.strategy_set import StrategySet
+    from .sets.strategy_set import StrategySet
     from .targets import CpuTarget
 
     target = default_target(args.target)
@@ -491,7 +491,7 @@ def _cmd_tune(args: argparse.Namespace) -> int:
     if args.space is not None:
         if args.target != "cpu":
             raise ArgumentError("--space: tunes a space for this CPU; use --target cpu")
-        from .spec.space import load_space
+        from .sets.space import load_space
 
         space = load_space(args.space)
     program = _program(args)

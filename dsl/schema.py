@@ -27,9 +27,9 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
 from .errors import TdslError
-from .spec.base import MAX_RANK, OP_NAME_RE, SYMBOL_RE
-from .spec.matchers import MAX_SEQUENCES
-from .spec.strategy_set import StrategySet
+from .model.base import MAX_RANK, OP_NAME_RE, SYMBOL_RE
+from .model.matchers import MAX_SEQUENCES
+from .sets.strategy_set import StrategySet
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -71,8 +71,8 @@ def _dims_widened(inner: JsonSchemaValue) -> JsonSchemaValue:
 
 # Before-validators by qualified name: what the field accepts, from its canonical schema.
 _BEFORE: dict[str, Callable[[JsonSchemaValue], JsonSchemaValue]] = {
-    "tdsl.spec.matchers._canonical_dims": _dims_widened,
-    "tdsl.spec.base._one_or_more_names": _names_widened,
+    "tdsl.model.matchers._canonical_dims": _dims_widened,
+    "tdsl.model.base._one_or_more_names": _names_widened,
 }
 
 
@@ -101,10 +101,10 @@ def _max_items(function: Any, inner: JsonSchemaValue) -> JsonSchemaValue:
 
 # After-validators that are plain value checks, by qualified name.
 _AFTER: dict[str, Callable[[Any, JsonSchemaValue], JsonSchemaValue]] = {
-    "tdsl.spec.base.in_range.<locals>.check": _in_range,
-    "tdsl.spec.base._symbol": _pattern(SYMBOL_RE.pattern),
-    "tdsl.spec.base._op_name": _pattern(OP_NAME_RE.pattern),
-    "tdsl.spec.base._sizes_length": _max_items,
+    "tdsl.model.base.in_range.<locals>.check": _in_range,
+    "tdsl.model.base._symbol": _pattern(SYMBOL_RE.pattern),
+    "tdsl.model.base._op_name": _pattern(OP_NAME_RE.pattern),
+    "tdsl.model.base._sizes_length": _max_items,
 }
 
 

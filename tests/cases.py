@@ -29,9 +29,9 @@ from tdsl import (
     VectorLowering,
 )
 from tdsl import load
-from tdsl.spec.lowering import AttentionDecomposition, DecomposedMatmul, MmaLayout
-from tdsl.spec.matchers import AttentionMatch, DagMatch, DimConstraint, NoLoweringConfigMatch, OperandMatch
-from tdsl.spec.raw import RawAnnotation, RawConfig, RawMatch, RawPreprocessingAction, RawTuningAction
+from tdsl.model.lowering import AttentionDecomposition, DecomposedMatmul, MmaLayout
+from tdsl.model.matchers import AttentionMatch, DagMatch, DimConstraint, NoLoweringConfigMatch, OperandMatch
+from tdsl.model.raw import RawAnnotation, RawConfig, RawMatch, RawPreprocessingAction, RawTuningAction
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 import tdsl
 from tdsl import GFX942, RenderError, StrategyError
-from tdsl.spec.base import StrategyModel
+from tdsl.model.base import StrategyModel
 
 Data = dict[str, Any]
 Draw = Callable[..., Any]

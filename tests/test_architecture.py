@@ -3,8 +3,8 @@
 Layers, bottom to top; a module may import its own layer and the ones below:
 
 0. foundation: ``errors``, ``files``, ``bindings`` (the one shim over ``iree.compiler``)
-1. the strategy model: ``spec`` concepts, then ``targets`` (facts and target checks), then
-   ``spec.strategy_set`` / ``spec.loader`` (a set joins concepts and targets)
+1. ``model`` (the strategy value types), then ``targets`` (facts and target checks), then
+   ``sets`` (a set joins the model and targets; loading; tuning spaces)
 2. ``render``
 3. ``iree``
 4. ``importer`` (``tdsl import``: specs read with the bindings into strategy sets)
@@ -22,9 +22,9 @@ DSL = Path(__file__).resolve().parent.parent / "dsl"
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("tdsl.errors", "tdsl.files", "tdsl.bindings")),
-    ("spec concepts", ("tdsl.spec",)),
+    ("strategy model", ("tdsl.model",)),
     ("targets", ("tdsl.targets",)),
-    ("strategy sets", ("tdsl.spec.strategy_set", "tdsl.spec.loader", "tdsl.spec.space")),
+    ("strategy sets", ("tdsl.sets",)),
     ("render", ("tdsl.render",)),
     ("iree", ("tdsl.iree",)),
     ("importer", ("tdsl.importer",)),
@@ -78,7 +78,7 @@ def test_every_module_has_a_layer_and_a_folder_per_layer() -> None:
     for module in _modules():
         _layer(module)
     folders = {p.name for p in DSL.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
-    assert {"spec", "targets", "render", "iree", "testing"} <= folders
+    assert {"model", "targets", "sets", "render", "iree", "testing"} <= folders
 
 
 @pytest.mark.parametrize("module", sorted(_modules()))
@@ -120,7 +120,7 @@ def test_the_layer_test_catches_an_upward_import(tmp_path: Path) -> None:
     """The check itself: a spec module importing render is reported."""
     bad = tmp_path / "bad.py"
     bad.write_text("from ..render import render\nfrom ..iree.compile import compile\n")
-    upward = [n for n in _imports("tdsl.spec.bad", bad) if _layer(n) > _layer("tdsl.spec.bad")]
+    upward = [n for n in _imports("tdsl.model.bad", bad) if _layer(n) > _layer("tdsl.model.bad")]
     assert sorted(upward) == ["tdsl.iree.compile", "tdsl.render.render"]
 
 

@@ -131,7 +131,7 @@ def test_yaml_duplicate_key_names_key_and_line(tmp_path: Path, capsys) -> None:
 
 
 def test_yaml_merge_keys_are_not_duplicates(tmp_path: Path) -> None:
-    from tdsl.spec.loader import _StrictLoader
+    from tdsl.sets.loader import _StrictLoader
     import yaml
 
     text = "base: &b {name: q, kind: x}\nuse:\n  <<: *b\n  name: r\n"

@@ -18,7 +18,7 @@ from tdsl.iree.dispatches import DispatchSummary, OpConfig
 from tdsl.iree.iree_compile import CompileResult
 from tdsl.iree.machine import SCHEMA_VERSION
 from tdsl.iree.progress import Progress
-from tdsl.spec.kinds import Injection
+from tdsl.model.kinds import Injection
 
 ROOT = Path(__file__).resolve().parent.parent
 MLP = ROOT / "examples" / "mlp"

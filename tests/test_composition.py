@@ -1,5 +1,5 @@
 """Composition: empty sets (IREE's default), combine() with explicit precedence, shadowed
-rules reported at render time (tdsl.spec.subsume), and short reprs of the gfx942 facts."""
+rules reported at render time (tdsl.model.subsume), and short reprs of the gfx942 facts."""
 
 from __future__ import annotations
 
@@ -29,9 +29,9 @@ from tdsl import (
     compile,
     render,
 )
-from tdsl.spec.matchers import PackMatch
-from tdsl.spec.strategy_set import combine
-from tdsl.spec.subsume import covers, leaf_covers, specificity
+from tdsl.model.matchers import PackMatch
+from tdsl.sets.strategy_set import combine
+from tdsl.model.subsume import covers, leaf_covers, specificity
 from tdsl.strategies.cpu import auto, head_split_fusion
 from tdsl.strategies.cpu.fusion import head_transpose_fusion
 from tdsl.strategies.gpu import library

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 import tdsl
-from tdsl.spec.registry import LEAF_MATCHER_KINDS, STRATEGY_KINDS
+from tdsl.model.registry import LEAF_MATCHER_KINDS, STRATEGY_KINDS
 from tdsl.targets import TARGET_KINDS
 
 

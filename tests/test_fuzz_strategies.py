@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 import strategy_gen as gen
 from tdsl import GFX942, bindings
 from tdsl.errors import ParseFailure
-from tdsl.spec.codegen import CleanupPatterns, ContractionLowering, Mapping, TransposeLowering
-from tdsl.spec.element_types import ElementType
-from tdsl.spec.lowering import CpuPipeline, GpuPipeline
+from tdsl.model.codegen import CleanupPatterns, ContractionLowering, Mapping, TransposeLowering
+from tdsl.model.element_types import ElementType
+from tdsl.model.lowering import CpuPipeline, GpuPipeline
 
 FUZZ = settings(
     max_examples=2000,

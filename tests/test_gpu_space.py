@@ -13,7 +13,7 @@ import pytest
 
 from tdsl import GpuLowering, TdslError, compile, render
 from tdsl.iree.hsaco import KernelResources
-from tdsl.spec.knobs import KnobError
+from tdsl.model.knobs import KnobError
 from tdsl.strategies.gpu.chooser import Contraction, Convolution, Convolution2d, choose, rank_key
 from tdsl.strategies.gpu.space import Gfx942Space, Ranked, gfx942_space, rank, rerank_with_resources, tiling_of
 from tdsl.targets import GFX942

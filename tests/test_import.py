@@ -23,9 +23,9 @@ from cases import all_sets
 from tdsl import StrategySet, dump, load, render
 from tdsl.errors import StrategyError
 from tdsl.importer import SpecImportError, import_command, import_specs, merge, read_file, read_spec, write_python, write_yaml
-from tdsl.spec.lowering import GpuLowering
-from tdsl.spec.matchers import AttentionMatch, ContractionMatch, DagMatch, NoLoweringConfigMatch, OperandMatch
-from tdsl.spec.raw import RawConfig, RawMatch, RawTuningAction
+from tdsl.model.lowering import GpuLowering
+from tdsl.model.matchers import AttentionMatch, ContractionMatch, DagMatch, NoLoweringConfigMatch, OperandMatch
+from tdsl.model.raw import RawConfig, RawMatch, RawTuningAction
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ROOT / "examples" / "specs"

@@ -657,7 +657,7 @@ def test_mfma_chain_tiles_fit_the_intrinsic() -> None:
 
 
 def test_bad_json_and_unvalidated_matchers() -> None:
-    from tdsl.spec.all_of import expand
+    from tdsl.model.all_of import expand
 
     with raises("StrategySet: expected a JSON document, received Expecting ',' delimiter: line 1 column 26 (char 25)", "StrategySet"):
         StrategySet.model_validate_json('{"name": "s", "rules": [1')

@@ -2,7 +2,7 @@
 
 On a copy of the package this test adds a test-only kind, ``Annotate`` (a tuning-spec
 action that puts a unit attribute on the matched op), as exactly three edits: its model
-module, its template, and one line of ``tdsl.spec.registry``. The copy then loads a
+module, its template, and one line of ``tdsl.model.registry``. The copy then loads a
 strategy file that uses it, renders and verifies the tuning spec, compiles a payload with
 it and finds the attribute on the configured op; nothing else in the package changed.
 """
@@ -49,7 +49,7 @@ TEMPLATE_FILE = ROOT / "tests" / "new_kind" / "annotate.mlir.j2"
 SCRIPT = '''
 import sys
 import tdsl
-from tdsl.spec.registry import STRATEGY_KINDS
+from tdsl.model.registry import STRATEGY_KINDS
 
 assert tdsl.__file__.startswith(sys.argv[3]), tdsl.__file__
 assert [k.__name__ for k in STRATEGY_KINDS][-1] == "Annotate"
@@ -77,9 +77,9 @@ def test_a_new_strategy_kind_is_its_module_its_template_and_one_registry_line(tm
     shutil.copytree(ROOT / "templates", package / "templates", ignore=shutil.ignore_patterns("__pycache__"))
     before = {p.relative_to(package): p.read_bytes() for p in package.rglob("*") if p.is_file()}
 
-    (package / "spec" / "annotate.py").write_text(textwrap.dedent(MODEL).lstrip())
+    (package / "model" / "annotate.py").write_text(textwrap.dedent(MODEL).lstrip())
     shutil.copy(TEMPLATE_FILE, package / "templates" / "strategies" / "annotate.mlir.j2")
-    registry = package / "spec" / "registry.py"
+    registry = package / "model" / "registry.py"
     text = registry.read_text()
     text = text.replace("\nSTRATEGY_KINDS", "\nfrom .annotate import Annotate  # noqa: E402\n\nSTRATEGY_KINDS", 1)
     text = text.replace("(DataLayout, CpuLowering, GraphCpuLowering, GpuLowering, Codegen)", "(DataLayout, CpuLowering, GraphCpuLowering, GpuLowering, Codegen, Annotate)")
@@ -88,7 +88,7 @@ def test_a_new_strategy_kind_is_its_module_its_template_and_one_registry_line(tm
 
     after = {p.relative_to(package): p.read_bytes() for p in package.rglob("*") if p.is_file()}
     changed = sorted(str(p) for p in after if before.get(p) != after[p])
-    assert changed == ["spec/annotate.py", "spec/registry.py", "templates/strategies/annotate.mlir.j2"]
+    assert changed == ["model/annotate.py", "model/registry.py", "templates/strategies/annotate.mlir.j2"]
 
     env = {**os.environ, "PYTHONPATH": str(package.parent)}
     dump = tmp_path / "dump"

@@ -15,7 +15,7 @@ import pytest
 import tdsl
 from tdsl import bindings, errors
 from tdsl.files import atomic_write, staged
-from tdsl.spec.element_types import ELEMENT_BITS, element_bytes
+from tdsl.model.element_types import ELEMENT_BITS, element_bytes
 from tdsl.targets import GFX942, MmaIntrinsic
 
 

@@ -1,4 +1,4 @@
-"""Knobs in strategy fields and the search spaces they make (tdsl.spec.knobs, tdsl.spec.space)."""
+"""Knobs in strategy fields and the search spaces they make (tdsl.model.knobs, tdsl.sets.space)."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ from tdsl import (
     load as tdsl_load,
     render,
 )
-from tdsl.spec.knobs import Choice, IntRange, KnobError, KnobTuple, PowersOfTwo
-from tdsl.spec.space import Constraint, Space
+from tdsl.model.knobs import Choice, IntRange, KnobError, KnobTuple, PowersOfTwo
+from tdsl.sets.space import Constraint, Space
 
 F32 = dict(lhs_type="f32", rhs_type="f32", output_type="f32")
 
@@ -174,7 +174,7 @@ def test_knobs_in_yaml(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """A YAML set with knob mappings is a space (tdsl tune --space takes it); rendering it is
     refused with the field; a malformed knob is one line naming its path."""
     from tdsl.errors import StrategyFileError
-    from tdsl.spec.space import load_space
+    from tdsl.sets.space import load_space
 
     path = tmp_path / "space.yaml"
     path.write_text(SPACE_YAML)

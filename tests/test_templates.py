@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tdsl.render.environment import has_macro
-from tdsl.spec.registry import LEAF_MATCHER_KINDS, STRATEGY_KINDS
+from tdsl.model.registry import LEAF_MATCHER_KINDS, STRATEGY_KINDS
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 FORBIDDEN = ("kind ==", ".kind", "backend ==", "namespace(")

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 import tdsl
 from tdsl.iree.frontend import externalize_weights, load_program
-from tdsl.spec.loader import to_data
-from tdsl.spec.strategy_set import StrategySet
+from tdsl.sets.loader import to_data
+from tdsl.sets.strategy_set import StrategySet
 from tdsl.tune import LocalExecutor, TuneCache, TuneOptions, table, tune, write_outputs
 from tdsl.tune import tuner as tuner_module
 from tdsl.tune.executor import BuildJob, BuildResult, SampleJob, SampleResult, failed_build
@@ -605,8 +605,8 @@ def test_gfx942_tuning_ranks_compiles_and_says_it_did_not_measure(payload: Path,
 
 SPACE_FILE = '''
 from tdsl import ContractionMatch, CpuTarget, GraphCpuLowering, Rule, StrategySet
-from tdsl.spec.knobs import Choice, PowersOfTwo
-from tdsl.spec.space import Constraint, Space
+from tdsl.model.knobs import Choice, PowersOfTwo
+from tdsl.sets.space import Constraint, Space
 
 lowering = GraphCpuLowering(name="mine", distribution=[PowersOfTwo("wg_m", 16, 64), 64, 0],
                             vector_common_parallel=[Choice("vec_m", [4, 8]), 16, 0], vector_reduction=[0, 0, 8])

@@ -24,7 +24,7 @@ import tdsl.tune.executor as executor
 from tdsl.errors import ArgumentError
 from tdsl.iree.frontend import ParameterArchive
 from tdsl.iree.machine import machine
-from tdsl.spec.loader import load, to_data
+from tdsl.sets.loader import load, to_data
 from tdsl.tune.executor import (
     REPRODUCIBLE_FLAGS,
     BuildJob,

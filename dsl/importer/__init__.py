@@ -11,7 +11,7 @@ libraries; hand-written, IREE's, tuners', or tdsl's own renders) as editable str
 
 A construct tdsl cannot express is a :class:`SpecImportError` naming the op, its line and
 what is missing; ``allow_raw`` keeps such a matcher or action as verified raw MLIR
-(:mod:`tdsl.spec.raw`).
+(:mod:`tdsl.model.raw`).
 """
 
 from __future__ import annotations

@@ -21,8 +21,8 @@ from typing import Any, Optional
 
 from ..errors import StrategyError
 from ..render import LAYOUT_MARKER, LAYOUT_RULE_MARKER, MARKER, ROOT_MARKER, RULE_MARKER
-from ..spec.codegen import Codegen, Fuse, GpuThreads, MmaChain, TileUsingFor, TileUsingForall, VectorLowering
-from ..spec.layout import DataLayout, Pack, PackGreedily, PackTranspose
+from ..model.codegen import Codegen, Fuse, GpuThreads, MmaChain, TileUsingFor, TileUsingForall, VectorLowering
+from ..model.layout import DataLayout, Pack, PackGreedily, PackTranspose
 from .ir import Attr, Mma, Module, Op, Opaque, Sequence, Sym, Translation, Unit
 from .problems import Unsupported
 

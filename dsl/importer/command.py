@@ -15,7 +15,7 @@ from typing import Optional, Sequence, TextIO, Union
 from ..errors import OutputError
 from ..files import atomic_write
 from ..render import render
-from ..spec.loader import dump
+from ..sets.loader import dump
 from .spec import Imported, merge, read_file
 from .writer import write_python, write_yaml
 

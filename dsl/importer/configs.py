@@ -4,7 +4,7 @@
 Every entry of the lowering config, the translation_info and its configuration
 dictionary must map to a field; an entry tdsl has no field for raises
 :class:`~tdsl.importer.problems.Unsupported` naming it (``--allow-raw`` keeps the whole
-attribute as a :class:`~tdsl.spec.raw.RawConfig` instead). Spellings older IREE wrote
+attribute as a :class:`~tdsl.model.raw.RawConfig` instead). Spellings older IREE wrote
 and whose meaning is clear are upgraded with a note: ``subgroup_m_count`` /
 ``subgroup_n_count`` with VectorDistribute (IREE 3.13 reads ``subgroup_basis``) become the
 basis when the matcher fixes one M and one N loop.
@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..errors import StrategyError
-from ..spec.kinds import StrategyKind
-from ..spec.lowering import AttentionDecomposition, CpuLowering, DecomposedMatmul, GpuLowering, MmaLayout
+from ..model.kinds import StrategyKind
+from ..model.lowering import AttentionDecomposition, CpuLowering, DecomposedMatmul, GpuLowering, MmaLayout
 from .ir import Attr, CompilationInfo, GpuConfig, Mma, OtherConfig, PipelineOptions, Translation
 from .problems import Unsupported
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Optional
 
 from ..errors import StrategyError
-from ..spec.kinds import MatcherKind
-from ..spec.matchers import (
+from ..model.kinds import MatcherKind
+from ..model.matchers import (
     AttentionMatch,
     ConsumerMatch,
     ProducerMatch,
@@ -428,8 +428,8 @@ def _leaf_of(loc: Optional[str]) -> Optional[str]:
 def _raw_leaf(chunks: list[str], path: str) -> Leaf:
     """A :class:`RawMatch` rebuilt from the ops tdsl inlined for it (as the printer spells
     them: the candidate op is ``%arg0``)."""
-    from ..spec.mlir_text import strip_locations
-    from ..spec.raw import RawMatch
+    from ..model.mlir_text import strip_locations
+    from ..model.raw import RawMatch
 
     body = "\n".join(strip_locations(c) for c in chunks)
     text = (

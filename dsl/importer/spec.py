@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any, Optional, Sequence as Seq, Union
 
 from ..errors import StrategyError, TdslError
-from ..spec.all_of import AllOf, expand
-from ..spec.base import SYMBOL_RE
-from ..spec.kinds import Injection, MatcherKind, StrategyKind
-from ..spec.matchers import ContractionMatch, DagMatch, FunctionMatch, OpNameMatch, map_dims
-from ..spec.raw import RawAnnotation, RawCodegenAction, RawConfig, RawMatch, RawPreprocessingAction, RawTuningAction
-from ..spec.strategy_set import Rule, StrategySet
+from ..model.all_of import AllOf, expand
+from ..model.base import SYMBOL_RE
+from ..model.kinds import Injection, MatcherKind, StrategyKind
+from ..model.matchers import ContractionMatch, DagMatch, FunctionMatch, OpNameMatch, map_dims
+from ..model.raw import RawAnnotation, RawCodegenAction, RawConfig, RawMatch, RawPreprocessingAction, RawTuningAction
+from ..sets.strategy_set import Rule, StrategySet
 from ..targets import AmdGpuTarget, CpuTarget, Target
 from .actions import TDSL_MARKERS, ConfigAction, _marker, Marks, build_layout, read_codegen, read_config_action, read_layout
 from .configs import ConfigReader
@@ -358,7 +358,7 @@ class _Importer:
         """In a tdsl render: the raw kinds, rebuilt. A :class:`RawConfig` locates its
         annotations at ``<name>.annotations[i]``; a raw action carries no tdsl marker (its
         ops are located at the strategy name, its helpers are ``<symbol>_<helper>``)."""
-        from ..spec.mlir_text import rename_symbols
+        from ..model.mlir_text import rename_symbols
 
         ops = action.op.body.ops
         if any(".annotations[" in (op.loc or "") for op in ops):
@@ -443,7 +443,7 @@ def _annotations(action: Sequence, bound_text: dict[int, str]) -> Optional[list[
 
 def _helpers(module: Module, action: Sequence) -> list[Sequence]:
     """The sequences ``action`` refers to (transitively), in spec order."""
-    from ..spec.mlir_text import symbols
+    from ..model.mlir_text import symbols
 
     wanted: set[str] = set()
     todo = [action.text]
@@ -600,7 +600,7 @@ class TargetError(TdslError):
 def _backends(strategy: StrategyKind) -> frozenset[Any]:
     """The backends ``strategy`` is for: its kind's, narrowed for raw MLIR by the dialect
     of the attributes it holds (``#iree_gpu.`` / ``#iree_cpu.``)."""
-    from ..spec.kinds import Backend
+    from ..model.kinds import Backend
 
     if strategy.raw:
         text = str(strategy.model_dump())
@@ -614,7 +614,7 @@ def _backends(strategy: StrategyKind) -> frozenset[Any]:
 def _infer_target(strategies: list[StrategyKind], given: Optional[str], notes: list[Note]) -> str:
     if given is not None:
         return given
-    from ..spec.kinds import Backend
+    from ..model.kinds import Backend
 
     backends = [_backends(s) for s in strategies]
     if backends and all(b == frozenset({Backend.ROCM}) for b in backends if len(b) == 1) and any(len(b) == 1 for b in backends):

@@ -18,9 +18,9 @@ from typing import Union
 import yaml
 from pydantic import BaseModel
 
-from ..spec.base import SYMBOL_RE
-from ..spec.loader import to_data
-from ..spec.strategy_set import StrategySet
+from ..model.base import SYMBOL_RE
+from ..sets.loader import to_data
+from ..sets.strategy_set import StrategySet
 
 WIDTH = 100
 

@@ -35,7 +35,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .. import bindings as mlir
-from ..spec.loader import as_strategy_set
+from ..sets.loader import as_strategy_set
 from .compile import compile
 from .frontend import ParameterArchive, Program, check_runnable, make_inputs, signatures
 from .numerics import compile_default, program_of
@@ -47,7 +47,7 @@ from .execute import numpy_reference
 from .machine import ISA_NAMES, machine
 from .progress import NO_PROGRESS, Progress
 from .timing import ALLOCATORS, SAMPLE_TIMEOUT_S, iree_sample, run_tool, time_round
-from ..spec.strategy_set import StrategySet
+from ..sets.strategy_set import StrategySet
 from ..targets import CpuTarget
 
 STRATEGY = "strategy"

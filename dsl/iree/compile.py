@@ -30,9 +30,9 @@ from .iree_compile import (
 )
 from ..errors import OutputError, StrategyNotApplied, TargetError
 from ..files import atomic_write, staged
-from ..spec.loader import as_strategy_set
+from ..sets.loader import as_strategy_set
 from .. import bindings as mlir
-from ..spec.kinds import Injection, Phase
+from ..model.kinds import Injection, Phase
 from ..render import LAYOUT_RULE_MARKER, PREPROCESSING, SERIAL_LOADING, injections, render
 from .diagnostics import CompilerDiagnostic, locate_in_dispatches, rule_names
 from .flags import THREADING_ON, rendered_flags, with_threading
@@ -40,7 +40,7 @@ from .phases import compile_to_phase, phase_of
 from .hsaco import KernelResources, resources
 from .dispatches import STATISTICS_FILE, DispatchSummary, Launches, launches_in, short_pipeline, spelled, statistics_flags, summarize_dump
 from .progress import NO_PROGRESS, Progress
-from ..spec.strategy_set import StrategySet
+from ..sets.strategy_set import StrategySet
 from ..targets import AmdGpuTarget, CpuTarget, Target
 
 IREE_DEFAULT = "iree-default"

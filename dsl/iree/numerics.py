@@ -20,14 +20,14 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .. import bindings as mlir
-from ..spec.loader import as_strategy_set
+from ..sets.loader import as_strategy_set
 from .compile import CompileReport, compile
 from .iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, run_iree_compile
 from .progress import NO_PROGRESS, Progress
 from ..errors import ParseFailure, PayloadError, RunFailed
 from .execute import Comparison, compare, invoke, numpy_reference
 from .frontend import Arg, Program, Signature, as_declared, check_runnable, load_inputs, load_program, make_inputs, onnxruntime_inexact, onnxruntime_reference, signatures
-from ..spec.strategy_set import StrategySet
+from ..sets.strategy_set import StrategySet
 from ..targets import CpuTarget
 
 

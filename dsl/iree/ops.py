@@ -24,14 +24,14 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from .. import bindings
 from ..errors import StrategyError
-from ..spec.all_of import AllOf
-from ..spec.base import StrategyModel
-from ..spec.element_types import ELEMENT_BITS
-from ..spec.kinds import MatcherKind
+from ..model.all_of import AllOf
+from ..model.base import StrategyModel
+from ..model.element_types import ELEMENT_BITS
+from ..model.kinds import MatcherKind
 from ..render import LAYOUT_MARKER, MARKER, render
-from ..spec.kinds import Phase
-from ..spec.matchers import ContractionMatch, ConvolutionMatch, FunctionMatch, OperandMatch, OpNameMatch, contraction_with_layout
-from ..spec.strategy_set import StrategySet
+from ..model.kinds import Phase
+from ..model.matchers import ContractionMatch, ConvolutionMatch, FunctionMatch, OperandMatch, OpNameMatch, contraction_with_layout
+from ..sets.strategy_set import StrategySet
 from ..targets import AmdGpuTarget, CpuTarget
 from ..targets.cpu import PREPROCESSING_PIPELINE
 from .dispatches import STATISTICS_FILE, Launches, read_launches, statistics_flags

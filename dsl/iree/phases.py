@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Sequence, overload
 
 from .. import bindings as mlir
-from ..spec.kinds import Phase
-from ..spec.loader import as_strategy_set
+from ..model.kinds import Phase
+from ..sets.loader import as_strategy_set
 from .iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, CompileFailed, run_iree_compile
 from ..errors import TdslError
 from ..render import PREPROCESSING, Rendered, render
-from ..spec.strategy_set import StrategySet
+from ..sets.strategy_set import StrategySet
 
 _NOISY = [
     (re.compile(r'cpu_features = "[^"]*"'), 'cpu_features = "..."'),

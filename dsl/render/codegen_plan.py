@@ -1,4 +1,4 @@
-"""The plan of a :class:`~tdsl.spec.codegen.Codegen` strategy: the lowering sequence
+"""The plan of a :class:`~tdsl.model.codegen.Codegen` strategy: the lowering sequence
 ``@<rule symbol>_codegen`` (``definition`` of ``strategies/codegen.mlir.j2``) and the
 ``__kernel_config`` action that selects it.
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Optional
 
 from ..errors import TdslError
-from ..spec.codegen import Codegen, TileUsingForall
+from ..model.codegen import Codegen, TileUsingForall
 from ..targets import AmdGpuTarget, Target
 from .plan import ActionPlan, Handle, Step, op_type
 

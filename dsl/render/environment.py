@@ -17,7 +17,7 @@ from typing import Callable, Iterable, cast
 
 import jinja2
 
-from ..spec.base import path_text
+from ..model.base import path_text
 from .markers import LAYOUT_MARKER, LAYOUT_RULE_MARKER, MARKER, ROOT_MARKER, RULE_MARKER
 from .plan import Handle
 

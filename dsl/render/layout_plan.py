@@ -1,4 +1,4 @@
-"""The plan of a :class:`~tdsl.spec.layout.DataLayout` action: its steps in order, each with
+"""The plan of a :class:`~tdsl.model.layout.DataLayout` action: its steps in order, each with
 the handles (names and types) it consumes and produces.
 
 The matched op starts as ``%op`` (``!transform.any_op``); generalize / interchange /
@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, ClassVar, Optional
 
-from ..spec.layout import DataLayout, Pack, PackGreedily, PackTranspose
+from ..model.layout import DataLayout, Pack, PackGreedily, PackTranspose
 from ..targets import Target
 from .plan import ActionPlan, Handle, Step, op_type
 

@@ -1,5 +1,5 @@
-"""The plans of :class:`~tdsl.spec.lowering.CpuLowering` and
-:class:`~tdsl.spec.lowering.GpuLowering` actions: the fields of the
+"""The plans of :class:`~tdsl.model.lowering.CpuLowering` and
+:class:`~tdsl.model.lowering.GpuLowering` actions: the fields of the
 ``#iree_codegen.compilation_info`` each one attaches (``strategies/cpu_lowering.mlir.j2``,
 ``strategies/gpu_lowering.mlir.j2``). Emits no text.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from ..spec.lowering import AttentionDecomposition, CpuLowering, DecomposedMatmul, GpuLowering, MmaLayout
+from ..model.lowering import AttentionDecomposition, CpuLowering, DecomposedMatmul, GpuLowering, MmaLayout
 from ..targets import Target
 from .plan import ActionPlan
 

@@ -1,7 +1,7 @@
 """Plans of matcher leaves: the handles, types and checks each leaf's ``leaf`` macro prints.
 
 :func:`plan_matchers` turns a rule's matcher into its matcher sequences (one per concrete
-alternative, :func:`tdsl.spec.all_of.expand`); :func:`plan_leaf` plans one leaf,
+alternative, :func:`tdsl.model.all_of.expand`); :func:`plan_leaf` plans one leaf,
 dispatching on the matcher's class. A leaf at position ``j`` of its rule's matcher names
 its handles ``%l<j>_...``. A matcher kind without a planner gets a :class:`GenericLeaf`
 (the matcher, the chosen alternative and the handle prefix). Emits no text.
@@ -14,9 +14,9 @@ from functools import singledispatch
 from typing import Mapping, Optional
 
 from .. import bindings
-from ..spec.all_of import AllOf, expand
-from ..spec.kinds import MatcherKind
-from ..spec.matchers import (
+from ..model.all_of import AllOf, expand
+from ..model.kinds import MatcherKind
+from ..model.matchers import (
     AttentionMatch,
     ConsumerMatch,
     ProducerMatch,
@@ -28,8 +28,8 @@ from ..spec.matchers import (
     PackMatch,
     dag_leaf,
 )
-from ..spec.mlir_text import matcher_module, relocated, rename_values
-from ..spec.raw import RawMatch
+from ..model.mlir_text import matcher_module, relocated, rename_values
+from ..model.raw import RawMatch
 from .plan import LeafPlan, MatcherSequence
 
 Choice = Mapping[str, object]

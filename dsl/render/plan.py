@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Optional
 
-from ..spec.kinds import StrategyKind
+from ..model.kinds import StrategyKind
 
 ANY_OP = "!transform.any_op"
 """The type of an untyped transform handle."""

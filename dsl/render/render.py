@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..spec.all_of import scope
-from ..spec.kinds import Injection
-from ..spec.strategy_set import Rule, StrategySet
-from ..spec.subsume import covers
+from ..model.all_of import scope
+from ..model.kinds import Injection
+from ..sets.strategy_set import Rule, StrategySet
+from ..model.subsume import covers
 from .environment import environment
 from .script_plan import plan_script
 from .scripts import Rendered, Script
@@ -72,7 +72,7 @@ def render(strategy_set: StrategySet, target: str) -> Rendered:
 def shadowed_rules(rules: Sequence[tuple[int, Rule]]) -> list[str]:
     """The rules of one script (``(index in the set, rule)``, in order) that never fire: a
     rule whose matcher an earlier rule's matcher certainly covers
-    (:func:`tdsl.spec.subsume.covers`) in the same ``transform.foreach_match`` run
+    (:func:`tdsl.model.subsume.covers`) in the same ``transform.foreach_match`` run
     (consecutive rules with the same function scope, as
     :func:`~tdsl.render.script_plan.plan_runs` groups them; each run matches anew). One
     line each: ``"rules[3] (mm_tiles) is shadowed by rules[1] (mm_all)"``."""

@@ -12,12 +12,12 @@ from __future__ import annotations
 from functools import singledispatch
 from typing import Optional, Sequence
 
-from ..spec.all_of import scope
-from ..spec.codegen import Codegen
-from ..spec.kinds import StrategyKind
-from ..spec.layout import DataLayout
-from ..spec.lowering import CpuLowering, GpuLowering
-from ..spec.strategy_set import Rule
+from ..model.all_of import scope
+from ..model.codegen import Codegen
+from ..model.kinds import StrategyKind
+from ..model.layout import DataLayout
+from ..model.lowering import CpuLowering, GpuLowering
+from ..sets.strategy_set import Rule
 from ..targets import Target
 from .codegen_plan import plan_codegen
 from .environment import has_macro

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..files import replace_files
-from ..spec.kinds import Injection
+from ..model.kinds import Injection
 from ..targets import Target
 
 # IREE 3.13 can deadlock when several executables load a tuning spec or codegen library

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from ..spec.base import StrategyModel, SymbolName
-from ..spec.kinds import Backend, MatcherKind, StrategyKind
+from ..model.base import StrategyModel, SymbolName
+from ..model.kinds import Backend, MatcherKind, StrategyKind
 from .amdgpu_checks import check_codegen, check_gpu_lowering
 from .amdgpu_facts import ARCHITECTURES, AmdGpuArch
-from ..spec.codegen import Codegen
-from ..spec.lowering import GpuLowering
+from ..model.codegen import Codegen
+from ..model.lowering import GpuLowering
 
 
 class AmdGpuTarget(StrategyModel):

@@ -6,12 +6,12 @@ Each raises the ``problem`` error that names the strategy field.
 
 from __future__ import annotations
 
-from ..spec.all_of import leaves
-from ..spec.base import Described, fmt, problem
-from ..spec.codegen import Codegen
-from ..spec.kinds import MatcherKind
-from ..spec.lowering import GpuLowering
-from ..spec.matchers import ContractionMatch
+from ..model.all_of import leaves
+from ..model.base import Described, fmt, problem
+from ..model.codegen import Codegen
+from ..model.kinds import MatcherKind
+from ..model.lowering import GpuLowering
+from ..model.matchers import ContractionMatch
 from .amdgpu_facts import AmdGpuArch, MmaIntrinsic
 from .amdgpu_resources import lds_problem
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 
 from ..errors import TdslError
-from ..spec.base import StrategyModel
-from ..spec.element_types import element_bytes
+from ..model.base import StrategyModel
+from ..model.element_types import element_bytes
 
 _MMA_RE = re.compile(r"MFMA_(F32|I32|F64)_(\d+)x(\d+)x(\d+)_([A-Z0-9]+)(?:_([A-Z0-9]+))?")
 _MLIR_TYPE = {

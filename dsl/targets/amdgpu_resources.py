@@ -24,9 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from ..spec.element_types import element_bytes
-from ..spec.lowering import GpuLowering
-from ..spec.matchers import ContractionMatch
+from ..model.element_types import element_bytes
+from ..model.lowering import GpuLowering
+from ..model.matchers import ContractionMatch
 from .amdgpu_facts import AmdGpuArch
 
 ROW_PAD_BYTES = 8

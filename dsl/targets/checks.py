@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Union
 
-from ..spec.base import Described, problem
-from ..spec.kinds import Injection, MatcherKind, StrategyKind
-from ..spec.all_of import match_op_names
+from ..model.base import Described, problem
+from ..model.kinds import Injection, MatcherKind, StrategyKind
+from ..model.all_of import match_op_names
 from .amdgpu import AmdGpuTarget
 from .cpu import CpuTarget
 

@@ -7,14 +7,14 @@ from typing import ClassVar, Literal
 
 from pydantic import field_validator, model_validator
 
-from ..spec.all_of import leaves
-from ..spec.base import Described, StrategyModel, StrictBool, SymbolName, problem
-from ..spec.codegen import Codegen, TileUsingForall
-from ..spec.element_types import ELEMENT_BITS
-from ..spec.kinds import Backend, Injection, LoopShape, MatcherKind, StrategyKind
-from ..spec.layout import DataLayout
-from ..spec.lowering import CpuLowering
-from ..spec.matchers import ContractionMatch, ConvolutionMatch, OpNameMatch
+from ..model.all_of import leaves
+from ..model.base import Described, StrategyModel, StrictBool, SymbolName, problem
+from ..model.codegen import Codegen, TileUsingForall
+from ..model.element_types import ELEMENT_BITS
+from ..model.kinds import Backend, Injection, LoopShape, MatcherKind, StrategyKind
+from ..model.layout import DataLayout
+from ..model.lowering import CpuLowering
+from ..model.matchers import ContractionMatch, ConvolutionMatch, OpNameMatch
 from .host import native_vector_bytes
 
 # IREE 3.13 refuses vectors of ``native vector bytes x this`` bytes or more

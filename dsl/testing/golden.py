@@ -20,7 +20,7 @@ import pytest
 from ..files import atomic_write
 from ..iree.compile import compile
 from ..iree.phases import ir_after
-from ..spec.strategy_set import StrategySet
+from ..sets.strategy_set import StrategySet
 
 UPDATE_OPTION = "--update-goldens"
 

@@ -8,8 +8,8 @@
 * :mod:`tdsl.tune.cache` -- the SQLite store of builds, samples and verdicts;
 * :mod:`tdsl.tune.outputs` -- tuned.py, tuned.yaml, report.json, the table and the plot.
 
-The spaces themselves are strategy sets with knobs (:mod:`tdsl.spec.knobs`,
-:class:`tdsl.spec.space.Space`); the ready ones are in :mod:`tdsl.strategies.cpu.space`
+The spaces themselves are strategy sets with knobs (:mod:`tdsl.model.knobs`,
+:class:`tdsl.sets.space.Space`); the ready ones are in :mod:`tdsl.strategies.cpu.space`
 and :mod:`tdsl.strategies.gpu.space`.
 """
 

@@ -41,7 +41,7 @@ from ..iree.dispatches import short_pipeline
 from ..iree.frontend import ParameterArchive
 from ..iree.iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
 from ..iree.machine import machine
-from ..spec.strategy_set import StrategySet
+from ..sets.strategy_set import StrategySet
 
 SAMPLE_CACHE_BYTES = 2 << 30
 """Bytes of modules and inputs :func:`sample` keeps on disk per process (least recently
@@ -57,7 +57,7 @@ WORKER_STOP_S = 5.0
 @dataclass(frozen=True)
 class BuildJob:
     """One candidate to compile: the payload's bytes, the strategy set as plain data
-    (:func:`tdsl.spec.loader.to_data`; None: IREE's default pipeline for ``target``)."""
+    (:func:`tdsl.sets.loader.to_data`; None: IREE's default pipeline for ``target``)."""
 
     key: str
     payload_name: str

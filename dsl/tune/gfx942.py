@@ -32,8 +32,8 @@ from ..iree.frontend import Program, check_runnable, externalize_weights, load_p
 from ..iree.machine import ISA_NAMES
 from ..iree.ops import Dispatch, list_dispatches, python_source
 from ..iree.progress import NO_PROGRESS, Progress
-from ..spec.space import Pruned
-from ..spec.strategy_set import Rule
+from ..sets.space import Pruned
+from ..sets.strategy_set import Rule
 from ..targets import AmdGpuTarget
 from .cache import TuneCache
 from .executor import Executor

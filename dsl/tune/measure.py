@@ -24,7 +24,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ..spec.strategy_set import StrategySet
+from ..sets.strategy_set import StrategySet
 from .cache import ArtifactKey
 
 MIN_NOISE = 0.02

@@ -26,7 +26,7 @@ then the whole model, keeping IREE's path wherever nothing measured better.
    whole program, interleaved with the base in repeated rounds (the base first and last in
    every round); a first round screens, the best few get the remaining rounds. A candidate
    whose rules matched nothing is stood in for by the point its space names, where it names
-   one (:meth:`tdsl.spec.space.Space.without_unmatched`: a packing whose LHS pack IREE fused
+   one (:meth:`tdsl.sets.space.Space.without_unmatched`: a packing whose LHS pack IREE fused
    into its producer, with IREE's pack configuration). A candidate
    sample has a timeout relative to the base's time. A candidate wins only where it beats
    the base round by round by more than the measured noise (:func:`tdsl.tune.measure.wins`).
@@ -71,9 +71,9 @@ from ..iree.iree_compile import DEFAULT_MEMORY_GB
 from ..iree.machine import versions
 from ..iree.ops import Dispatch, OpView, ProgramOps, list_dispatches, python_source
 from ..iree.progress import NO_PROGRESS, Progress
-from ..spec.loader import to_data
-from ..spec.space import Pruned, Space
-from ..spec.strategy_set import Rule, StrategySet
+from ..sets.loader import to_data
+from ..sets.space import Pruned, Space
+from ..sets.strategy_set import Rule, StrategySet
 from ..targets import AmdGpuTarget, CpuTarget
 from ..targets.host import detect_isa
 from .cache import ArtifactKey, MachineKey, TuneCache, canonical_hash

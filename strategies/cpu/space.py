@@ -67,10 +67,10 @@ from typing import Any, Sequence
 
 from tdsl import ContractionMatch, CpuLowering, CpuTarget, DataLayout, GraphCpuLowering, OpNameMatch, PackGreedily, PackTranspose, Rule, StrategySet
 from tdsl.iree.ops import OpView
-from tdsl.spec.element_types import ELEMENT_BITS
-from tdsl.spec.knobs import Choice, PowersOfTwo
-from tdsl.spec.kinds import MatcherKind
-from tdsl.spec.space import Constraint, Space, Values
+from tdsl.model.element_types import ELEMENT_BITS
+from tdsl.model.knobs import Choice, PowersOfTwo
+from tdsl.model.kinds import MatcherKind
+from tdsl.sets.space import Constraint, Space, Values
 from tdsl.targets.host import Caches, Isa, detect_caches
 
 from .blocking import M_TILES, lhs_pack_match, mmt4d_blocking

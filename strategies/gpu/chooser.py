@@ -67,7 +67,7 @@ from typing import Optional, Sequence, Union
 
 from tdsl import ContractionMatch, ConvolutionMatch, GpuLowering, Rule
 from tdsl.errors import TdslError
-from tdsl.spec.element_types import element_bytes
+from tdsl.model.element_types import element_bytes
 from tdsl.targets import GFX942, AmdGpuArch, MmaIntrinsic
 from tdsl.targets.amdgpu_resources import ROW_PAD_BYTES
 

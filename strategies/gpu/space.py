@@ -1,6 +1,6 @@
 """The gfx942 search space of one contraction or convolution, and its ranking without a GPU.
 
-:func:`gfx942_space` returns a :class:`~tdsl.spec.space.Space` (a :class:`Gfx942Space`)
+:func:`gfx942_space` returns a :class:`~tdsl.sets.space.Space` (a :class:`Gfx942Space`)
 whose template is one gfx942 rule: the problem's exact-shape matcher (as ``rule_for`` /
 ``conv_rule_for`` make it) and the chooser's ``GpuLowering`` (:mod:`.chooser`) with a knob
 in each field the chooser decides:
@@ -75,8 +75,8 @@ from typing import Any, Mapping, Optional, Sequence, Union
 from tdsl import AmdGpuTarget, GpuLowering, Rule, StrategySet
 from tdsl.errors import TdslError
 from tdsl.iree.hsaco import KernelResources
-from tdsl.spec.knobs import Choice, KnobError
-from tdsl.spec.space import Candidate, Constraint, Space, Values
+from tdsl.model.knobs import Choice, KnobError
+from tdsl.sets.space import Candidate, Constraint, Space, Values
 from tdsl.targets import GFX942, AmdGpuArch, MmaIntrinsic
 
 from .chooser import (

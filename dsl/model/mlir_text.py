@@ -3,7 +3,7 @@ and symbol references token by token (string literals are skipped), and checking
 snippet parses and verifies with the bindings.
 
 Used by the matcher kinds that hold a pattern or a matcher as MLIR (:class:`DagMatch`,
-:class:`~tdsl.spec.raw.RawMatch`) and by the raw actions (:mod:`tdsl.spec.raw`). The
+:class:`~tdsl.model.raw.RawMatch`) and by the raw actions (:mod:`tdsl.model.raw`). The
 text these operate on is the MLIR printer's own output (the importer stores ops as the
 bindings print them) or text the user wrote and the model verified. Emits nothing.
 """

@@ -2,7 +2,7 @@
 sets it stands for.
 
 ``Space(template, constraints)`` takes a :class:`StrategySet` whose fields hold knobs
-(:mod:`tdsl.spec.knobs`) and predicates over knob values. It reports its size (the
+(:mod:`tdsl.model.knobs`) and predicates over knob values. It reports its size (the
 product of the knobs' sizes), enumerates assignments in a fixed order, samples them with a
 seed, and yields :class:`Candidate` sets: each assignment that passes every constraint is
 validated in full as a concrete set -- every field check and every target check (CPU tile
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence, Union
 
 from ..errors import StrategyError, StrategyFileError
-from .knobs import Knob, KnobError, assignment_at, assignments, knob_size, merge, sample_indices
+from ..model.knobs import Knob, KnobError, assignment_at, assignments, knob_size, merge, sample_indices
 from .strategy_set import StrategySet
 
 Values = dict[str, Any]
@@ -184,7 +184,7 @@ class Space:
 def load_space(spec: str) -> Space:
     """The space a file defines: a Python file's module-level :class:`Space` or
     :class:`StrategySet` with knobs (``FILE.py`` or ``FILE.py:NAME``), or a YAML / JSON set
-    with knob mappings (:data:`tdsl.spec.knobs.KNOB_SPELLINGS`; no constraints there)."""
+    with knob mappings (:data:`tdsl.model.knobs.KNOB_SPELLINGS`; no constraints there)."""
     from .loader import DATA_SUFFIXES, load, python_object, split_spec
 
     path, name = split_spec(spec)

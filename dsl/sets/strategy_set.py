@@ -14,7 +14,7 @@ render writes no scripts, only the target flags).
 Sets and rule lists compose with :func:`combine` (also ``StrategySet.combine``): the
 rules are joined in order, so earlier parts win where matchers overlap, or, with
 ``precedence="specific"``, more specific matchers go first
-(:func:`tdsl.spec.subsume.specificity`).
+(:func:`tdsl.model.subsume.specificity`).
 
 Example::
 
@@ -33,11 +33,11 @@ from pydantic import Field, model_validator
 from ..errors import FieldProblem, StrategyError, TargetError
 from ..targets import AmdGpuTarget, CpuTarget, Target
 from ..targets.checks import check_rule
-from .all_of import Matcher
-from .base import StrategyModel, StrictBool, SymbolName, fmt, problem
-from .matchers import FunctionMatch
-from .registry import Strategy
-from .subsume import covers, specificity
+from ..model.all_of import Matcher
+from ..model.base import StrategyModel, StrictBool, SymbolName, fmt, problem
+from ..model.matchers import FunctionMatch
+from ..model.registry import Strategy
+from ..model.subsume import covers, specificity
 
 
 class Rule(StrategyModel):
@@ -157,8 +157,8 @@ def combine(*parts: Part, name: str, precedence: Precedence = "first") -> Strate
       head-split rule take BERT's Q projection before ``auto()``'s packing rules see it.
     * ``precedence="specific"`` puts a part's rule before an earlier part's rule of the same
       target when it is more specific: certainly (its matcher is covered by the other's,
-      :func:`tdsl.spec.subsume.covers`) or, when neither covers the other, by
-      :func:`tdsl.spec.subsume.specificity` (an exact-shape contraction or convolution
+      :func:`tdsl.model.subsume.covers`) or, when neither covers the other, by
+      :func:`tdsl.model.subsume.specificity` (an exact-shape contraction or convolution
       matcher first, then all_of matchers with more leaves, then more set constraints).
       Each part keeps its own order (a set such as ``auto()`` orders its rules on
       purpose); pass rules one by one to have all of them ordered.
@@ -216,7 +216,7 @@ def combine(*parts: Part, name: str, precedence: Precedence = "first") -> Strate
 def more_specific(rule: Rule, other: Rule) -> bool:
     """``rule`` goes before ``other`` under ``precedence="specific"``: same target, and
     ``other``'s matcher certainly covers ``rule``'s but not the reverse, or neither covers
-    the other and ``rule``'s :func:`~tdsl.spec.subsume.specificity` is higher."""
+    the other and ``rule``'s :func:`~tdsl.model.subsume.specificity` is higher."""
     if rule.target != other.target:
         return False
     mine, theirs = covers(rule.match, other.match), covers(other.match, rule.match)

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from ..errors import StrategyFileError, TdslError
-from .knobs import knobs_from_data
+from ..model.knobs import knobs_from_data
 from .strategy_set import StrategySet
 
 PY_SUFFIXES = (".py",)

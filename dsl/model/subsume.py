@@ -5,7 +5,7 @@
 ``earlier`` in the same ``transform.foreach_match`` never fires (the first matcher that
 succeeds wins). It is conservative: False means "not certain", never "they differ".
 
-A matcher is the conjunction of its leaves (:func:`tdsl.spec.all_of.leaves`); ``earlier``
+A matcher is the conjunction of its leaves (:func:`tdsl.model.all_of.leaves`); ``earlier``
 covers ``later`` when both are scoped to the same function (or ``earlier`` to none) and
 every non-scope leaf of ``earlier`` is covered by a leaf of ``later`` of the same kind. One
 function per leaf kind decides that, from the leaves' public fields: each field it knows

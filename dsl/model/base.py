@@ -306,7 +306,7 @@ class StrategyModel(BaseModel):
 
     def require_concrete(self, what: str) -> None:
         """Raises :class:`StrategyError` if this model holds knobs: ``what`` (render,
-        dump, ...) needs one value per field; a :class:`tdsl.spec.space.Space` gives those."""
+        dump, ...) needs one value per field; a :class:`tdsl.sets.space.Space` gives those."""
         if self._knob_paths:
             path, knob = next(iter(self._knob_paths.items()))
             raise StrategyError(

@@ -2,7 +2,7 @@
 kinds. The discriminated unions that strategy files are validated against are built from
 these lists; adding a kind means adding its class here (and its template).
 
-Raw-MLIR kinds (``raw = True``, :mod:`tdsl.spec.raw`) come after the typed ones in the
+Raw-MLIR kinds (``raw = True``, :mod:`tdsl.model.raw`) come after the typed ones in the
 unions, so errors list the typed kinds first.
 """
 
@@ -56,7 +56,7 @@ LEAF_MATCHER_KINDS: tuple[type[MatcherKind], ...] = (
     DagMatch,
     RawMatch,
 )
-"""Every matcher kind that :class:`tdsl.spec.all_of.AllOf` can combine."""
+"""Every matcher kind that :class:`tdsl.model.all_of.AllOf` can combine."""
 
 
 def _typed_first(kinds: tuple[type[StrategyKind], ...]) -> tuple[type[StrategyKind], ...]:

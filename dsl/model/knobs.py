@@ -7,7 +7,7 @@ an enumerated field, a matcher bound, even a whole rule -- and names the values 
 
 A model built with knobs is validated structurally (with the knobs' first values, or the
 first of a few seeded assignments that validate) and remembers where its knobs are
-(:func:`knobs_of`); :class:`tdsl.spec.space.Space` turns such a set into concrete, fully
+(:func:`knobs_of`); :class:`tdsl.sets.space.Space` turns such a set into concrete, fully
 validated candidate sets. Knobs of one name are one knob: every place it stands gets the
 same value. This module is plain Python (no pydantic): ``spec.base`` uses it.
 """

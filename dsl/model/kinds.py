@@ -2,7 +2,7 @@
 it runs on and the template that renders it.
 
 Every strategy class derives from :class:`StrategyKind` and every matcher class from
-:class:`MatcherKind`, and sets the class attributes below; :mod:`tdsl.spec.registry`
+:class:`MatcherKind`, and sets the class attributes below; :mod:`tdsl.model.registry`
 lists the classes. Rendering, target checks and the compile report read these attributes,
 so no code switches on a ``kind`` string. Emits nothing.
 """
@@ -108,7 +108,7 @@ class StrategyKind(StrategyModel):
     backends: ClassVar[frozenset[Backend]]
     template: ClassVar[str]
     raw: ClassVar[bool] = False
-    """True for the raw-MLIR escape hatches (:mod:`tdsl.spec.raw`): the compile report says
+    """True for the raw-MLIR escape hatches (:mod:`tdsl.model.raw`): the compile report says
     such a rule is raw MLIR, kept verbatim from an imported spec."""
 
     if TYPE_CHECKING:  # fields every subclass declares (pydantic keeps subclass field order)
@@ -134,7 +134,7 @@ class MatcherKind(StrategyModel):
 
     template: ClassVar[Optional[str]]
     raw: ClassVar[bool] = False
-    """True for :class:`tdsl.spec.raw.RawMatch`, a matcher kept as verbatim MLIR."""
+    """True for :class:`tdsl.model.raw.RawMatch`, a matcher kept as verbatim MLIR."""
 
     if TYPE_CHECKING:
         kind: str
