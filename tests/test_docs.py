@@ -7,6 +7,7 @@ name exists in the parser. Whether the blocks run is test_readme.py's job."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import re
 import shlex
 from pathlib import Path
@@ -186,3 +187,40 @@ def test_every_inline_command_names_real_options(page: str) -> None:
             flag = re.sub(r"[\[\]]", "", word).split("=")[0]
             if re.fullmatch(r"--?[A-Za-z][\w-]*", flag):
                 assert flag in known, f"{page}: `{span}`: {flag} is not an option of tdsl {command or ''}"
+
+
+IR_MARKERS = {"tdsl.layout", "tdsl.applied", "tdsl.rule"}
+"""Attribute names tdsl writes into the IR, not Python names."""
+
+
+def _resolve(dotted: str) -> object:
+    """The module or attribute a dotted ``tdsl.…`` name names (ImportError/AttributeError if none)."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        for name in parts[cut:]:
+            obj = getattr(obj, name)
+        return obj
+    raise ImportError(dotted)
+
+
+@pytest.mark.parametrize("page", pages())
+def test_every_tdsl_name_the_page_gives_exists(page: str) -> None:
+    """Dotted names in inline code (`tdsl.strategies.cpu.auto()`) and the `from tdsl… import`
+    lines of its Python blocks: a module that moved shows up here, without compiling."""
+    text = (ROOT / page).read_text()
+    names = [m.group(1) for m in re.finditer(r"`(tdsl(?:\.\w+)+)(?:\([^`]*\))?`", _strip_code(text))]
+    for _, kind, body in code_blocks(text):
+        if kind == "python":
+            for module, imported in re.findall(r"^from (tdsl[\w.]*) import ([\w, ]+)", body, flags=re.M):
+                names += [f"{module}.{name.split()[0]}" for name in imported.split(",")]
+    for name in names:
+        if name in IR_MARKERS:
+            continue
+        try:
+            _resolve(name)
+        except (ImportError, AttributeError) as exc:
+            pytest.fail(f"{page}: `{name}` does not exist ({exc})")
