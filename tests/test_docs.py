@@ -224,3 +224,17 @@ def test_every_tdsl_name_the_page_gives_exists(page: str) -> None:
             _resolve(name)
         except (ImportError, AttributeError) as exc:
             pytest.fail(f"{page}: `{name}` does not exist ({exc})")
+
+
+@pytest.mark.parametrize("page", pages())
+def test_every_repository_path_the_page_names_exists(page: str) -> None:
+    text = _strip_code((ROOT / page).read_text())
+    for path in re.findall(r"`((?:dsl|tests|benchmarks|examples|strategies|templates|docs|\.ci)/[^`\s<>*]*)`", text):
+        assert (ROOT / path).exists(), f"{page}: `{path}` does not exist"
+
+
+def test_the_layout_names_every_layer_of_the_package() -> None:
+    row = next(line for line in (ROOT / "README.md").read_text().splitlines() if line.startswith("| `dsl/` |"))
+    named = set(re.findall(r"`(\w+)/`", row.split("|")[2]))
+    layers = {p.name for p in (ROOT / "dsl").iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert named == layers, f"README's layout row names {sorted(named)}; dsl/ holds {sorted(layers)}"
