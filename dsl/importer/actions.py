@@ -23,7 +23,8 @@ from ..errors import StrategyError
 from ..render import LAYOUT_MARKER, LAYOUT_RULE_MARKER, MARKER, ROOT_MARKER, RULE_MARKER
 from ..model.codegen import Codegen, Fuse, GpuThreads, MmaChain, TileUsingFor, TileUsingForall, VectorLowering
 from ..model.layout import DataLayout, Pack, PackGreedily, PackTranspose
-from .ir import Attr, Mma, Module, Op, Opaque, Sequence, Sym, Translation, Unit
+from ..bindings import Attr, Mma, Opaque, Sym, TranslationInfo, Unit
+from .ir import Module, Op, Sequence
 from .problems import Unsupported
 
 TDSL_MARKERS = (MARKER, RULE_MARKER, LAYOUT_MARKER, LAYOUT_RULE_MARKER, ROOT_MARKER)
@@ -88,7 +89,7 @@ def read_config_action(sequence: Sequence, bound: dict[int, Optional[Attr]], lin
                     raise Unsupported(op.name, op.line, f"the value of {name!r}: a parameter tdsl can read (a transform.param.constant)")
                 value = params[op.operands[1]]
             if op.operands[0] in functions:
-                if name == "translation_info" and isinstance(value, Translation) and value.codegen_spec is not None:
+                if name == "translation_info" and isinstance(value, TranslationInfo) and value.codegen_spec is not None:
                     action.codegen_spec = value.codegen_spec
                     continue
                 raise Unsupported(op.name, op.line, f"an annotation of the function ({name!r}): tdsl's codegen action sets translation_info to a lowering sequence only")
@@ -387,7 +388,7 @@ def read_codegen(module: Module, name: str, definition: Sequence, root: str) -> 
 
 
 def codegen_spec(value: Optional[Attr]) -> Optional[str]:
-    if isinstance(value, Translation):
+    if isinstance(value, TranslationInfo):
         return value.codegen_spec
     if isinstance(value, Sym):
         return value.name

@@ -34,7 +34,8 @@ from ..model.matchers import (
     PackMatch,
     contraction_with_layout,
 )
-from .ir import Attr, MapA, Module, Op, Sequence, TypeA, Unit
+from ..bindings import Attr, MapA, TypeA, Unit
+from .ir import Module, Op, Sequence
 from .problems import Unsupported
 
 CONTRACTION_GROUPS = ("batch", "m", "n", "k")

@@ -1,18 +1,46 @@
 """The one shim over the untyped ``iree.compiler`` bindings.
 
-Every other module goes through these functions; nothing else imports
-``iree.compiler``. Emits nothing; requires the pinned ``iree-base-compiler``.
+Every other module goes through these functions; nothing outside this package imports
+``iree.compiler``. Attributes become typed values through the one converter of
+:mod:`.attributes`. Emits nothing; requires the pinned ``iree-base-compiler``.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
-from .errors import Diagnostic, ParseFailure, PayloadError, TdslError
+from ..errors import Diagnostic, ParseFailure, PayloadError, TdslError
+from .attributes import (
+    Attr,
+    AttrValue,
+    CompilationInfo,
+    ConfigValue,
+    LoweringConfig,
+    MapA,
+    Mma,
+    Opaque,
+    PipelineOptions,
+    Sym,
+    TranslationInfo,
+    TypeA,
+    Unit,
+    convert,
+    summary,
+)
 
 __all__ = [
+    "Attr",
+    "CompilationInfo",
+    "MapA",
+    "Mma",
+    "Opaque",
+    "PipelineOptions",
+    "Sym",
+    "TypeA",
+    "Unit",
+    "convert",
     "Diagnostic",
     "FunctionSignature",
     "LinalgOp",
@@ -99,85 +127,6 @@ def tool_path(name: str) -> str:
 
 
 @dataclass(frozen=True)
-class TranslationInfo:
-    """The facts of an ``#iree_codegen.translation_info``: its pipeline attribute as
-    printed (``#iree_cpu.pipeline<Mmt4dTilingExpert>``) and its codegen spec symbol."""
-
-    pipeline: str
-    codegen_spec: str | None
-
-
-ConfigValue = Union[bool, int, float, str, tuple["ConfigValue", ...], dict[str, "ConfigValue"]]
-"""An entry of a lowering config: integers, lists (tuples), dictionaries; any other
-attribute (an MMA layout, ...) as its printed form."""
-
-
-@dataclass(frozen=True)
-class LoweringConfig:
-    """The entries of a lowering config attribute, read with the attribute API.
-
-    ``dialect`` is ``iree_cpu`` (``#iree_cpu.lowering_config<distribution = [..], ..>``),
-    ``iree_gpu`` (``#iree_gpu.lowering_config<{workgroup = [..], ..}>``) or ``iree_codegen``
-    (``#iree_codegen.lowering_config<tile_sizes = [[..]]>``); ``fields`` maps each entry to
-    its value; ``text`` is the attribute as printed."""
-
-    dialect: str
-    fields: dict[str, ConfigValue]
-    text: str
-
-
-AttrValue = Union[bool, int, float, str, tuple[int, ...], tuple[str, ...], TranslationInfo, LoweringConfig, None]
-"""An attribute's value read with the bindings' attribute classes (None: not one of these)."""
-
-_LOWERING_CONFIG_PREFIXES = ("#iree_cpu.lowering_config<", "#iree_codegen.lowering_config<")
-
-
-def _plain(attr: Any) -> ConfigValue:
-    """A lowering-config entry as plain data: ints, bools, floats, strings, tuples, dicts;
-    any other attribute as its printed form."""
-    ir = _ir()
-    if isinstance(attr, ir.BoolAttr):
-        return bool(attr.value)
-    if isinstance(attr, ir.IntegerAttr):
-        return int(attr.value)
-    if isinstance(attr, ir.FloatAttr):
-        return float(attr.value)
-    if isinstance(attr, ir.StringAttr):
-        return str(attr.value)
-    if isinstance(attr, ir.DenseI64ArrayAttr):
-        return tuple(int(v) for v in attr)
-    if isinstance(attr, ir.ArrayAttr):
-        return tuple(_plain(a) for a in attr)
-    if isinstance(attr, ir.DictAttr):
-        return {str(n.name): _plain(n.attr) for n in attr}
-    return str(attr)
-
-
-def _lowering_config(attr: Any) -> LoweringConfig | None:
-    """``attr`` read as a lowering config, or None when it is not one. ``iree_gpu`` configs
-    have an attribute class (their dictionary); the ``iree_cpu`` and ``iree_codegen`` ones
-    have none in the bindings: their parameter list is parsed as a dictionary attribute."""
-    ir = _ir()
-    from iree.compiler.dialects import iree_gpu
-
-    if isinstance(attr, iree_gpu.LoweringConfigAttr):
-        return LoweringConfig("iree_gpu", {str(n.name): _plain(n.attr) for n in attr.attributes}, str(attr))
-    text = str(attr)
-    prefix = next((p for p in _LOWERING_CONFIG_PREFIXES if text.startswith(p)), None)
-    if prefix is None or not text.endswith(">"):
-        return None
-    dialect = prefix[1:].split(".")[0]
-    body = text[len(prefix) : -1].strip()
-    try:
-        entries = ir.Attribute.parse(body if body.startswith("{") else "{" + body + "}")
-    except (ValueError, ir.MLIRError):
-        return LoweringConfig(dialect, {}, text)
-    if not isinstance(entries, ir.DictAttr):
-        return LoweringConfig(dialect, {}, text)
-    return LoweringConfig(dialect, {str(n.name): _plain(n.attr) for n in entries}, text)
-
-
-@dataclass(frozen=True)
 class OpSummary:
     """An op found by :func:`walk`: its name, enclosing func symbol, its attributes as
     printed and their values (:data:`AttrValue`, read with the attribute API)."""
@@ -190,29 +139,8 @@ class OpSummary:
 
 
 def _value(attr: Any) -> AttrValue:
-    """``attr``'s value, for the attribute kinds tdsl reads (an array of symbol references
-    gives the leaf symbols); None for any other."""
-    ir = _ir()
-    from iree.compiler.dialects import iree_codegen
-
-    if isinstance(attr, ir.BoolAttr):
-        return bool(attr.value)
-    if isinstance(attr, ir.IntegerAttr):
-        return int(attr.value)
-    if isinstance(attr, ir.FloatAttr):
-        return float(attr.value)
-    if isinstance(attr, ir.StringAttr):
-        return str(attr.value)
-    if isinstance(attr, (ir.DenseI64ArrayAttr, ir.DenseIntElementsAttr)):
-        return tuple(int(v) for v in attr)
-    if isinstance(attr, ir.DenseFPElementsAttr):
-        return float(ir.FloatAttr(attr.get_splat_value()).value) if attr.is_splat else None
-    if isinstance(attr, ir.ArrayAttr) and len(attr) and all(isinstance(a, (ir.SymbolRefAttr, ir.FlatSymbolRefAttr)) for a in attr):
-        return tuple(str(a.value[-1] if isinstance(a, ir.SymbolRefAttr) else a.value) for a in attr)
-    if isinstance(attr, iree_codegen.TranslationInfoAttr):
-        spec = attr.codegen_spec
-        return TranslationInfo(str(attr.pass_pipeline), None if spec is None else str(ir.FlatSymbolRefAttr(spec).value))
-    return _lowering_config(attr)
+    """``attr``'s flat value (:func:`~tdsl.bindings.attributes.summary` of :func:`convert`)."""
+    return summary(convert(attr))
 
 
 def _named_attributes(op: Any) -> list[tuple[str, Any]]:
