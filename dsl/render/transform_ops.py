@@ -171,7 +171,8 @@ class TransformOp:
         """``model`` (this op's model or a subclass) from the parsed attributes that are its
         fields and the fields ``given`` (those the op's operands decide)."""
         fields = {k: v for k, v in self.read(attrs).items() if k in model.model_fields}
-        return model.model_validate({**fields, **given})
+        built: Model = model.model_validate({**fields, **given})
+        return built
 
 
 GENERALIZE = TransformOp("transform.structured.generalize", DataLayout)
