@@ -324,13 +324,54 @@ def _zero_point_roles(op: Any) -> dict[str, tuple[int, ...]] | None:
     return {r: tuple(int(d) for d in getattr(dims, r)) for r in ("batch", "m", "n", "k")}
 
 
+Roles = dict[str, tuple[int, ...]]
+"""Loop dims per contraction / convolution role."""
+
+
+def _classify(op: Any) -> tuple[str, Roles, tuple[tuple[int, ...], tuple[int, ...]]]:
+    """(kind, roles, (strides, dilations)) of a linalg op: ``contraction``,
+    ``convolution`` or ``other`` (no roles)."""
+    from iree.compiler.dialects import linalg
+
+    # linalg's isa_* checks can accept an op whose dimensions its infer_* then cannot
+    # name (None; seen on a dynamically quantized ViT's integer ops): such an op is "other"
+    contraction = linalg.infer_contraction_dimensions(op) if linalg.isa_contraction_op(op) else None
+    convolution = linalg.infer_convolution_dimensions(op) if contraction is None and linalg.isa_convolution_op(op) else None
+    if contraction is not None:
+        return "contraction", {r: tuple(int(d) for d in getattr(contraction, r)) for r in ("batch", "m", "n", "k")}, ((), ())
+    if convolution is not None:
+        groups = ("batch", "output_image", "output_channel", "filter_loop", "input_channel", "depth")
+        roles = {r: tuple(int(d) for d in getattr(convolution, r)) for r in groups}
+        return "convolution", roles, (tuple(int(s) for s in convolution.strides), tuple(int(s) for s in convolution.dilations))
+    return "other", {}, ((), ())
+
+
+def _loops(op: Any, typed: list[TensorType | None]) -> tuple[list[int], tuple[str, ...], tuple[str, ...]]:
+    """(loop sizes (-1: unknown), iterator kinds, printed indexing maps) of a generic op whose
+    operands have the tensor types ``typed``; all empty for an op without maps."""
+    ir = _ir()
+    if "indexing_maps" not in op.attributes or "iterator_types" not in op.attributes:
+        return [], (), ()
+    maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
+    iterators = tuple(str(t).split("<")[-1].rstrip(">") for t in ir.ArrayAttr(op.attributes["iterator_types"]))
+    sizes = [-1] * len(iterators)
+    for amap, operand in zip(maps, typed):
+        if operand is None:
+            continue
+        for position, expr in enumerate(amap.results):
+            if isinstance(expr, ir.AffineDimExpr):
+                dim = expr.position
+                if sizes[dim] < 0 and position < len(operand.shape):
+                    sizes[dim] = operand.shape[position]
+    return sizes, iterators, tuple(str(m) for m in maps)
+
+
 def linalg_ops(text: str) -> list[LinalgOp]:
     """Every ``linalg`` compute op of the module in ``text`` (pre-order; fills, yields and
     indices left out), read before and after ``linalg-generalize-named-ops`` so that named
     ops get their loop sizes and iterator kinds too."""
     ir = _ir()
     from iree.compiler import passmanager
-    from iree.compiler.dialects import linalg
 
     skip = {"linalg.fill", "linalg.yield", "linalg.index"}
 
@@ -353,27 +394,10 @@ def linalg_ops(text: str) -> list[LinalgOp]:
 
     with context():
         module = ir.Module.parse(text)
-        kinds: list[str] = []
-        roles: list[dict[str, tuple[int, ...]]] = []
-        convs: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
-        for op, _ in collect(module):
-            # linalg's isa_* checks can accept an op whose dimensions its infer_* then cannot
-            # name (None; seen on a dynamically quantized ViT's integer ops): such an op is "other"
-            contraction = linalg.infer_contraction_dimensions(op) if linalg.isa_contraction_op(op) else None
-            convolution = linalg.infer_convolution_dimensions(op) if contraction is None and linalg.isa_convolution_op(op) else None
-            if contraction is not None:
-                kinds.append("contraction")
-                roles.append({r: tuple(int(d) for d in getattr(contraction, r)) for r in ("batch", "m", "n", "k")})
-                convs.append(((), ()))
-            elif convolution is not None:
-                kinds.append("convolution")
-                groups = ("batch", "output_image", "output_channel", "filter_loop", "input_channel", "depth")
-                roles.append({r: tuple(int(d) for d in getattr(convolution, r)) for r in groups})
-                convs.append((tuple(int(s) for s in convolution.strides), tuple(int(s) for s in convolution.dilations)))
-            else:
-                kinds.append("other")
-                roles.append({})
-                convs.append(((), ()))
+        classified = [_classify(op) for op, _ in collect(module)]
+        kinds = [kind for kind, _, _ in classified]
+        roles = [role for _, role, _ in classified]
+        convs = [conv for _, _, conv in classified]
         named = [
             (op.name, function, location_key(op.location), kind, {key: _value(attr) for key, attr in _named_attributes(op)})
             for (op, function), kind in zip(collect(module), kinds)
@@ -391,29 +415,14 @@ def linalg_ops(text: str) -> list[LinalgOp]:
         for (name, function, location, kind, values), op, role, (strides, dilations) in zip(named, generic, roles, convs):
             typed = [_shaped(v.type) for v in op.operands]
             operands = tuple(t for t in typed if t is not None)
-            sizes: list[int] = []
-            iterators: tuple[str, ...] = ()
             zero_points: tuple[str, ...] = ()
-            printed: tuple[str, ...] = ()
-            if "indexing_maps" in op.attributes and "iterator_types" in op.attributes:
-                maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
-                printed = tuple(str(m) for m in maps)
-                iterators = tuple(str(t).split("<")[-1].rstrip(">") for t in ir.ArrayAttr(op.attributes["iterator_types"]))
-                sizes = [-1] * len(iterators)
-                for amap, operand in zip(maps, typed):
-                    if operand is None:
-                        continue
-                    for position, expr in enumerate(amap.results):
-                        if isinstance(expr, ir.AffineDimExpr):
-                            dim = expr.position
-                            if sizes[dim] < 0 and position < len(operand.shape):
-                                sizes[dim] = operand.shape[position]
-                if name in ZERO_POINT_CONTRACTIONS and kind == "other":
-                    found = _zero_point_roles(op)
-                    if found is not None and len(typed) == 5:
-                        kind, role = "contraction", found
-                        zero_points = tuple(str(v.type) for v in list(op.operands)[2:4])
-                        operands = tuple(t for t in (typed[0], typed[1], typed[4]) if t is not None)
+            sizes, iterators, printed = _loops(op, typed)
+            if printed and name in ZERO_POINT_CONTRACTIONS and kind == "other":
+                found = _zero_point_roles(op)
+                if found is not None and len(typed) == 5:
+                    kind, role = "contraction", found
+                    zero_points = tuple(str(v.type) for v in list(op.operands)[2:4])
+                    operands = tuple(t for t in (typed[0], typed[1], typed[4]) if t is not None)
             ops.append(
                 LinalgOp(
                     name, function, location, operands, tuple(sizes), iterators, kind, role, strides, dilations, values, zero_points, printed

@@ -355,7 +355,7 @@ _LAYOUT_READERS: dict[str, Callable[[Op, _Layout], bool]] = {
 not one tdsl's DataLayout renders there (raising names a more precise refusal)."""
 
 
-def build_layout(name: str, fields: dict[str, Any], line: Optional[int]) -> DataLayout:
+def build_layout(name: str, fields: dict[str, object], line: Optional[int]) -> DataLayout:
     try:
         layout: DataLayout = DataLayout.model_validate({"name": name, **fields})
         return layout
