@@ -9,6 +9,10 @@
 * tdsl's codegen action (the ``tdsl.root`` marker and a ``translation_info`` pointing at a
   lowering sequence) and that sequence: a :class:`Codegen` (:func:`read_codegen`).
 
+Both readers look each op up by name (one reader per op) and read the attributes of the
+ops a strategy field renders to through their declarations
+(:mod:`tdsl.render.transform_ops`), the ones the templates print them from.
+
 tdsl's own markers (``tdsl.applied``, ``tdsl.rule``, ``tdsl.layout``, ``tdsl.layout_rule``,
 ``tdsl.root``) give the strategy name and rule index back and are not kept (rendering adds
 them again). Anything else raises :class:`~tdsl.importer.problems.Unsupported`.
@@ -17,7 +21,7 @@ them again). Anything else raises :class:`~tdsl.importer.problems.Unsupported`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, TypeVar
+from typing import Callable, Optional, TypeVar
 
 from ..bindings import Attr, Sym, TranslationInfo, Unit
 from ..errors import StrategyError
