@@ -217,8 +217,9 @@ class HeadSplit:
     first input (the form's op, its result's single user ``contraction_user``; for a
     unit-batch form its loop 0 size, ``size`` inside and ``batch`` outside, equals the
     constant ``one``); it yields ``contraction``. The action ``@fuse`` takes
-    ``contraction``, generalizes it into ``generic`` and marks ``generic``; the rule's
-    action runs the forms with ``foreach_match restrict_root`` on ``op`` into ``fused``."""
+    ``contraction``, generalizes it into ``generic`` (``generalize``, spelled) and marks
+    ``generic``; the rule's action runs the forms with ``foreach_match restrict_root`` on
+    ``op`` into ``fused``."""
 
     forms: tuple[ChainForm, ...]
     fuse: str
@@ -238,6 +239,7 @@ class HeadSplit:
     one: Handle
     generic: Handle
     fused: Handle
+    generalize: SpelledOp
 
 
 @dataclass(frozen=True)
@@ -334,6 +336,7 @@ def _head_split(symbol: str) -> HeadSplit:
         Handle("%one", I64),
         Handle("%generic"),
         Handle("%fused"),
+        GENERALIZE.spell({}),
     )
 
 
