@@ -32,11 +32,11 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Callable, NoReturn, Sequence
 
-from .iree.phases import PHASES
-from .iree.iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, MIN_MEMORY_GB
-from .iree.flags import check_flag, read_flags_file, rendered_flags
-from .iree.machine import json_header
-from .iree.progress import NO_PROGRESS, Progress, RichProgress
+from .compiler.phases import PHASES
+from .compiler.iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, MIN_MEMORY_GB
+from .compiler.flags import check_flag, read_flags_file, rendered_flags
+from .measure.machine import json_header
+from .compiler.progress import NO_PROGRESS, Progress, RichProgress
 from . import __version__
 from .errors import ArgumentError, OutputError, RenderError, StrategyError, StrategyNotApplied, TdslError
 from .files import atomic_write, failure_dir, replace_files
@@ -227,7 +227,7 @@ def _warn(message: str, args: argparse.Namespace) -> None:
 
 
 def _cmd_compile(args: argparse.Namespace) -> int:
-    from .iree.compile import compile, default_target
+    from .compiler.compile import compile, default_target
 
     extra = extra_flags(args)
     if args.strategies is None:
@@ -296,9 +296,10 @@ def load_inputs(paths: Sequence[Path]) -> list[Any]:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from .iree.numerics import NumericsFailed, run
+    from .measure.numerics import NumericsFailed
+    from .measure.run import run
 
-    from .iree.frontend import parse_input_ranges
+    from .programs.inputs import parse_input_ranges
 
     npz = bool(args.inputs) and any(p.suffix == ".npz" for p in args.inputs)
     inputs = load_inputs(args.inputs) if args.inputs and not npz else None
@@ -340,14 +341,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from .iree.bench import bench, plot, plot_available
-    from .iree.compile import check_output_file
+    from .measure.bench import bench, plot, plot_available
+    from .compiler.compile import check_output_file
 
     if args.plot is not None:  # before any benchmarking: a missing matplotlib loses nothing
         check_output_file(args.plot, "--plot")
         if not plot_available():
             raise ArgumentError("--plot needs matplotlib: pip install 'tdsl[plot]' (or pip install matplotlib)")
-    from .iree.frontend import parse_input_ranges
+    from .programs.inputs import parse_input_ranges
 
     ranges = parse_input_ranges(args.input_range)
     program = _program(args)
@@ -384,8 +385,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _cmd_ops(args: argparse.Namespace) -> int:
-    from .iree.compile import check_output_file, default_target
-    from .iree.ops import list_dispatches
+    from .compiler.compile import check_output_file, default_target
+    from .compiler.ops import list_dispatches
     from .sets.strategy_set import StrategySet
     from .targets import CpuTarget
 
@@ -446,10 +447,12 @@ def _profiled(program: Any, target: Any, listing: Any, args: argparse.Namespace)
 
     import numpy as np
 
-    from .iree.dispatch_profile import DispatchTime, calls_for, dispatch_times, time_shares, with_measured_launches
-    from .iree.frontend import check_runnable, make_inputs, signatures
-    from .iree.iree_compile import run_iree_compile
-    from .iree.timing import iree_sample
+    from .measure.dispatch_profile import DispatchTime, calls_for, dispatch_times, time_shares, with_measured_launches
+    from .programs.inputs import make_inputs
+    from .programs.parameters import check_runnable
+    from .programs.signatures import signatures
+    from .compiler.iree_compile import run_iree_compile
+    from .measure.timing import iree_sample
 
     check_runnable(program)
     profile: dict[str, DispatchTime] = {}
@@ -471,8 +474,8 @@ def _profiled(program: Any, target: Any, listing: Any, args: argparse.Namespace)
 
 
 def _cmd_tune(args: argparse.Namespace) -> int:
-    from .iree.compile import check_output_file
-    from .iree.bench import plot_available
+    from .compiler.compile import check_output_file
+    from .measure.bench import plot_available
 
     check_output_dir(args.output, "-o")
     if args.plot and not plot_available():
@@ -525,7 +528,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
     from .importer import import_command
 
     if args.output is not None:
-        from .iree.compile import check_output_file
+        from .compiler.compile import check_output_file
 
         check_output_file(args.output, "-o")
     return import_command(args.specs if len(args.specs) > 1 else args.specs[0], args.output, args.target, args.allow_raw, args.kind)
@@ -541,7 +544,7 @@ def _cmd_schema(args: argparse.Namespace) -> int:
 
     text = json.dumps(strategy_file_schema(), indent=2) + "\n"
     if args.output is not None:
-        from .iree.compile import check_output_file
+        from .compiler.compile import check_output_file
 
         check_output_file(args.output, "-o")
         atomic_write(args.output, text)
@@ -565,8 +568,8 @@ def _add_program_args(p: argparse.ArgumentParser) -> None:
 
 def _program(args: argparse.Namespace) -> Any:
     """The payload of a compile/run/bench/ops command as a loaded program."""
-    from .iree.frontend import parse_dims
-    from .iree.numerics import program_of
+    from .programs.load import parse_dims
+    from .programs.load import program_of
 
     return program_of(args.payload, parse_dims(args.dim), args.weights_seed, getattr(args, "parameters", []))
 

@@ -17,21 +17,13 @@ import pytest
 
 import tdsl.cli as cli
 import tdsl.files as files
-import tdsl.iree.compile as compile_module
-import tdsl.iree.numerics as numerics
+import tdsl.compiler.compile as compile_module
+import tdsl.measure.numerics as numerics
 from tdsl.cli import main
 from tdsl.render.scripts import RENDER_FILES
 from tdsl.errors import RenderError, StrategyNotApplied
 from tdsl.files import replace_files
-from tdsl.iree.iree_compile import (
-    MIN_MEMORY_GB,
-    CompileFailed,
-    CompileResult,
-    describe_failure,
-    failure_kind,
-    parse_diagnostics,
-    run_iree_compile,
-)
+from tdsl.compiler.iree_compile import MIN_MEMORY_GB, CompileFailed, CompileResult, describe_failure, failure_kind, parse_diagnostics, run_iree_compile
 
 ROOT = Path(__file__).resolve().parent.parent
 PACK = ROOT / "examples" / "matmul_pack"
@@ -574,7 +566,7 @@ def test_run_inputs_shape_and_dtype(tmp_path: Path, capsys, no_compile: None) ->
 
 
 def test_bench_plot_into_a_directory_is_refused_before_benchmarking(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
-    import tdsl.iree.bench as bench_module
+    import tdsl.measure.bench as bench_module
 
     monkeypatch.setattr(bench_module, "bench", never_compile)
     argv = ["bench", str(PACK / "payload.mlir"), "--strategies", str(PACK / "strategy.py"), "--plot", str(tmp_path)]

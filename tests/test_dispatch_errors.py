@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tdsl import AllOf, ContractionMatch, CpuTarget, DataLayout, FunctionMatch, OpNameMatch, Rule, StrategySet, compile, render
-from tdsl.iree.diagnostics import CompilerDiagnostic, RuleName, locate_in_dispatches, parse_diagnostics
-from tdsl.iree.iree_compile import CompileFailed, CompileResult, describe_failure
+from tdsl.compiler.diagnostics import CompilerDiagnostic, RuleName, locate_in_dispatches, parse_diagnostics
+from tdsl.compiler.iree_compile import CompileFailed, CompileResult, describe_failure
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -10,7 +10,7 @@ from tdsl import ContractionMatch, CpuLowering, Rule, StrategySet
 from tdsl import compile
 from tdsl.errors import StrategyNotApplied
 from tdsl.cli import main
-from tdsl.iree.iree_compile import CompileFailed, parse_diagnostics, run_iree_compile
+from tdsl.compiler.iree_compile import CompileFailed, parse_diagnostics, run_iree_compile
 from tdsl.errors import RenderError
 from tdsl.render import verify
 

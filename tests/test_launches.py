@@ -12,10 +12,10 @@ import pytest
 import tdsl
 from tdsl import CpuTarget
 from tdsl.cli import main
-from tdsl.iree.compile import CompileReport, side_by_side
-from tdsl.iree.dispatches import STATISTICS_FILE, DispatchSummary, Launches, read_launches
-from tdsl.iree.iree_compile import CompileResult
-from tdsl.iree.ops import list_dispatches
+from tdsl.compiler.compile import CompileReport, side_by_side
+from tdsl.compiler.dispatches import STATISTICS_FILE, DispatchSummary, Launches, read_launches
+from tdsl.compiler.iree_compile import CompileResult
+from tdsl.compiler.ops import list_dispatches
 
 ROOT = Path(__file__).resolve().parent.parent
 MLP = ROOT / "examples" / "mlp"

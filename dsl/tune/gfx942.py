@@ -28,10 +28,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..iree.frontend import Program, check_runnable, externalize_weights, load_program
-from ..iree.machine import ISA_NAMES
-from ..iree.ops import Dispatch, list_dispatches, python_source
-from ..iree.progress import NO_PROGRESS, Progress
+from ..programs.load import load_program
+from ..programs.parameters import check_runnable, externalize_weights
+from ..programs.program import Program
+from ..measure.machine import ISA_NAMES
+from ..compiler.ops import Dispatch, list_dispatches, python_source
+from ..compiler.progress import NO_PROGRESS, Progress
 from ..sets.space import Pruned
 from ..sets.strategy_set import Rule
 from ..targets import AmdGpuTarget

@@ -6,7 +6,7 @@ that selects exactly it.
 pipeline for ``target`` (no strategies): to ``abi`` (the graph level, where data-layout
 rules act) and to ``executable-configurations`` (the configured dispatches codegen works
 on; the same run writes IREE's stream statistics, which give the launches per call, as for
-the compile report: :func:`tdsl.iree.dispatches.read_launches`). Ops are read with the
+the compile report: :func:`tdsl.compiler.dispatches.read_launches`). Ops are read with the
 bindings (:func:`tdsl.bindings.linalg_ops`); a dispatch's root op is linked to its
 graph-level op by their common source location.
 
@@ -150,7 +150,7 @@ class ProgramOps:
 
     def to_json(self, shares: Mapping[str, float] | None = None) -> dict[str, Any]:
         """The listing as JSON; with ``shares`` (a profile's share of the time per dispatch,
-        :func:`tdsl.iree.dispatch_profile.time_shares`) each dispatch has its ``time_share``."""
+        :func:`tdsl.measure.dispatch_profile.time_shares`) each dispatch has its ``time_share``."""
         return {
             "payload": str(self.payload),
             "target": self.target,

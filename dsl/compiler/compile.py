@@ -4,7 +4,7 @@
 directory, runs ``iree-compile`` with the injection flags under a timeout and memory
 cap, and reads the configured dispatches back to prove which rules applied, and how often
 each is launched per call (IREE's stream statistics, written by the same run: see
-:mod:`tdsl.iree.dispatches`). The module (``output``) is written only if everything succeeded. ``strategies=None`` compiles with
+:mod:`tdsl.compiler.dispatches`). The module (``output``) is written only if everything succeeded. ``strategies=None`` compiles with
 IREE's default pipeline for a target given by name (``cpu`` or ``gfx942``): the report a
 user reads before writing a rule. ``baseline=True`` also compiles with IREE's default
 pipeline and reports both builds side by side, per dispatch.
@@ -21,13 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
-from .iree_compile import (
-    DEFAULT_MEMORY_GB,
-    DEFAULT_TIMEOUT_S,
-    CompileFailed,
-    CompileResult,
-    run_iree_compile,
-)
+from .iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, CompileFailed, CompileResult, run_iree_compile
 from ..errors import OutputError, StrategyNotApplied, TargetError
 from ..files import atomic_write, staged
 from ..sets.loader import as_strategy_set
@@ -627,6 +621,11 @@ def _default_build(
         extra_flags=extra,
         launch_counts=launches_in(dump),
     )
+
+
+def compile_default(payload: Path, target_flags: Sequence[str], output: Path, timeout_s: float, memory_gb: float) -> None:
+    """Compiles ``payload`` with IREE's default pipeline (no tdsl scripts)."""
+    run_iree_compile(payload, list(target_flags), output, timeout_s=timeout_s, memory_gb=memory_gb)
 
 
 def check_dump_dir(path: Path) -> None:

@@ -7,7 +7,7 @@ of a row) -- and, where a function is a plain matmul / batch matmul
 / convolution, also times numpy (OpenBLAS, in a fresh process with
 ``OPENBLAS_CORETYPE`` unset: this environment may export ``Haswell``, which caps
 OpenBLAS at AVX2). In every repetition IREE's three builds are timed side by side in one
-process (:func:`tdsl.iree.timing.time_round`: each loaded, then called in turn in short
+process (:func:`tdsl.measure.timing.time_round`: each loaded, then called in turn in short
 bursts, a fresh shuffled order per cycle), so they see the same spells of a drifting core;
 numpy runs in a process of its own. Repetitions are interleaved in a shuffled order. The
 report gives medians, GFLOP/s (the flops of every contraction and convolution of a
@@ -36,16 +36,19 @@ import numpy as np
 
 from .. import bindings as mlir
 from ..sets.loader import as_strategy_set
-from .compile import compile
-from .frontend import ParameterArchive, Program, check_runnable, make_inputs, signatures
-from .numerics import compile_default, program_of
-from .ops import graph_linalg_ops
-from .iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, CompileFailed
+from ..programs.inputs import make_inputs
+from ..programs.parameters import check_runnable
+from ..programs.program import ParameterArchive, Program
+from ..programs.signatures import signatures
+from ..compiler.compile import compile, compile_default
+from ..programs.load import program_of
+from ..compiler.ops import graph_linalg_ops
+from ..compiler.iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, CompileFailed
 from ..errors import BenchFailed
 from ..files import staged
 from .execute import numpy_reference
 from .machine import ISA_NAMES, machine
-from .progress import NO_PROGRESS, Progress
+from ..compiler.progress import NO_PROGRESS, Progress
 from .timing import ALLOCATORS, SAMPLE_TIMEOUT_S, iree_sample, run_tool, time_round
 from ..sets.strategy_set import StrategySet
 from ..targets import CpuTarget

@@ -113,9 +113,9 @@ def run_iree_compile(
     renamed). With ``check`` a failure raises :class:`CompileFailed`: one line naming the
     strategy field of the first error and the directory that keeps the evidence.
     ``locate`` maps the diagnostics of a failed run before they are described, while the
-    files the run wrote (an executable dump) still exist: :func:`tdsl.iree.compile.compile`
+    files the run wrote (an executable dump) still exist: :func:`tdsl.compiler.compile.compile`
     names the rule that configured the dispatch a codegen error is in
-    (:func:`~tdsl.iree.diagnostics.locate_in_dispatches`).
+    (:func:`~tdsl.compiler.diagnostics.locate_in_dispatches`).
     """
     payload = Path(payload)
     if not payload.is_file():
