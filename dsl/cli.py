@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Callable, NoReturn, Sequence
 
 from .compiler.phases import PHASES
-from .compiler.iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, MIN_MEMORY_GB
+from .compiler.options import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, MIN_MEMORY_GB, CompileOptions
 from .compiler.flags import check_flag, read_flags_file, rendered_flags
 from .measure.machine import json_header
 from .compiler.progress import NO_PROGRESS, Progress, RichProgress
@@ -170,6 +170,17 @@ def extra_flags(args: argparse.Namespace) -> list[str]:
     return flags + [check_flag(f) for f in getattr(args, "iree_flag", None) or ()]
 
 
+def compile_options(args: argparse.Namespace) -> CompileOptions:
+    """``--timeout``, ``--memory-gb``, the extra flags (:func:`extra_flags`) and
+    ``--no-serial-loading`` as one value."""
+    return CompileOptions(
+        timeout_s=args.timeout,
+        memory_gb=args.memory_gb,
+        extra_flags=tuple(extra_flags(args)),
+        serial_loading=not getattr(args, "no_serial_loading", False),
+    )
+
+
 def _cmd_render(args: argparse.Namespace) -> int:
     check_output_dir(args.output, "-o")
     extra = extra_flags(args)
@@ -227,9 +238,9 @@ def _warn(message: str, args: argparse.Namespace) -> None:
 
 
 def _cmd_compile(args: argparse.Namespace) -> int:
-    from .compiler.compile import compile, default_target
+    from .compiler.compile import compile_with_options, default_target
 
-    extra = extra_flags(args)
+    options = compile_options(args)
     if args.strategies is None:
         default_target(args.target)  # a bad name fails before any work
     if args.baseline and not args.report and not args.json:
@@ -239,17 +250,14 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     payload = args.payload if args.payload.suffix.lower() == ".mlir" and not args.dim else _program(args).mlir_path
     progress = _progress(args)
     try:
-        report = compile(
+        report = compile_with_options(
             payload,
             args.strategies,
             args.target,
             args.output,
+            options=options,
             dump_ir=args.dump_ir,
             strict=args.strict,
-            extra_flags=extra,
-            serial_loading=not args.no_serial_loading,
-            timeout_s=args.timeout,
-            memory_gb=args.memory_gb,
             keep_dump=args.keep_dump,
             baseline=args.baseline and args.strategies is not None,
             progress=progress,
@@ -297,18 +305,17 @@ def load_inputs(paths: Sequence[Path]) -> list[Any]:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from .measure.numerics import NumericsFailed
-    from .measure.run import run
-
+    from .measure.run import run_with_options
     from .programs.inputs import parse_input_ranges
 
     npz = bool(args.inputs) and any(p.suffix == ".npz" for p in args.inputs)
     inputs = load_inputs(args.inputs) if args.inputs and not npz else None
     ranges = parse_input_ranges(args.input_range)
     program = _program(args)
-    extra = extra_flags(args)
+    options = compile_options(args)
     progress = _progress(args)
     try:
-        report = run(
+        report = run_with_options(
             program,
             args.strategies,
             args.target,
@@ -317,10 +324,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             input_names=[str(p) for p in args.inputs] if args.inputs else None,
             seed=args.seed,
             input_ranges=ranges,
-            timeout_s=args.timeout,
-            memory_gb=args.memory_gb,
-            extra_flags=extra,
-            serial_loading=not args.no_serial_loading,
+            options=options,
             progress=progress,
         )
     except NumericsFailed as err:
@@ -341,7 +345,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from .measure.bench import bench, plot, plot_available
+    from .measure.bench import bench_with_options, plot, plot_available
     from .compiler.compile import check_output_file
 
     if args.plot is not None:  # before any benchmarking: a missing matplotlib loses nothing
@@ -352,10 +356,10 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
     ranges = parse_input_ranges(args.input_range)
     program = _program(args)
-    extra = extra_flags(args)
+    options = compile_options(args)
     progress = _progress(args)
     try:
-        report = bench(
+        report = bench_with_options(
             program,
             args.strategies,
             args.target,
@@ -364,10 +368,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
             repetitions=args.repetitions,
             min_time_s=args.min_time,
             numpy_baseline=not args.no_numpy,
-            timeout_s=args.timeout,
-            memory_gb=args.memory_gb,
-            extra_flags=extra,
-            serial_loading=not args.no_serial_loading,
+            options=options,
             allocator=args.allocator,
             progress=progress,
         )
@@ -412,8 +413,7 @@ def _cmd_ops(args: argparse.Namespace) -> int:
     shares: dict[str, float] | None = None
     try:
         with progress.step("compile", "op listing"):
-            listing = list_dispatches(program.mlir_path, target, extra_flags=extra_flags(args),
-                                      timeout_s=args.timeout, memory_gb=args.memory_gb, ready=ready)
+            listing = list_dispatches(program.mlir_path, target, options=compile_options(args), ready=ready)
         if args.profile:
             with progress.step("profile", "dispatch times"):
                 listing, shares = _profiled(program, target, listing, args)
@@ -460,7 +460,8 @@ def _profiled(program: Any, target: Any, listing: Any, args: argparse.Namespace)
     parameters = [a.spec for a in program.parameters]
     with tempfile.TemporaryDirectory(prefix="tdsl-ops-profile-") as tmp:
         vmfb = Path(tmp) / "module.vmfb"
-        run_iree_compile(program.mlir_path, [*target.compile_flags(), *extra_flags(args)], vmfb, timeout_s=args.timeout, memory_gb=args.memory_gb)
+        options = compile_options(args)
+        run_iree_compile(program.mlir_path, [*target.compile_flags(), *options.extra_flags], vmfb, options)
         for sig in signatures(program):
             inputs = []
             for i, value in enumerate(make_inputs(sig, seed=0)):

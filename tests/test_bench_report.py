@@ -107,7 +107,7 @@ def test_plot_without_matplotlib_is_refused_before_benchmarking(tmp_path: Path, 
     def never(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("benchmarked although --plot cannot be drawn")
 
-    monkeypatch.setattr(bench_module, "bench", never)
+    monkeypatch.setattr(bench_module, "bench_with_options", never)
     monkeypatch.setattr(bench_module, "plot_available", lambda: False)
     argv = ["bench", str(PACK / "payload.mlir"), "--strategies", str(PACK / "strategy.py"), "--plot", str(tmp_path / "p.png")]
     assert main(argv) == 2

@@ -15,8 +15,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..compiler.compile import compile, compile_default
-from ..compiler.iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
+from ..compiler.compile import compile_default, compile_with_options
+from ..compiler.options import DEFAULT_MEMORY_GB, DEFAULT_OPTIONS, DEFAULT_TIMEOUT_S, CompileOptions, flag_tuple
 from ..compiler.progress import NO_PROGRESS, Progress
 from ..errors import RunFailed
 from ..programs.inputs import load_inputs, make_inputs
@@ -66,6 +66,30 @@ def run(
     ``extra_flags`` go to both builds; ``serial_loading`` and ``progress`` as in
     :func:`tdsl.compile`.
     """
+    options = CompileOptions(timeout_s=timeout_s, memory_gb=memory_gb, extra_flags=flag_tuple(extra_flags), serial_loading=serial_loading)
+    return run_with_options(
+        payload, strategies, target, options=options, inputs=inputs, input_files=input_files, seed=seed, input_ranges=input_ranges,
+        dims=dims, weights_seed=weights_seed, check=check, input_names=input_names, progress=progress,
+    )
+
+
+def run_with_options(
+    payload: Path | str | Program,
+    strategies: StrategySet | str | Path,
+    target: str = "cpu",
+    *,
+    options: CompileOptions = DEFAULT_OPTIONS,
+    inputs: Sequence[np.ndarray] | None = None,
+    input_files: Sequence[Path | str] = (),
+    seed: int = 0,
+    input_ranges: Mapping[str, tuple[float, float]] = {},
+    dims: Mapping[str, int] = {},
+    weights_seed: int = 0,
+    check: bool = True,
+    input_names: Sequence[str] | None = None,
+    progress: Progress = NO_PROGRESS,
+) -> RunReport:
+    """:func:`run` with its ``iree-compile`` options as one value."""
     strategy_set = as_strategy_set(strategies)
     target_model = strategy_set.target(target)
     if not isinstance(target_model, CpuTarget):
@@ -87,15 +111,12 @@ def run(
         tuned = Path(tmp) / "strategy.vmfb"
         default = Path(tmp) / "default.vmfb"
         progress.expect("compile", 1)
-        report = compile(
-            program.mlir_path, strategy_set, target, tuned, timeout_s=timeout_s, memory_gb=memory_gb,
-            extra_flags=extra_flags, serial_loading=serial_loading, progress=progress,
-        )
+        report = compile_with_options(program.mlir_path, strategy_set, target, tuned, options=options, progress=progress)
         if report.result.output is None:
             raise RunFailed("compilation produced no module")
         with progress.step("compile", "IREE default"):
-            flags = [*target_model.baseline().compile_flags(), *extra_flags]
-            compile_default(program.mlir_path, flags, default, timeout_s, memory_gb)
+            flags = [*target_model.baseline().compile_flags(), *options.extra_flags]
+            compile_default(program.mlir_path, flags, default, options)
         checks = []
         notes = list(program.notes)
         progress.expect("run", len(functions))

@@ -39,7 +39,7 @@ from ..measure.timing import ALLOCATORS, ROUND_LOAD_S, benchmark_command, benchm
 from ..compiler.compile import CompileReport, compile
 from ..compiler.dispatches import short_pipeline
 from ..programs.program import ParameterArchive
-from ..compiler.iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
+from ..compiler.options import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
 from ..measure.machine import machine
 from ..sets.strategy_set import StrategySet
 

@@ -71,7 +71,7 @@ from ..programs.parameters import check_runnable, externalize_weights
 from ..programs.program import Program
 from ..programs.signatures import signatures
 from ..measure.timing import MALLOC_STEADY_STATE
-from ..compiler.iree_compile import DEFAULT_MEMORY_GB
+from ..compiler.options import DEFAULT_MEMORY_GB, CompileOptions
 from ..measure.machine import versions
 from ..compiler.ops import Dispatch, OpView, ProgramOps, list_dispatches, python_source
 from ..compiler.progress import NO_PROGRESS, Progress
@@ -442,7 +442,8 @@ class Tuner:
         key = target.model_dump_json()
         if key not in self._listings:
             self._listings[key] = list_dispatches(
-                self.program.mlir_path, target, extra_flags=self.options.extra_flags, timeout_s=self.options.timeout_s, memory_gb=self.options.memory_gb
+                self.program.mlir_path, target,
+                options=CompileOptions(extra_flags=self.options.extra_flags, timeout_s=self.options.timeout_s, memory_gb=self.options.memory_gb),
             )
         return self._listings[key]
 
