@@ -80,14 +80,14 @@ def load_program(
     ``parameters`` (``SCOPE=FILE.irpa`` or ``FILE.irpa`` for the scope ``model``) are the
     archives an ``.mlir`` program's parameter globals read at load
     (``#stream.parameter.named<"model"::"w">``, as ``iree-import-onnx --externalize-params``
-    or iree-turbine write them); see :func:`parse_parameters`.
+    or iree-turbine write them); see :func:`~tdsl.programs.parameters.parse_parameters`.
 
     ``dims`` sets dynamic dimensions: the key is an ONNX ``dim_param`` (``batch``), or
     ``argN.D`` (argument N, dimension D; for ``.onnx`` also ``<input name>.D``). For
     ``.onnx`` the dimension is set in a copy of the model before import; for ``.mlir`` the
     argument gets the static type and a cast at the function entry. A model whose weights
     were stripped (:data:`STRIP_MARKER`) gets them drawn again from ``weights_seed``
-    (:func:`refill_weights`). Raises :class:`DynamicShapeError` for a dynamic dimension
+    (:func:`~tdsl.programs.weights.refill_weights`). Raises :class:`DynamicShapeError` for a dynamic dimension
     that is left, :class:`ArgumentError` for a ``dims`` key that names nothing,
     :class:`MissingExtra` without ``tdsl[onnx]``, :class:`ImportFailed`.
     """

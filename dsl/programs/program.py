@@ -22,14 +22,13 @@ class MissingExtra(TdslError):
     """An optional dependency is not installed; the message names the extra to install."""
 
 
-
 # --------------------------------------------------------------------------------------
 # Programs.
 
 
 @dataclass(frozen=True)
 class Program:
-    """A program loaded by :func:`load_program`.
+    """A program loaded by :func:`~tdsl.programs.load.load_program`.
 
     ``kind`` is ``"onnx"`` (an ``.onnx`` model, imported), ``"torch"`` (torch/ONNX-dialect
     MLIR) or ``"linalg"`` (MLIR with builtin tensor signatures). ``mlir_path`` is the file
@@ -53,15 +52,15 @@ class Program:
     dims: Mapping[str, int] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     roles: Mapping[str, str] = field(default_factory=dict)
-    """Input name -> its role in quantization (:func:`quantization_roles`)."""
+    """Input name -> its role in quantization (:func:`~tdsl.programs.quantization.quantization_roles`)."""
     steps: Mapping[str, float] = field(default_factory=dict)
-    """Output name -> its quantization step (:func:`output_steps`)."""
+    """Output name -> its quantization step (:func:`~tdsl.programs.quantization.output_steps`)."""
     import_path: Path | None = None
     """The ONNX file ``iree-import-onnx`` read (the runnable model, or its copy with
-    :func:`import_fixes` applied); None for MLIR programs."""
+    :func:`~tdsl.programs.onnx_import.import_fixes` applied); None for MLIR programs."""
     parameters: tuple["ParameterArchive", ...] = ()
     """The archives the module reads its weights from at load
-    (:func:`externalize_weights`); empty when the weights are in the program."""
+    (:func:`~tdsl.programs.parameters.externalize_weights`); empty when the weights are in the program."""
 
     def text(self) -> str:
         """The MLIR text that ``iree-compile`` reads."""
@@ -86,5 +85,5 @@ class ParameterArchive:
 PARAMETER_SCOPE = "model"
 EXTERNAL_MIN_ELEMENTS = 4096
 """Initializers with at least this many elements go to the archive
-(:func:`externalize_weights`): weight matrices and embedding tables; small tensors (shapes,
+(:func:`~tdsl.programs.parameters.externalize_weights`): weight matrices and embedding tables; small tensors (shapes,
 norms, biases of narrow layers, position ids) stay in the program."""

@@ -55,8 +55,8 @@ class Arg:
     ``resultN``), shape (a dynamic result dimension is None; arguments are static), element
     type as spelled in the IR and, for integer arguments that index a table, ``bound``: the
     values lie in ``[0, bound)`` (token ids: the vocabulary size). ``role`` is an input's
-    part in quantization (``quantized``, ``scale``, ``zero_point``: :func:`quantization_roles`),
-    ``step`` a result's quantization step (:func:`output_steps`)."""
+    part in quantization (``quantized``, ``scale``, ``zero_point``: :func:`~tdsl.programs.quantization.quantization_roles`),
+    ``step`` a result's quantization step (:func:`~tdsl.programs.quantization.output_steps`)."""
 
     index: int
     name: str
