@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from tdsl import AmdGpuTarget, ContractionMatch, ConvolutionMatch, CpuTarget, GpuLowering, Rule, StrategySet, TdslError, dump
-from tdsl.iree.ops import Dispatch, ProgramOps, python_names, python_source
+from tdsl.compiler.ops import Dispatch, ProgramOps, python_names, python_source
 from tdsl.model.kinds import MatcherKind
 from tdsl.strategies.gpu.chooser import Contraction, Convolution, choose_contraction, choose_convolution
 
