@@ -48,7 +48,7 @@ from .machine import ISA_NAMES, machine
 from .progress import NO_PROGRESS, Progress
 from .timing import ALLOCATORS, SAMPLE_TIMEOUT_S, iree_sample, run_tool, time_round
 from ..sets.strategy_set import StrategySet
-from ..targets import CpuTarget
+from ..targets import CpuTarget, Target
 
 STRATEGY = "strategy"
 DEFAULT = "iree-default"
@@ -305,7 +305,7 @@ def _machine() -> dict[str, Any]:
 def bench(
     payload: Path | str | Program,
     strategies: StrategySet | str | Path,
-    target: str = "cpu",
+    target: Target | str = CpuTarget.default_name,
     *,
     threads: Sequence[int] = (1,),
     repetitions: int = 5,
@@ -331,8 +331,9 @@ def bench(
     ``.onnx`` model (then onnxruntime is timed too), a torch/ONNX-dialect or linalg
     ``.mlir`` file, or a loaded program; seeded inputs as in :func:`tdsl.run`."""
     strategy_set = as_strategy_set(strategies)
-    target_model = strategy_set.target(target)
-    if not isinstance(target_model, CpuTarget):
+    strategy_set, target_model = strategy_set.for_target(target)
+    target = target_model.name
+    if not target_model.runs_on_host:
         raise BenchFailed(f"tdsl bench measures on this CPU; target {target!r} is {target_model.backend}")
     if repetitions < 1 or any(t < 1 for t in threads):
         raise BenchFailed("repetitions and thread counts must be at least 1")

@@ -28,7 +28,7 @@ from ..errors import ParseFailure, PayloadError, RunFailed
 from .execute import Comparison, compare, invoke, numpy_reference
 from .frontend import Arg, Program, Signature, as_declared, check_runnable, load_inputs, load_program, make_inputs, onnxruntime_inexact, onnxruntime_reference, signatures
 from ..sets.strategy_set import StrategySet
-from ..targets import CpuTarget
+from ..targets import CpuTarget, Target
 
 
 class NumericsFailed(RunFailed):
@@ -192,7 +192,7 @@ def compile_default(payload: Path, target_flags: Sequence[str], output: Path, ti
 def run(
     payload: Path | str | Program,
     strategies: StrategySet | str | Path,
-    target: str = "cpu",
+    target: Target | str = CpuTarget.default_name,
     *,
     inputs: Sequence[np.ndarray] | None = None,
     input_files: Sequence[Path | str] = (),
@@ -224,8 +224,9 @@ def run(
     :func:`tdsl.compile`.
     """
     strategy_set = as_strategy_set(strategies)
-    target_model = strategy_set.target(target)
-    if not isinstance(target_model, CpuTarget):
+    strategy_set, target_model = strategy_set.for_target(target)
+    target = target_model.name
+    if not target_model.runs_on_host:
         raise RunFailed(f"tdsl run executes on CPU only; target {target!r} is {target_model.backend}")
     program = program_of(payload, dims, weights_seed)
     check_runnable(program)

@@ -19,7 +19,7 @@ from typing import ClassVar, Optional
 
 from ..errors import TdslError
 from ..model.codegen import Codegen, TileUsingForall
-from ..targets import AmdGpuTarget, Target
+from ..targets import Target
 from .plan import ActionPlan, Handle, Step, op_type
 
 
@@ -232,19 +232,21 @@ def _tiling(s: Codegen, root: str) -> tuple[tuple[Step, ...], str]:
 def _mma(s: Codegen, operand: str, target: Target) -> Optional[MmaChain]:
     if s.mma is None:
         return None
-    intrinsic = target.facts.intrinsic(s.mma.intrinsic) if isinstance(target, AmdGpuTarget) else None
+    facts = target.gpu_facts
+    intrinsic = facts.intrinsic(s.mma.intrinsic) if facts is not None else None
     if intrinsic is None:
-        # AmdGpuTarget.check_strategy and CpuTarget.check_strategy refuse this earlier.
+        # The targets' check_strategy refuse this earlier.
         raise TdslError(f"strategy {s.name}: {s.mma.intrinsic!r} is no MMA intrinsic of target {target.name!r}")
     sizes = (intrinsic.m, intrinsic.n, intrinsic.k)
     return MmaChain(operand, Handle("%mma_packed", op_type("linalg.generic")), sizes, s.mma.intrinsic, "%mma", "%mma_lanes")
 
 
 def _threads(s: Codegen, target: Target) -> Optional[ThreadMapping]:
-    if not isinstance(target, AmdGpuTarget):
+    facts = target.gpu_facts
+    if facts is None:
         return None
-    assert s.gpu is not None, "checked by AmdGpuTarget.check_strategy"
-    return ThreadMapping(s.gpu.workgroup_dims, target.facts.subgroup_size, s.mma is not None, bool(s.promote_operands))
+    assert s.gpu is not None, "checked by the GPU target's check_strategy"
+    return ThreadMapping(s.gpu.workgroup_dims, facts.subgroup_size, s.mma is not None, bool(s.promote_operands))
 
 
 def plan_codegen(strategy: Codegen, symbol: str, target: Target) -> CodegenPlan:
