@@ -51,6 +51,13 @@ class TargetKind(StrategyModel):
         return default
 
     @classmethod
+    def default(cls) -> Self:
+        """The target of this kind with every field at its default (named :attr:`default_name`)."""
+        target = cls.model_validate({})
+        assert isinstance(target, cls)
+        return target
+
+    @classmethod
     def expect(cls, target: "TargetKind", what: str) -> Self:
         """``target`` as a target of this kind; raises :class:`~tdsl.errors.TargetError`
         naming ``what`` needs this kind otherwise."""

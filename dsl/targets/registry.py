@@ -28,7 +28,7 @@ else:
 def default_targets() -> tuple[TargetKind, ...]:
     """One target of each kind with its defaults (``cpu``, ``gfx942``, ...): the targets of
     a set that names none, and what a bare target name stands for."""
-    return tuple(kind() for kind in TARGET_KINDS)
+    return tuple(kind.default() for kind in TARGET_KINDS)
 
 
 def target_names() -> list[str]:
@@ -38,7 +38,7 @@ def target_names() -> list[str]:
 
 def named(name: str) -> Optional[TargetKind]:
     """The default target called ``name``, or None."""
-    return next((kind() for kind in TARGET_KINDS if kind.default_name == name), None)
+    return next((kind.default() for kind in TARGET_KINDS if kind.default_name == name), None)
 
 
 def resolve(target: Union[TargetKind, str]) -> TargetKind:
@@ -55,4 +55,4 @@ def resolve(target: Union[TargetKind, str]) -> TargetKind:
 def default_for(backend: Backend) -> TargetKind:
     """The default target of the first kind on ``backend`` (the target an imported spec's
     configs for that backend are for)."""
-    return next(kind() for kind in TARGET_KINDS if kind.backend is backend)
+    return next(kind.default() for kind in TARGET_KINDS if kind.backend is backend)
