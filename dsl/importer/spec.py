@@ -749,13 +749,16 @@ def _build(name: str, rules: list[Rule], target: str, targets: Optional[Seq[Targ
 
 def import_spec(
     path: Union[str, Path],
-    target: Optional[str] = None,
+    target: Optional[Union[Target, str]] = None,
     allow_raw: bool = False,
     kind: Optional[Union[Injection, str]] = None,
 ) -> StrategySet:
     """The :class:`StrategySet` of the transform-dialect spec at ``path`` (a tuning spec, a
-    preprocessing spec or a codegen library); see :func:`read_spec`."""
-    return read_file(path, target, allow_raw, kind).strategy_set
+    preprocessing spec or a codegen library); see :func:`read_spec`. ``target`` is the
+    target name the rules are for, or the target model itself."""
+    if target is None or isinstance(target, str):
+        return read_file(path, target, allow_raw, kind).strategy_set
+    return read_file(path, target.name, allow_raw, kind, (target,)).strategy_set
 
 
 def read_file(
