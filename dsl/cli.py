@@ -418,6 +418,11 @@ def _cmd_ops(args: argparse.Namespace) -> int:
         # The listing stays IREE's default pipeline (auto()'s data tiling would show every
         # matmul as the mmt4d it becomes); the coverage is the ready set's.
         ready = ready_set(target)
+    if args.emit is not None and ready is None:
+        from .strategies.ready import can_emit
+
+        if not can_emit(target):
+            raise ArgumentError(f"--emit: target {target.name!r} ({target.kind}) has no ready strategies or chooser to emit; pass --strategies")
     if args.profile and not target.runs_on_host:
         raise ArgumentError(f"--profile runs the program on this CPU: expected a {_host_targets()} target, received {args.target!r} ({target.kind})")
     program = _program(args)

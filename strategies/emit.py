@@ -101,7 +101,7 @@ def emit(ops: ProgramOps, target: Target, name: str, ready: StrategySet | None =
     if target.kind in READY_SETS or chooser is None:
         ready = ready if ready is not None else ready_set(target)
         if ready is None:
-            raise TdslError(f"target {target.name!r} ({target.kind}): no ready strategies or chooser to emit from")
+            raise TdslError(f"target {target.name!r} ({target.kind}): no ready strategies or chooser to emit")
         return _ready(ops, target, name, ready)
     rules: list[Rule] = []
     comments: list[str] = []

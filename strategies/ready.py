@@ -41,3 +41,9 @@ def ready_set(target: Target) -> Optional[StrategySet]:
     """The ready set of ``target``'s kind, or None when the kind has none."""
     make = READY_SETS.get(target.kind)
     return make() if make is not None else None
+
+
+def can_emit(target: Target) -> bool:
+    """``tdsl ops --emit`` can cover a program for ``target`` without a set given: its kind
+    has a ready set or a chooser."""
+    return target.kind in READY_SETS or target.kind in CHOOSERS

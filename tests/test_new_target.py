@@ -124,6 +124,12 @@ def test_a_new_target_is_its_module_and_one_registry_line(tmp_path: Path) -> Non
     assert ops.returncode == 0, ops.stdout + ops.stderr
     assert '"target": "fake"' in ops.stdout and "linalg.matmul" in ops.stdout, ops.stdout
 
+    emit = subprocess.run(
+        [sys.executable, "-m", "tdsl", "ops", str(PAYLOAD), "--target", "fake", "--emit", str(tmp_path / "covered.py")],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600,
+    )
+    assert emit.returncode == 2 and "--emit: target 'fake' (fake-cpu) has no ready strategies or chooser" in emit.stderr, emit.stderr
+
     tune = subprocess.run(
         [sys.executable, "-m", "tdsl", "tune", str(PAYLOAD), "--target", "fake", "-o", str(tmp_path / "tuned")],
         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600,
