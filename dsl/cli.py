@@ -32,11 +32,11 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Callable, NoReturn, Sequence
 
-from .iree.phases import PHASES
-from .iree.iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, MIN_MEMORY_GB
-from .iree.flags import check_flag, read_flags_file, rendered_flags
-from .iree.machine import json_header
-from .iree.progress import NO_PROGRESS, Progress, RichProgress
+from .compiler.phases import PHASES
+from .compiler.options import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, MIN_MEMORY_GB, CompileOptions
+from .compiler.flags import check_flag, read_flags_file, rendered_flags
+from .measure.machine import json_header
+from .compiler.progress import NO_PROGRESS, Progress, RichProgress
 from . import __version__
 from .errors import ArgumentError, OutputError, RenderError, StrategyError, StrategyNotApplied, TdslError
 from .files import atomic_write, failure_dir, replace_files
@@ -171,6 +171,17 @@ def extra_flags(args: argparse.Namespace) -> list[str]:
     return flags + [check_flag(f) for f in getattr(args, "iree_flag", None) or ()]
 
 
+def compile_options(args: argparse.Namespace) -> CompileOptions:
+    """``--timeout``, ``--memory-gb``, the extra flags (:func:`extra_flags`) and
+    ``--no-serial-loading`` as one value."""
+    return CompileOptions(
+        timeout_s=args.timeout,
+        memory_gb=args.memory_gb,
+        extra_flags=tuple(extra_flags(args)),
+        serial_loading=not getattr(args, "no_serial_loading", False),
+    )
+
+
 def _cmd_render(args: argparse.Namespace) -> int:
     check_output_dir(args.output, "-o")
     extra = extra_flags(args)
@@ -242,9 +253,9 @@ def _warn(message: str, args: argparse.Namespace) -> None:
 
 
 def _cmd_compile(args: argparse.Namespace) -> int:
-    from .iree.compile import compile, default_target
+    from .compiler.compile import compile_with_options, default_target
 
-    extra = extra_flags(args)
+    options = compile_options(args)
     if args.strategies is None:
         default_target(args.target)  # a bad name fails before any work
     if args.baseline and not args.report and not args.json:
@@ -254,17 +265,14 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     payload = args.payload if args.payload.suffix.lower() == ".mlir" and not args.dim else _program(args).mlir_path
     progress = _progress(args)
     try:
-        report = compile(
+        report = compile_with_options(
             payload,
             args.strategies,
             args.target,
             args.output,
+            options=options,
             dump_ir=args.dump_ir,
             strict=args.strict,
-            extra_flags=extra,
-            serial_loading=not args.no_serial_loading,
-            timeout_s=args.timeout,
-            memory_gb=args.memory_gb,
             keep_dump=args.keep_dump,
             baseline=args.baseline and args.strategies is not None,
             progress=progress,
@@ -311,18 +319,18 @@ def load_inputs(paths: Sequence[Path]) -> list[Any]:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from .iree.numerics import NumericsFailed, run
-
-    from .iree.frontend import parse_input_ranges
+    from .measure.numerics import NumericsFailed
+    from .measure.run import run_with_options
+    from .programs.inputs import parse_input_ranges
 
     npz = bool(args.inputs) and any(p.suffix == ".npz" for p in args.inputs)
     inputs = load_inputs(args.inputs) if args.inputs and not npz else None
     ranges = parse_input_ranges(args.input_range)
     program = _program(args)
-    extra = extra_flags(args)
+    options = compile_options(args)
     progress = _progress(args)
     try:
-        report = run(
+        report = run_with_options(
             program,
             args.strategies,
             args.target,
@@ -331,10 +339,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             input_names=[str(p) for p in args.inputs] if args.inputs else None,
             seed=args.seed,
             input_ranges=ranges,
-            timeout_s=args.timeout,
-            memory_gb=args.memory_gb,
-            extra_flags=extra,
-            serial_loading=not args.no_serial_loading,
+            options=options,
             progress=progress,
         )
     except NumericsFailed as err:
@@ -355,21 +360,21 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from .iree.bench import bench, plot, plot_available
-    from .iree.compile import check_output_file
+    from .measure.bench import bench_with_options, plot, plot_available
+    from .compiler.compile import check_output_file
 
     if args.plot is not None:  # before any benchmarking: a missing matplotlib loses nothing
         check_output_file(args.plot, "--plot")
         if not plot_available():
             raise ArgumentError("--plot needs matplotlib: pip install 'tdsl[plot]' (or pip install matplotlib)")
-    from .iree.frontend import parse_input_ranges
+    from .programs.inputs import parse_input_ranges
 
     ranges = parse_input_ranges(args.input_range)
     program = _program(args)
-    extra = extra_flags(args)
+    options = compile_options(args)
     progress = _progress(args)
     try:
-        report = bench(
+        report = bench_with_options(
             program,
             args.strategies,
             args.target,
@@ -378,10 +383,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
             repetitions=args.repetitions,
             min_time_s=args.min_time,
             numpy_baseline=not args.no_numpy,
-            timeout_s=args.timeout,
-            memory_gb=args.memory_gb,
-            extra_flags=extra,
-            serial_loading=not args.no_serial_loading,
+            options=options,
             allocator=args.allocator,
             progress=progress,
         )
@@ -399,8 +401,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _cmd_ops(args: argparse.Namespace) -> int:
-    from .iree.compile import check_output_file, default_target
-    from .iree.ops import list_dispatches
+    from .compiler.compile import check_output_file, default_target
+    from .compiler.ops import list_dispatches
     from .sets.strategy_set import StrategySet
 
     target = default_target(args.target)
@@ -430,8 +432,7 @@ def _cmd_ops(args: argparse.Namespace) -> int:
     shares: dict[str, float] | None = None
     try:
         with progress.step("compile", "op listing"):
-            listing = list_dispatches(program.mlir_path, target, extra_flags=extra_flags(args),
-                                      timeout_s=args.timeout, memory_gb=args.memory_gb, ready=ready)
+            listing = list_dispatches(program.mlir_path, target, options=compile_options(args), ready=ready)
         if args.profile:
             with progress.step("profile", "dispatch times"):
                 listing, shares = _profiled(program, target, listing, args)
@@ -465,10 +466,12 @@ def _profiled(program: Any, target: Any, listing: Any, args: argparse.Namespace)
 
     import numpy as np
 
-    from .iree.dispatch_profile import DispatchTime, calls_for, dispatch_times, time_shares, with_measured_launches
-    from .iree.frontend import check_runnable, make_inputs, signatures
-    from .iree.iree_compile import run_iree_compile
-    from .iree.timing import iree_sample
+    from .measure.dispatch_profile import DispatchTime, calls_for, dispatch_times, time_shares, with_measured_launches
+    from .programs.inputs import make_inputs
+    from .programs.parameters import check_runnable
+    from .programs.signatures import signatures
+    from .compiler.iree_compile import run_iree_compile
+    from .measure.timing import iree_sample
 
     check_runnable(program)
     profile: dict[str, DispatchTime] = {}
@@ -476,7 +479,8 @@ def _profiled(program: Any, target: Any, listing: Any, args: argparse.Namespace)
     parameters = [a.spec for a in program.parameters]
     with tempfile.TemporaryDirectory(prefix="tdsl-ops-profile-") as tmp:
         vmfb = Path(tmp) / "module.vmfb"
-        run_iree_compile(program.mlir_path, [*target.compile_flags(), *extra_flags(args)], vmfb, timeout_s=args.timeout, memory_gb=args.memory_gb)
+        options = compile_options(args)
+        run_iree_compile(program.mlir_path, [*target.compile_flags(), *options.extra_flags], vmfb, options)
         for sig in signatures(program):
             inputs = []
             for i, value in enumerate(make_inputs(sig, seed=0)):
@@ -490,8 +494,8 @@ def _profiled(program: Any, target: Any, listing: Any, args: argparse.Namespace)
 
 
 def _cmd_tune(args: argparse.Namespace) -> int:
-    from .iree.compile import check_output_file
-    from .iree.bench import plot_available
+    from .compiler.compile import check_output_file
+    from .measure.bench import plot_available
 
     check_output_dir(args.output, "-o")
     if args.plot and not plot_available():
@@ -543,7 +547,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
     from .importer import import_command
 
     if args.output is not None:
-        from .iree.compile import check_output_file
+        from .compiler.compile import check_output_file
 
         check_output_file(args.output, "-o")
     return import_command(args.specs if len(args.specs) > 1 else args.specs[0], args.output, args.target, args.allow_raw, args.kind)
@@ -559,7 +563,7 @@ def _cmd_schema(args: argparse.Namespace) -> int:
 
     text = json.dumps(strategy_file_schema(), indent=2) + "\n"
     if args.output is not None:
-        from .iree.compile import check_output_file
+        from .compiler.compile import check_output_file
 
         check_output_file(args.output, "-o")
         atomic_write(args.output, text)
@@ -583,8 +587,8 @@ def _add_program_args(p: argparse.ArgumentParser) -> None:
 
 def _program(args: argparse.Namespace) -> Any:
     """The payload of a compile/run/bench/ops command as a loaded program."""
-    from .iree.frontend import parse_dims
-    from .iree.numerics import program_of
+    from .programs.load import parse_dims
+    from .programs.load import program_of
 
     return program_of(args.payload, parse_dims(args.dim), args.weights_seed, getattr(args, "parameters", []))
 

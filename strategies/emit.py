@@ -20,8 +20,9 @@ requires nothing beyond tdsl.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 from tdsl import Rule, StrategySet, TdslError, dump
-from tdsl.iree.ops import Dispatch, ProgramOps, python_names, python_source
+from tdsl.compiler.ops import Dispatch, ProgramOps, python_names, python_source
 from tdsl.strategies.gpu.dispatch import gpu_problem as gpu_problem  # tdsl.tune.gfx942 reads it here
 from tdsl.strategies.ready import CHOOSERS, READY_SETS, ready_set
 from tdsl.targets import Target

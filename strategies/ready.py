@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Callable, Optional, Union
 
 from tdsl import AmdGpuTarget, CpuTarget, StrategySet
-from tdsl.iree.ops import Dispatch
+from tdsl.compiler.ops import Dispatch
 from tdsl.model.kinds import MatcherKind, StrategyKind
 from tdsl.targets import Target
 

@@ -6,7 +6,10 @@ Layers, bottom to top; a module may import its own layer and the ones below:
 1. ``model`` (the strategy value types), then ``targets`` (facts and target checks), then
    ``sets`` (a set joins the model and targets; loading; tuning spaces)
 2. ``render``
-3. ``iree``
+3. ``programs`` (loading .mlir / .onnx, ONNX import and its fixes, signatures, seeded
+   inputs, the onnxruntime reference), then ``compiler`` (running ``iree-compile`` under
+   limits, flags, diagnostics, ``compile()`` and its report, phases, dispatches), then
+   ``measure`` (execution, numerics and ``run()``, timing, ``bench()``)
 4. ``importer`` (``tdsl import``: specs read with the bindings into strategy sets)
 5. ``testing``, ``cli``, ``schema``, the package itself and ``__main__``
 """
@@ -26,7 +29,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("targets", ("tdsl.targets",)),
     ("strategy sets", ("tdsl.sets",)),
     ("render", ("tdsl.render",)),
-    ("iree", ("tdsl.iree",)),
+    ("programs", ("tdsl.programs",)),
+    ("compiler", ("tdsl.compiler",)),
+    ("measure", ("tdsl.measure",)),
     ("importer", ("tdsl.importer",)),
     ("tune", ("tdsl.tune",)),
     ("top", ("tdsl.testing", "tdsl.cli", "tdsl.schema", "tdsl.__main__", "tdsl")),
@@ -78,7 +83,7 @@ def test_every_module_has_a_layer_and_a_folder_per_layer() -> None:
     for module in _modules():
         _layer(module)
     folders = {p.name for p in DSL.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
-    assert {"model", "targets", "sets", "render", "iree", "testing"} <= folders
+    assert {"model", "targets", "sets", "render", "programs", "compiler", "measure", "testing"} <= folders
 
 
 @pytest.mark.parametrize("module", sorted(_modules()))
@@ -119,9 +124,9 @@ def test_no_import_cycles() -> None:
 def test_the_layer_test_catches_an_upward_import(tmp_path: Path) -> None:
     """The check itself: a spec module importing render is reported."""
     bad = tmp_path / "bad.py"
-    bad.write_text("from ..render import render\nfrom ..iree.compile import compile\n")
+    bad.write_text("from ..render import render\nfrom ..compiler.compile import compile\n")
     upward = [n for n in _imports("tdsl.model.bad", bad) if _layer(n) > _layer("tdsl.model.bad")]
-    assert sorted(upward) == ["tdsl.iree.compile", "tdsl.render.render"]
+    assert sorted(upward) == ["tdsl.compiler.compile", "tdsl.render.render"]
 
 
 def test_only_the_bindings_shim_imports_iree_compiler() -> None:

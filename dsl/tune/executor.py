@@ -35,12 +35,12 @@ from types import FrameType, TracebackType
 from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from ..errors import ArgumentError, TdslError
-from ..iree.timing import ALLOCATORS, ROUND_LOAD_S, benchmark_command, benchmark_env, benchmark_seconds, time_round
-from ..iree.compile import CompileReport, compile
-from ..iree.dispatches import short_pipeline
-from ..iree.frontend import ParameterArchive
-from ..iree.iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
-from ..iree.machine import machine
+from ..measure.timing import ALLOCATORS, ROUND_LOAD_S, benchmark_command, benchmark_env, benchmark_seconds, time_round
+from ..compiler.compile import CompileReport, compile
+from ..compiler.dispatches import short_pipeline
+from ..programs.program import ParameterArchive
+from ..compiler.options import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
+from ..measure.machine import machine
 from ..sets.strategy_set import StrategySet
 
 SAMPLE_CACHE_BYTES = 2 << 30

@@ -28,10 +28,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..iree.frontend import Program, check_runnable, externalize_weights, load_program
-from ..iree.machine import ISA_NAMES
-from ..iree.ops import Dispatch, list_dispatches, python_source
-from ..iree.progress import NO_PROGRESS, Progress
+from ..programs.load import load_program
+from ..programs.parameters import check_runnable, externalize_weights
+from ..programs.program import Program
+from ..measure.machine import ISA_NAMES
+from ..compiler.ops import Dispatch, list_dispatches, python_source
+from ..compiler.options import CompileOptions
+from ..compiler.progress import NO_PROGRESS, Progress
 from ..sets.space import Pruned
 from ..sets.strategy_set import Rule
 from ..targets import AmdGpuTarget
@@ -167,7 +170,7 @@ def tune_gfx942(
     interrupted = False
     with tuning_session(executor, cache, progress) as (executor, cache):
         tuner = Tuner(program, options, executor, cache, progress, target=target)
-        listing = list_dispatches(program.mlir_path, target, extra_flags=options.extra_flags, timeout_s=options.timeout_s, memory_gb=options.memory_gb)
+        listing = list_dispatches(program.mlir_path, target, options=CompileOptions(extra_flags=options.extra_flags, timeout_s=options.timeout_s, memory_gb=options.memory_gb))
         total = sum(_flops(d) for d in listing.dispatches) or 1.0
         jobs: dict[str, RankedJob] = {}
         problems: dict[str, Any] = {}

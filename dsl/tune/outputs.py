@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..files import replace_files
-from ..iree.machine import ISA_NAMES, json_header
+from ..measure.machine import ISA_NAMES, json_header
 from .measure import Variant, speedup
 from .gfx942 import Gfx942Result
 from .tuner import DATA_TILING, IREE_DEFAULT, TuneResult

@@ -64,13 +64,17 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from ..errors import StrategyError, TdslError
-from ..iree.dispatch_profile import DispatchTime, with_measured_launches
-from ..iree.frontend import Program, check_runnable, externalize_weights, load_program, make_inputs, signatures
-from ..iree.timing import MALLOC_STEADY_STATE
-from ..iree.iree_compile import DEFAULT_MEMORY_GB
-from ..iree.machine import versions
-from ..iree.ops import Dispatch, OpView, ProgramOps, list_dispatches, python_source
-from ..iree.progress import NO_PROGRESS, Progress
+from ..measure.dispatch_profile import DispatchTime, with_measured_launches
+from ..programs.inputs import make_inputs
+from ..programs.load import load_program
+from ..programs.parameters import check_runnable, externalize_weights
+from ..programs.program import Program
+from ..programs.signatures import signatures
+from ..measure.timing import MALLOC_STEADY_STATE
+from ..compiler.options import DEFAULT_MEMORY_GB, CompileOptions
+from ..measure.machine import versions
+from ..compiler.ops import Dispatch, OpView, ProgramOps, list_dispatches, python_source
+from ..compiler.progress import NO_PROGRESS, Progress
 from ..sets.loader import to_data
 from ..sets.space import Pruned, Space
 from ..sets.strategy_set import Rule, StrategySet
@@ -414,7 +418,7 @@ class Tuner:
         the build or the profile fails."""
         import tempfile
 
-        from ..iree.dispatch_profile import calls_for, dispatch_times
+        from ..measure.dispatch_profile import calls_for, dispatch_times
 
         if variant.vmfb is None or variant.artifact is None:
             raise TdslError(f"{variant.label} has no build to profile: {variant.build_error or 'not built'}")
@@ -438,7 +442,8 @@ class Tuner:
         key = target.model_dump_json()
         if key not in self._listings:
             self._listings[key] = list_dispatches(
-                self.program.mlir_path, target, extra_flags=self.options.extra_flags, timeout_s=self.options.timeout_s, memory_gb=self.options.memory_gb
+                self.program.mlir_path, target,
+                options=CompileOptions(extra_flags=self.options.extra_flags, timeout_s=self.options.timeout_s, memory_gb=self.options.memory_gb),
             )
         return self._listings[key]
 
@@ -1148,7 +1153,7 @@ def _checked(
     the rules whose outputs differ (each checked alone with the target); where the target's
     own knobs (a program-level winner: ukernels, im2col, channels-last) give outputs that
     differ, ``fallback``'s set (IREE's faster path) with ``fell_back`` set. With the verdict."""
-    from ..iree.numerics import run
+    from ..measure.run import run
 
     reference = IREE_DEFAULT
     verdict = cache.get_verdict(key, reference)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Union
 
 from tdsl import ContractionMatch, ConvolutionMatch, GpuLowering, TdslError
-from tdsl.iree.ops import Dispatch
+from tdsl.compiler.ops import Dispatch
 from tdsl.model.kinds import MatcherKind
 
 from .chooser import Contraction, Convolution, choose_contraction, choose_convolution

@@ -59,7 +59,7 @@ over the estimate, which :func:`rerank_with_resources` sees).
 model's, whose constants are assumptions about MI300X, and candidates are only verified
 to validate, render and (in the tests, a few) compile for gfx942 with ``iree-compile``.
 :func:`rerank_with_resources` refines the order with what compiling reports (registers,
-spills, LDS from the HSACO metadata, :mod:`tdsl.iree.hsaco`), still without running
+spills, LDS from the HSACO metadata, :mod:`tdsl.compiler.hsaco`), still without running
 anything. To measure, on a machine with an AMD GPU: ``tdsl tune MODEL --target gfx942
 --device hip://0 -o DIR`` (the runner times the built candidates on that IREE device), or
 compile a candidate set with ``tdsl compile`` and time the module with
@@ -74,7 +74,7 @@ from typing import Any, Mapping, Optional, Sequence, Union
 
 from tdsl import AmdGpuTarget, GpuLowering, Rule, StrategySet
 from tdsl.errors import TdslError
-from tdsl.iree.hsaco import KernelResources
+from tdsl.compiler.hsaco import KernelResources
 from tdsl.model.knobs import Choice, KnobError
 from tdsl.sets.space import Candidate, Constraint, Space, Values
 from tdsl.targets import GFX942, AmdGpuArch, MmaIntrinsic
