@@ -43,6 +43,7 @@ from .files import atomic_write, failure_dir, replace_files
 from .sets.loader import dump, load
 from .render import render
 from .render.scripts import FLAGS_FILE, RENDER_FILES
+from .targets import CpuTarget
 
 EXIT_OK, EXIT_VERDICT, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 3, 130, 141
 
@@ -213,6 +214,20 @@ def _cmd_flags(args: argparse.Namespace) -> int:
     for flag in flags:
         print(flag)
     return EXIT_OK
+
+
+def _target_names() -> str:
+    """The default targets' names, for help texts (``cpu or gfx942``)."""
+    from .targets import target_names
+
+    return " or ".join(target_names())
+
+
+def _host_targets() -> str:
+    """The names of the default targets whose modules run on this machine (``cpu``)."""
+    from .targets import default_targets
+
+    return " or ".join(t.name for t in default_targets() if t.runs_on_host)
 
 
 def _verbosity(args: argparse.Namespace) -> int:
@@ -389,7 +404,6 @@ def _cmd_ops(args: argparse.Namespace) -> int:
     from .compiler.compile import check_output_file, default_target
     from .compiler.ops import list_dispatches
     from .sets.strategy_set import StrategySet
-    from .targets import CpuTarget
 
     target = default_target(args.target)
     if args.emit is not None:
@@ -400,14 +414,19 @@ def _cmd_ops(args: argparse.Namespace) -> int:
     if args.strategies is not None:
         ready = load(args.strategies)
         target = ready.target(args.target)
-    elif isinstance(target, CpuTarget) and not args.no_ready:
-        from .strategies.cpu import auto
+    elif not args.no_ready:
+        from .strategies.ready import ready_set
 
         # The listing stays IREE's default pipeline (auto()'s data tiling would show every
-        # matmul as the mmt4d it becomes); the coverage is auto()'s.
-        ready = auto()
-    if args.profile and not isinstance(target, CpuTarget):
-        raise ArgumentError(f"--profile runs the program on this CPU: expected a cpu target, received {args.target!r} ({target.kind})")
+        # matmul as the mmt4d it becomes); the coverage is the ready set's.
+        ready = ready_set(target)
+    if args.emit is not None and ready is None:
+        from .strategies.ready import can_emit
+
+        if not can_emit(target):
+            raise ArgumentError(f"--emit: target {target.name!r} ({target.kind}) has no ready strategies or chooser to emit; pass --strategies")
+    if args.profile and not target.runs_on_host:
+        raise ArgumentError(f"--profile runs the program on this CPU: expected a {_host_targets()} target, received {args.target!r} ({target.kind})")
     program = _program(args)
     progress = _progress(args)
     shares: dict[str, float] | None = None
@@ -481,9 +500,13 @@ def _cmd_tune(args: argparse.Namespace) -> int:
     check_output_dir(args.output, "-o")
     if args.plot and not plot_available():
         raise ArgumentError("--plot needs matplotlib: pip install 'tdsl[plot]' (or pip install matplotlib)")
-    if args.target not in ("cpu", "gfx942"):
-        raise ArgumentError(f"--target: expected cpu or gfx942, received {args.target!r}")
-    from .tune import TuneOptions, open_cache, open_executor, table, tune, write_outputs
+    from .targets import named, target_names
+    from .tune import TUNERS, TuneOptions, open_cache, open_executor, table, write_outputs
+
+    target = named(args.target)
+    if target is None or target.kind not in TUNERS:
+        tunable = [n for n in target_names() if (t := named(n)) is not None and t.kind in TUNERS]
+        raise ArgumentError(f"--target: expected {' or '.join(tunable)}, received {args.target!r}")
 
     options = TuneOptions(
         budget=args.budget, time_s=args.time, rounds=args.rounds, min_time_s=args.min_time, threads=args.threads,
@@ -491,13 +514,13 @@ def _cmd_tune(args: argparse.Namespace) -> int:
         timeout_s=args.timeout, memory_gb=args.memory_gb, extra_flags=tuple(extra_flags(args)), device=args.device,
         serial_loading=not args.no_serial_loading,
     )
-    space = None
+    space: dict[str, Any] = {}
     if args.space is not None:
-        if args.target != "cpu":
-            raise ArgumentError("--space: tunes a space for this CPU; use --target cpu")
+        if not target.runs_on_host:
+            raise ArgumentError(f"--space: tunes a space for this CPU; use --target {_host_targets()}")
         from .sets.space import load_space
 
-        space = load_space(args.space)
+        space = {"space": load_space(args.space)}
     program = _program(args)
     progress = _progress(args)
     lines: list[str] = []
@@ -509,12 +532,7 @@ def _cmd_tune(args: argparse.Namespace) -> int:
 
     result: Any
     with open_cache(args.cache) as cache, open_executor(args.executor, args.address, args.workers) as executor:
-        if args.target == "gfx942":
-            from .tune import tune_gfx942
-
-            result = tune_gfx942(program, options=options, executor=executor, cache=cache, progress=progress, report=report)
-        else:
-            result = tune(program, options=options, executor=executor, cache=cache, progress=progress, report=report, space=space)
+        result = TUNERS[target.kind](program, options=options, executor=executor, cache=cache, progress=progress, report=report, **space)
     try:
         paths = write_outputs(result, args.output, with_plot=args.plot)
     except OSError as err:
@@ -590,19 +608,20 @@ def _add_payload_args(p: argparse.ArgumentParser, cpu_only: bool, strategies_req
         p.add_argument(
             "--strategies",
             metavar="FILE[:NAME]",
-            help="strategy file; without it, IREE's default pipeline for --target (cpu or gfx942): "
+            help=f"strategy file; without it, IREE's default pipeline for --target ({_target_names()}): "
             "the report to read before writing a rule",
         )
     if cpu_only:
         _add_parameters_arg(p)
-        p.add_argument("--target", default="cpu", help="CPU target name in the strategy set (default: cpu)")
+        cpu = CpuTarget.default_name
+        p.add_argument("--target", default=cpu, help=f"CPU target name in the strategy set (default: {cpu})")
     else:
-        p.add_argument("--target", required=True, help="target name in the strategy set, e.g. cpu or gfx942")
+        p.add_argument("--target", required=True, help=f"target name in the strategy set, e.g. {_target_names()}")
 
 
 def _add_strategy_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("strategies", metavar="FILE[:NAME]", help="strategy file: .py (optionally :NAME of a StrategySet), .yaml or .json")
-    p.add_argument("--target", required=True, help="target name in the strategy set, e.g. cpu or gfx942")
+    p.add_argument("--target", required=True, help=f"target name in the strategy set, e.g. {_target_names()}")
 
 
 def _add_flag_args(p: argparse.ArgumentParser, writes_flags: bool) -> None:
@@ -725,7 +744,7 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ops", help="list every dispatch of a program, with launches, root ops and matchers", description="Compile the program with IREE's default pipeline for --target and list every dispatch: launches per call, its root op as codegen sees it and as the graph level (data-layout rules) sees it, shapes, element types and loop roles, the ready rules that cover it, and the tdsl matchers that select exactly it (copy-pasteable Python). --emit writes a StrategySet that covers the program: the CPU ready library, or one gfx942 chooser rule per contraction and convolution.", **common)
     p.add_argument("payload", type=Path, help="program: .onnx model, or .mlir (torch/ONNX dialect or linalg)")
     _add_program_args(p)
-    p.add_argument("--target", required=True, help="cpu or gfx942 (or a target of --strategies)")
+    p.add_argument("--target", required=True, help=f"{_target_names()} (or a target of --strategies)")
     p.add_argument("--strategies", metavar="FILE[:NAME]", help="a ready set whose coverage to report (default on cpu: tdsl.strategies.cpu.auto())")
     p.add_argument("--no-ready", action="store_true", help="cpu: do not report the coverage of tdsl.strategies.cpu.auto()")
     p.add_argument("--emit", type=Path, metavar="FILE.py|FILE.yaml", help="write a StrategySet that covers the program")
@@ -739,7 +758,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("payload", type=Path, help="program: .onnx model, or .mlir (torch/ONNX dialect or linalg)")
     _add_program_args(p)
     _add_parameters_arg(p)
-    p.add_argument("--target", default="cpu", help="cpu (measured here) or gfx942 (cost model, compile-only without --device)")
+    p.add_argument("--target", default=CpuTarget.default_name, help="cpu (measured here) or gfx942 (cost model, compile-only without --device)")
     p.add_argument("-o", "--output", type=Path, required=True, metavar="DIR", help="directory for tuned.py, tuned.yaml, report.json")
     p.add_argument("--ops", action="append", default=[], metavar="TEXT", help="tune only dispatches whose name or shapes contain TEXT (repeatable)")
     p.add_argument("--space", metavar="FILE.py[:NAME]|FILE.yaml", help="search your own space instead of the ready ones: a Space or a StrategySet with knobs defined in FILE.py, or a .yaml/.json set with knob mappings ({knob: choice, name: N, values: [..]})")
@@ -764,7 +783,7 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("import", help="turn transform-dialect specs into an editable strategy set", description="Read tuning specs, preprocessing specs or codegen libraries (hand-written, IREE's own, tuners', or tdsl renders) with the MLIR bindings and write the StrategySet they express: one rule per matcher/action pair, sequence names kept. Several files are the scripts of one rendered set and are merged. Older IREE syntax is upgraded where the meaning is clear (each upgrade is noted); a construct tdsl cannot express is an error naming the op and its line, unless --allow-raw keeps it as verified raw MLIR.", **common)
     p.add_argument("specs", nargs="+", type=Path, metavar="SPEC.mlir", help="spec file(s)")
     p.add_argument("-o", "--output", type=Path, metavar="OUT.py|OUT.yaml|OUT.json", help="write the set here (by suffix); default: the Python module on stdout")
-    p.add_argument("--target", help="target name for the imported rules (default: from the spec: cpu or gfx942)")
+    p.add_argument("--target", help=f"target name for the imported rules (default: from the spec: {_target_names()})")
     p.add_argument("--allow-raw", action="store_true", help="keep matchers and actions tdsl cannot express as verified raw MLIR")
     p.add_argument("--kind", choices=("tuning_spec", "preprocessing", "codegen_library"), help="the injection point, when the entry point does not say")
     p.set_defaults(run=_cmd_import)

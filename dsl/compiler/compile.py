@@ -36,7 +36,7 @@ from .dispatches import STATISTICS_FILE, DispatchSummary, Launches, launches_in,
 from .options import DEFAULT_MEMORY_GB, DEFAULT_OPTIONS, DEFAULT_TIMEOUT_S, CompileOptions, flag_tuple
 from .progress import NO_PROGRESS, Progress
 from ..sets.strategy_set import StrategySet
-from ..targets import AmdGpuTarget, CpuTarget, Target
+from ..targets import Target, named, target_names
 
 IREE_DEFAULT = "iree-default"
 """How reports name a build with IREE's default pipeline (no tdsl scripts)."""
@@ -49,26 +49,23 @@ DEFAULT_CPU_PIPELINE = "Default"
 """llvm-cpu's fallback pipeline: no tiling and no vectorization (scalar loops)."""
 
 
-def default_targets() -> dict[str, Target]:
-    """{name: target} a compile without strategies accepts: ``cpu`` and ``gfx942``."""
-    return {t.name: t for t in (CpuTarget(), AmdGpuTarget())}
-
-
-def default_target(name: str) -> Target:
-    """The target called ``name`` among :func:`default_targets`."""
-    found = default_targets()
-    if name not in found:
+def default_target(target: Target | str) -> Target:
+    """``target``, or the default target called ``target`` (:func:`tdsl.targets.named`):
+    what a compile without strategies builds for."""
+    found = named(target) if isinstance(target, str) else target
+    if found is None:
         raise TargetError(
-            f"--target {name!r}: without strategies, expected one of {sorted(found)} (IREE's default "
+            f"--target {target!r}: without strategies, expected one of {sorted(target_names())} (IREE's default "
             "pipeline for that target)"
         )
-    return found[name]
+    return found
 
 
-def baseline_flags(target: Target) -> list[str]:
-    """The flags of IREE's default pipeline for ``target`` (a CPU target with IREE's own
-    ukernel and convolution defaults)."""
-    return (target.baseline() if isinstance(target, CpuTarget) else target).compile_flags()
+def kernel_resources(dump: Path, target: Target) -> tuple[KernelResources, ...]:
+    """The GPU kernels of an executable dump with their resources, for a target with GPU
+    facts (none for other targets)."""
+    facts = target.gpu_facts
+    return tuple(resources(dump, facts)) if facts is not None else ()
 
 
 @dataclass(frozen=True)
@@ -442,7 +439,7 @@ def side_by_side(
 def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
     payload: Path | str,
     strategies: StrategySet | str | Path | None,
-    target: str,
+    target: Target | str,
     output: Path | str | None = None,
     *,
     dump_ir: str | Phase | None = None,
@@ -458,7 +455,9 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
 ) -> CompileReport:
     """Renders ``strategies`` for ``target``, compiles ``payload`` and reports what applied.
 
-    ``strategies=None``: IREE's default pipeline for ``target`` (``cpu`` or ``gfx942``).
+    ``target``: a target name of the set, or a target model (:meth:`~tdsl.StrategySet.for_target`).
+    ``strategies=None``: IREE's default pipeline for ``target`` (a model, or the name of a
+    default target: :func:`tdsl.targets.named`).
     ``dump_ir``: also write the IR at that phase (one of :data:`PHASES`) to
     ``dump_ir_to`` (default ``<output or payload stem>.<phase>.mlir``).
     ``strict``: a rule that matched nothing is an error (no output is written).
@@ -485,7 +484,7 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
 def compile_with_options(
     payload: Path | str,
     strategies: StrategySet | str | Path | None,
-    target: str,
+    target: Target | str,
     output: Path | str | None = None,
     *,
     options: CompileOptions = DEFAULT_OPTIONS,
@@ -512,6 +511,7 @@ def compile_with_options(
     extra = options.extra_flags
     if strategies is None:
         target_model = default_target(target)
+        target = target_model.name
         with tempfile.TemporaryDirectory(prefix="tdsl-") as tmp:
             progress.expect("compile", 1 + (phase is not None))
             default = _default_build(payload, target, target_model, out, options, Path(tmp) / "dump", progress)
@@ -526,9 +526,9 @@ def compile_with_options(
             if kept is not None:
                 keep_dump_dir(Path(tmp) / "dump", kept)
         return _replace(default, output=out, ir_dump=ir_dump, dump_dir=kept)
-    strategy_set = as_strategy_set(strategies)
+    strategy_set, target_model = as_strategy_set(strategies).for_target(target)
+    target = target_model.name
     rendered = render(strategy_set, target)
-    target_model = strategy_set.target(target)
     has_preprocessing = rendered.script(PREPROCESSING) is not None
     progress.expect("compile", 1 + has_preprocessing + (phase is not None) + baseline)
     with tempfile.TemporaryDirectory(prefix="tdsl-") as tmp:
@@ -554,7 +554,7 @@ def compile_with_options(
                 result = run_iree_compile(payload, flags, module, options, locate=locate)
             dispatches = tuple(summarize_dump(dump))
             launch_counts = launches_in(dump)
-            kernels = tuple(resources(dump, rendered.target.facts)) if isinstance(rendered.target, AmdGpuTarget) else ()
+            kernels = kernel_resources(dump, rendered.target)
             layout_hits: dict[int, list[str]] = {}
             if has_preprocessing:
                 with progress.step("compile", "IR after preprocessing (where layout rules applied)"):
@@ -618,7 +618,7 @@ def _default_build(
     progress: Progress,
 ) -> CompileReport:
     """``payload`` compiled with IREE's default pipeline for ``target_model``, its dump in ``dump``."""
-    flags = baseline_flags(target_model)
+    flags = target_model.baseline_flags()
     dump.mkdir(parents=True, exist_ok=True)
     extra = options.extra_flags
     command = [
@@ -630,7 +630,7 @@ def _default_build(
     ]
     with progress.step("compile", "IREE default"):
         result = run_iree_compile(payload, command, output, options)
-    kernels = tuple(resources(dump, target_model.facts)) if isinstance(target_model, AmdGpuTarget) else ()
+    kernels = kernel_resources(dump, target_model)
     return CompileReport(
         payload=payload,
         target=target,

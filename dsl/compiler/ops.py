@@ -32,7 +32,7 @@ from ..render import LAYOUT_MARKER, MARKER, render
 from ..model.kinds import Phase
 from ..model.matchers import ContractionMatch, ConvolutionMatch, FunctionMatch, OperandMatch, OpNameMatch, contraction_with_layout
 from ..sets.strategy_set import StrategySet
-from ..targets import AmdGpuTarget, CpuTarget
+from ..targets import Target, resolve
 from ..targets.cpu import PREPROCESSING_PIPELINE
 from .dispatches import STATISTICS_FILE, Launches, read_launches, statistics_flags
 from .phases import compile_to_phase
@@ -385,15 +385,17 @@ def _root(ops: list[bindings.LinalgOp]) -> bindings.LinalgOp | None:
 
 def list_dispatches(
     payload: Path | str,
-    target: CpuTarget | AmdGpuTarget,
+    target: Target | str,
     *,
     options: CompileOptions = DEFAULT_OPTIONS,
     ready: StrategySet | None = None,
 ) -> ProgramOps:
     """Every dispatch of ``payload`` compiled for ``target`` with IREE's defaults; see the
     module docstring. With ``ready`` (a set with rules for ``target``), each dispatch also
-    lists the strategies of that set that apply to its root op."""
+    lists the strategies of that set that apply to its root op. ``target`` is a target
+    model or the name of a default one (:func:`tdsl.targets.resolve`)."""
     payload = Path(payload)
+    target = resolve(target)
     covered = coverage(payload, ready, target.name, options) if ready else {}
     flags = [*target.compile_flags(), *options.extra_flags]
     graph = graph_linalg_ops(payload, flags, options)

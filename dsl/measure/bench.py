@@ -52,7 +52,7 @@ from .machine import ISA_NAMES, machine
 from ..compiler.progress import NO_PROGRESS, Progress
 from .timing import ALLOCATORS, SAMPLE_TIMEOUT_S, iree_sample, run_tool, time_round
 from ..sets.strategy_set import StrategySet
-from ..targets import CpuTarget
+from ..targets import CpuTarget, Target
 
 STRATEGY = "strategy"
 DEFAULT = "iree-default"
@@ -309,7 +309,7 @@ def _machine() -> dict[str, Any]:
 def bench(
     payload: Path | str | Program,
     strategies: StrategySet | str | Path,
-    target: str = "cpu",
+    target: Target | str = CpuTarget.default_name,
     *,
     threads: Sequence[int] = (1,),
     repetitions: int = 5,
@@ -345,7 +345,7 @@ def bench(
 def bench_with_options(
     payload: Path | str | Program,
     strategies: StrategySet | str | Path,
-    target: str = "cpu",
+    target: Target | str = CpuTarget.default_name,
     *,
     options: CompileOptions = DEFAULT_OPTIONS,
     threads: Sequence[int] = (1,),
@@ -361,8 +361,9 @@ def bench_with_options(
 ) -> BenchReport:
     """:func:`bench` with its ``iree-compile`` options as one value."""
     strategy_set = as_strategy_set(strategies)
-    target_model = strategy_set.target(target)
-    if not isinstance(target_model, CpuTarget):
+    strategy_set, target_model = strategy_set.for_target(target)
+    target = target_model.name
+    if not target_model.runs_on_host:
         raise BenchFailed(f"tdsl bench measures on this CPU; target {target!r} is {target_model.backend}")
     if repetitions < 1 or any(t < 1 for t in threads):
         raise BenchFailed("repetitions and thread counts must be at least 1")

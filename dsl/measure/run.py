@@ -27,7 +27,7 @@ from ..programs.reference import onnxruntime_inexact, onnxruntime_reference
 from ..programs.signatures import as_declared, signatures
 from ..sets.loader import as_strategy_set
 from ..sets.strategy_set import StrategySet
-from ..targets import CpuTarget
+from ..targets import CpuTarget, Target
 from .execute import invoke, numpy_reference
 from .numerics import FunctionCheck, NumericsFailed, RunReport, check_inputs, compare_result
 
@@ -35,7 +35,7 @@ from .numerics import FunctionCheck, NumericsFailed, RunReport, check_inputs, co
 def run(
     payload: Path | str | Program,
     strategies: StrategySet | str | Path,
-    target: str = "cpu",
+    target: Target | str = CpuTarget.default_name,
     *,
     inputs: Sequence[np.ndarray] | None = None,
     input_files: Sequence[Path | str] = (),
@@ -76,7 +76,7 @@ def run(
 def run_with_options(
     payload: Path | str | Program,
     strategies: StrategySet | str | Path,
-    target: str = "cpu",
+    target: Target | str = CpuTarget.default_name,
     *,
     options: CompileOptions = DEFAULT_OPTIONS,
     inputs: Sequence[np.ndarray] | None = None,
@@ -91,8 +91,9 @@ def run_with_options(
 ) -> RunReport:
     """:func:`run` with its ``iree-compile`` options as one value."""
     strategy_set = as_strategy_set(strategies)
-    target_model = strategy_set.target(target)
-    if not isinstance(target_model, CpuTarget):
+    strategy_set, target_model = strategy_set.for_target(target)
+    target = target_model.name
+    if not target_model.runs_on_host:
         raise RunFailed(f"tdsl run executes on CPU only; target {target!r} is {target_model.backend}")
     program = program_of(payload, dims, weights_seed)
     check_runnable(program)

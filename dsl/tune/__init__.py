@@ -17,13 +17,20 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
+from ..targets import AmdGpuTarget, CpuTarget
 from .cache import TuneCache
 from .executor import Executor, LocalExecutor
 from .outputs import table, write_outputs
 from .gfx942 import Gfx942Result, tune_gfx942
 from .tuner import TuneFailed, TuneOptions, TuneResult, tune
+
+
+TUNERS: dict[str, Callable[..., Any]] = {CpuTarget.kind_name(): tune, AmdGpuTarget.kind_name(): tune_gfx942}
+"""The tuner of each target kind (``tdsl tune --target``), keyed by
+:meth:`tdsl.targets.TargetKind.kind_name`; each takes the program and the keywords of
+:func:`tune` (``space`` only where the target runs on this machine)."""
 
 
 @contextmanager
@@ -52,4 +59,4 @@ def open_executor(kind: str = "local", address: str = "auto", workers: int | Non
         executor.close()
 
 
-__all__ = ["Gfx942Result", "tune_gfx942", "Executor", "LocalExecutor", "TuneCache", "TuneFailed", "TuneOptions", "TuneResult", "open_cache", "open_executor", "table", "tune", "write_outputs"]
+__all__ = ["TUNERS", "Gfx942Result", "tune_gfx942", "Executor", "LocalExecutor", "TuneCache", "TuneFailed", "TuneOptions", "TuneResult", "open_cache", "open_executor", "table", "tune", "write_outputs"]

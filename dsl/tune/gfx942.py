@@ -99,7 +99,7 @@ class Gfx942Result:
     interrupted: bool
     seconds: float
     cache_stats: dict[str, Any]
-    target: str = "gfx942"
+    target: str = AmdGpuTarget.default_name
 
     def comments(self) -> list[str]:
         return [job.why for job in self.jobs if job.rule is not None]

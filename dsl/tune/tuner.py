@@ -503,8 +503,8 @@ class Tuner:
             self.convolution_stage(job, base, isa, budget)
             return
         base_set = base.strategies or tuned_set([CpuTarget()])
-        target = base_set.targets[0]
-        assert isinstance(target, CpuTarget) and job.dispatch is not None
+        target = CpuTarget.expect(base_set.targets[0], "the CPU tuner")
+        assert job.dispatch is not None
         targets = tuple(base_set.targets)
         dispatch = job.folded or job.dispatch
         view, match = dispatch.graph_op, dispatch.graph_matcher
@@ -547,8 +547,7 @@ class Tuner:
         dispatch = job.rewritten or job.dispatch
         assert dispatch is not None and dispatch.graph_op is not None and dispatch.graph_matcher is not None
         base_set = base.strategies or tuned_set([CpuTarget()])
-        target = base_set.targets[0]
-        assert isinstance(target, CpuTarget)
+        target = CpuTarget.expect(base_set.targets[0], "the CPU tuner")
         space = convolution_space(dispatch.graph_op, dispatch.graph_matcher, isa, target, job.name, dispatch.pipeline or "", dispatch.lowering_config)
         make = _before_base(base_set.targets, base_set)
         first = next(iter(space.take(iter([(space.index_of(v), v) for v in space.seeds]))), None) or next(iter(space.candidates(count=budget, seed=self.options.seed)), None)
@@ -809,7 +808,7 @@ def _with_large_vectors(refused: Variant) -> Variant:
     shipped keeps its label and its build error."""
     assert refused.strategies is not None
     name = "program:data_tiling=True" if refused.label == DATA_TILING else refused.label
-    targets = tuple(t.model_copy(update={"allow_large_vectors": True}) if isinstance(t, CpuTarget) else t for t in refused.strategies.targets)
+    targets = tuple(t.model_copy(update={"allow_large_vectors": True}) if "allow_large_vectors" in type(t).model_fields else t for t in refused.strategies.targets)
     strategies = StrategySet(name=refused.strategies.name, targets=targets, rules=refused.strategies.rules)
     return Variant(f"{name},allow_large_vectors=True", strategies, values={**refused.values, "allow_large_vectors": True})
 
@@ -1122,7 +1121,7 @@ def tune(
                 chosen = fallback
         return TuneResult(
             payload=str(program.source),
-            target="cpu",
+            target=CpuTarget.default_name,
             machine=tuner.machine,
             options=options,
             tuned=tuned,
@@ -1144,7 +1143,7 @@ def _is_iree_default(strategies: StrategySet) -> bool:
     """True for a set without rules whose target is IREE's own default for its CPU (nothing
     to check: it is the numerics reference)."""
     target = strategies.targets[0]
-    return not strategies.rules and isinstance(target, CpuTarget) and target == target.baseline()
+    return not strategies.rules and target == target.baseline()
 
 
 def _checked(
@@ -1177,7 +1176,7 @@ def _checked(
 
 
 def _verdict(run: Any, program: Program, strategies: StrategySet, options: TuneOptions) -> dict[str, Any]:
-    report = run(program, strategies, "cpu", check=False, timeout_s=options.timeout_s, memory_gb=options.memory_gb, extra_flags=options.extra_flags)
+    report = run(program, strategies, CpuTarget.default_name, check=False, timeout_s=options.timeout_s, memory_gb=options.memory_gb, extra_flags=options.extra_flags)
     data = report.to_json()
     comparisons = [
         {"function": f["function"], **{k: c.get(k) for k in ("reference", "result", "max_abs_error", "max_rel_error", "tolerance", "tolerance_kind", "ok")}}

@@ -56,13 +56,13 @@ the frontend's lowering fixes and no tiling recovers).
 
 from __future__ import annotations
 
-from tdsl import ContractionMatch, GraphCpuLowering, Rule
+from tdsl import ContractionMatch, CpuTarget, GraphCpuLowering, Rule
 from tdsl.targets.host import Isa, detect_isa
 
 from .measured import CHOICES
 
 
-def i64_accumulator_tiles(isa: Isa | None = None, target: str = "cpu") -> list[Rule]:
+def i64_accumulator_tiles(isa: Isa | None = None, target: str = CpuTarget.default_name) -> list[Rule]:
     """Ready-library rules (``Rule.optional``) that pin 4x32 vector tiles, K by 8, on every
     i32 x i32 -> i64 matmul (lhs M x K, rhs K x N) without batch or with batch 1 (ONNX
     ``MatMulInteger`` with zero points, 2-D or 3-D activation), at the graph level;

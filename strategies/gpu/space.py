@@ -293,7 +293,7 @@ def _near(values: Sequence[Any], chosen: Any, size: Any, spread: Optional[int]) 
 
 
 def gfx942_space(
-    problem: Problem, name: str, target: str = "gfx942", facts: AmdGpuArch = GFX942, *, spread: Optional[int] = SPREAD
+    problem: Problem, name: str, target: str = AmdGpuTarget.default_name, facts: AmdGpuArch = GFX942, *, spread: Optional[int] = SPREAD
 ) -> Space:
     """The search space of ``problem`` on gfx942 (module docstring): a :class:`Gfx942Space`
     over one rule named ``name`` for ``target``, the chooser's configuration first. Raises
