@@ -26,17 +26,19 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
+from ..iree.hsaco import KernelResources
 from ..iree.frontend import Program, check_runnable, externalize_weights, load_program
 from ..iree.machine import ISA_NAMES
 from ..iree.ops import Dispatch, list_dispatches, python_source
 from ..iree.progress import NO_PROGRESS, Progress
 from ..sets.space import Pruned
-from ..sets.strategy_set import Rule
+from ..sets.strategy_set import Rule, StrategySet
 from ..targets import AmdGpuTarget
 from .cache import TuneCache
 from .executor import Executor
+from .ready import Gfx942Problem, gfx942_spaces
 from .measure import Variant, noise, speedup, wins
 from .tuner import IREE_DEFAULT, TuneOptions, Tuner, _Stop, job_head, tuned_set, tuning_session, work
 
@@ -90,7 +92,7 @@ class Gfx942Result:
     payload: str
     options: TuneOptions
     machine: dict[str, Any]
-    tuned: Any
+    tuned: StrategySet
     jobs: list[RankedJob]
     measured: bool
     interrupted: bool
@@ -156,9 +158,7 @@ def tune_gfx942(
     report: Callable[[str], None] = lambda line: None,
 ) -> Gfx942Result:
     """Tunes ``payload`` for gfx942 as the module docstring says."""
-    from ..strategies.emit import gpu_problem
-    from ..strategies.gpu.space import gfx942_space, rank, rerank_with_resources
-
+    ready = gfx942_spaces()
     started = time.monotonic()
     program = externalize_weights(payload if isinstance(payload, Program) else load_program(payload))
     if options.device:
@@ -170,20 +170,20 @@ def tune_gfx942(
         listing = list_dispatches(program.mlir_path, target, extra_flags=options.extra_flags, timeout_s=options.timeout_s, memory_gb=options.memory_gb)
         total = sum(_flops(d) for d in listing.dispatches) or 1.0
         jobs: dict[str, RankedJob] = {}
-        problems: dict[str, Any] = {}
+        problems: dict[str, Gfx942Problem] = {}
         for d in listing.dispatches:
             text = f"{d.name} {d.root.shapes() if d.root else ''}"
             if options.ops and not any(o in text for o in options.ops):
                 continue
-            found = gpu_problem(d)
-            key = python_source(found[0]) if not isinstance(found, str) else d.name
+            found = ready.problem(d)
+            key = python_source(found.match) if not isinstance(found, str) else d.name
             if key in jobs:
                 jobs[key].share += _flops(d) / total
                 jobs[key].merged.append(d)
                 continue
             jobs[key] = RankedJob(name="", dispatch=d, share=_flops(d) / total, skipped=found if isinstance(found, str) else "")
             if not isinstance(found, str):
-                problems[key] = found[1]
+                problems[key] = found
         ordered = sorted(jobs.items(), key=lambda item: -item[1].share)
         for i, (_, job) in enumerate(ordered):
             job.name = f"op{i}"
@@ -196,24 +196,24 @@ def tune_gfx942(
                     continue
                 progress.begin("tune", job.name)
                 try:
-                    space = gfx942_space(problems[key], job.name)
+                    space = problems[key].space(job.name)
                 except Exception as err:  # noqa: BLE001 - a TdslError naming why the chooser has no space
                     job.skipped = f"no space: {err}"
                     progress.advance("tune")
                     continue
-                ranked = rank(space, problems[key])
+                ranked = problems[key].rank(space)
                 job.space_size, job.valid, job.pruned = space.size, len(ranked), space.pruned
                 top = ranked[: min(options.budget, COMPILED)]
                 job.compiled = [Variant(f"{job.name}#{r.candidate.index}", tuned_set([target], r.candidate.strategies.rules), values=r.candidate.values, op=job.name) for r in top]
                 tuner.build(job.compiled)
-                resources = {}
+                resources: dict[int, KernelResources | Mapping[str, Any]] = {}
                 for r, v in zip(top, job.compiled):
                     dispatches = set(v.build_report.get("rule_dispatches", {}).get("0", []))
                     kernels = [k for k in v.build_report.get("kernels", []) if k.get("name") in dispatches]
                     if v.vmfb is not None and kernels:
                         resources[r.candidate.index] = kernels[0]
                 built = {r.candidate.index for r, v in zip(top, job.compiled) if v.vmfb is not None}
-                reranked = [r for r in rerank_with_resources(top, resources) if r.candidate.index in built] + ranked[len(top):]
+                reranked = [r for r in ready.rerank(top, resources) if r.candidate.index in built] + list(ranked[len(top):])
                 job.ranking = [r.to_json() for r in reranked[: max(options.budget, COMPILED)]]
                 if not built:
                     job.why = "no candidate compiled: " + next((v.build_error for v in job.compiled if v.build_error), "?")

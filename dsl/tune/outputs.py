@@ -21,6 +21,7 @@ from typing import Any
 
 from ..files import replace_files
 from ..iree.machine import ISA_NAMES, json_header
+from .emitted import Emitted
 from .measure import Variant, speedup
 from .gfx942 import Gfx942Result
 from .tuner import DATA_TILING, IREE_DEFAULT, TuneResult
@@ -197,8 +198,6 @@ def plot(result: TuneResult, path: Path) -> None:
 def write_outputs(result: "TuneResult | Gfx942Result", directory: Path, with_plot: bool = False) -> list[Path]:
     """Writes the files of the module docstring into ``directory``; returns their paths (a
     gfx942 tuning has no plot: nothing was timed without a device)."""
-    from ..strategies.emit import Emitted
-
     if isinstance(result, Gfx942Result):
         emitted = Emitted(result.tuned, tuple(result.comments()), (), source="tdsl tune --target gfx942", notes=tuple(result.notes()))
         data = json_header() | result.to_json()

@@ -59,7 +59,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence, cast, get_args
 
 import numpy as np
 
@@ -75,9 +75,10 @@ from ..sets.loader import to_data
 from ..sets.space import Pruned, Space
 from ..sets.strategy_set import Rule, StrategySet
 from ..targets import AmdGpuTarget, CpuTarget
-from ..targets.host import detect_isa
+from ..targets.host import Isa, detect_isa
 from .cache import ArtifactKey, MachineKey, TuneCache, canonical_hash
 from .executor import BuildJob, BuildResult, Executor, LocalExecutor, SampleJob, SampleResult
+from .ready import cpu_spaces
 from .measure import MIN_NOISE, Variant, fastest, inconclusive, noise, round_order, speedup, wins
 
 SAMPLING = "round-in-one-process:bursts:instance-per-slot"
@@ -449,15 +450,13 @@ class Tuner:
 
     # -- the stages ---------------------------------------------------------------------
 
-    def program_stage(self, target: CpuTarget, has_convolutions: bool, isa: str, has_contractions: bool) -> tuple[list[Variant], Variant]:
+    def program_stage(self, target: CpuTarget, has_convolutions: bool, isa: Isa, has_contractions: bool) -> tuple[list[Variant], Variant]:
         """Builds and times the program-level points (and, where the program has
         contractions, the ready library's graph-level mmt4d packing of every matmul,
         :func:`tdsl.strategies.cpu.auto` with ``pack_matmuls=True``); returns them and the
         fastest."""
-        from ..strategies.cpu.chooser import auto  # the ready library sits above tdsl's layers
-        from ..strategies.cpu.space import program_space
-
-        space = program_space(target, has_convolutions, name="tuned")
+        ready = cpu_spaces()
+        space = ready.program_space(target, has_convolutions, "tuned")
         variants = [Variant(IREE_DEFAULT, None)]
         defaults = target.baseline().model_dump(mode="json")  # IREE's own value of every program knob
         for c in space.candidates():
@@ -467,7 +466,7 @@ class Tuner:
             label = DATA_TILING if changed == {"data_tiling": True} else "program:" + ",".join(f"{k}={v}" for k, v in changed.items())
             variants.append(Variant(label, c.strategies, values=c.values))
         if has_contractions:
-            packed = auto(target, isa=isa, pack_matmuls=True, name="tuned")
+            packed = ready.packed_program(target, isa, "tuned")
             variants.append(Variant("program:pack_matmuls", packed, values={"pack_matmuls": True}))
         self.build(variants)
         refused = [_with_large_vectors(v) for v in variants if v.vmfb is None and LARGE_VECTOR_REFUSAL in v.build_error and v.strategies is not None]
@@ -486,14 +485,13 @@ class Tuner:
             raise TuneFailed(f"no baseline could be timed; first error: {errors[0] if errors else 'no samples'}")
         return variants, best
 
-    def op_stage(self, job: OpJob, base: Variant, isa: str, budget: int) -> None:
+    def op_stage(self, job: OpJob, base: Variant, isa: Isa, budget: int) -> None:
         """Tunes one op on top of ``base``: its pinned-tile space, each candidate's rule
         before the base's rules, then, for a 2-D or batch-1 matmul, its packing space (each candidate
         on its own target: ukernels off) before the base's rules that
         validate there, and its RHS-panel space (on the base's target, before its rules; see
         the module docstring). The best winner is the op's."""
-        from ..strategies.cpu.space import contraction_space, packable, packing_space, panel_space, panelable, restructured, tunable
-
+        ready = cpu_spaces()
         if job.dispatch is not None and job.dispatch.graph_op is not None and job.dispatch.graph_op.kind == "convolution":
             self.convolution_stage(job, base, isa, budget)
             return
@@ -508,7 +506,7 @@ class Tuner:
             target = target.model_copy(update={"fold_batch_matmuls": True})
             targets = (target, *targets[1:])
         root, root_match, at_codegen = job.dispatch.root, job.dispatch.codegen_matcher, False
-        if job.folded is None and root is not None and root_match is not None and restructured(view, root) and not tunable(root):
+        if job.folded is None and root is not None and root_match is not None and ready.restructured(view, root) and not ready.tunable(root):
             view, match, at_codegen = root, root_match, True  # IREE rebuilds the op before codegen: pin codegen's op
             if target.data_tiling:
                 job.skipped = (
@@ -517,34 +515,33 @@ class Tuner:
                 )
                 return
         try:
-            job.space = contraction_space(view, match, isa, target, job.name, at_codegen=at_codegen)
+            job.space = ready.contraction_space(view, match, isa, target, job.name, at_codegen=at_codegen)
         except StrategyError as err:  # the base's target refuses every pin of this op
             job.skipped = f"no space on {base.label}: {err}"
             return
         self.search(job, job.space, base, budget, _before_base(targets, base_set))
         if at_codegen:
             return  # the layouts (packing, panels) act at the graph level, on the op IREE rebuilds
-        if not packable(view, match):
-            packed = packing_space(view, match, isa, target, f"{job.name}_packed")
+        if not ready.packable(view, match):
+            packed = ready.packing_space(view, match, isa, target, f"{job.name}_packed")
             self.search(job, packed, base, budget, lambda c: (with_rules(c.strategies, base_set.rules), c.strategies.rules), tag="packed")
-        if not panelable(view, match, isa):
-            panels = panel_space(view, match, isa, target, f"{job.name}_panels")
+        if not ready.panelable(view, match, isa):
+            panels = ready.panel_space(view, match, isa, target, f"{job.name}_panels")
             self.search(job, panels, base, budget, _before_base(targets, base_set), tag="panels")
 
-    def convolution_stage(self, job: OpJob, base: Variant, isa: str, budget: int) -> None:
+    def convolution_stage(self, job: OpJob, base: Variant, isa: Isa, budget: int) -> None:
         """Tunes one convolution on top of ``base``: its pinned-tile space
         (:func:`tdsl.strategies.cpu.space.convolution_space`), each candidate's rule before the
         base's rules. The base's conv path may rewrite the op before a graph-level pin reaches
         it (IREE's im2col, the channels-last rewrite): one candidate is built first, and where
         its rule matches nothing the job is skipped with that reason."""
-        from ..strategies.cpu.space import convolution_space
-
+        ready = cpu_spaces()
         dispatch = job.rewritten or job.dispatch
         assert dispatch is not None and dispatch.graph_op is not None and dispatch.graph_matcher is not None
         base_set = base.strategies or tuned_set([CpuTarget()])
         target = base_set.targets[0]
         assert isinstance(target, CpuTarget)
-        space = convolution_space(dispatch.graph_op, dispatch.graph_matcher, isa, target, job.name, dispatch.pipeline or "", dispatch.lowering_config)
+        space = ready.convolution_space(dispatch.graph_op, dispatch.graph_matcher, isa, target, job.name, dispatch.pipeline or "", dispatch.lowering_config)
         make = _before_base(base_set.targets, base_set)
         first = next(iter(space.take(iter([(space.index_of(v), v) for v in space.seeds]))), None) or next(iter(space.candidates(count=budget, seed=self.options.seed)), None)
         if first is None:
@@ -946,8 +943,7 @@ def op_jobs(ops: ProgramOps, only: Sequence[str] = (), times: dict[str, float] |
     time in ``times`` (seconds per dispatch function of IREE default's build, whose
     dispatches the listing's are), else of the flops; below :data:`MIN_SHARE` (unless
     ``only`` selects them) a job is listed but skipped."""
-    from ..strategies.cpu.space import convolution_tunable, tunable
-
+    ready = cpu_spaces()
     by_time = times if times and any(d.name in times for d in ops.dispatches) else None
     total = (sum(by_time.values()) if by_time else sum(_flops(d) for d in ops.dispatches)) or 1.0
 
@@ -968,7 +964,7 @@ def op_jobs(ops: ProgramOps, only: Sequence[str] = (), times: dict[str, float] |
             jobs[key].merged.append(d)
             continue
         job = OpJob(name=f"op{len(jobs)}", dispatch=d, share=_share(d))
-        job.skipped = convolution_tunable(view, d.pipeline) if view.kind == "convolution" else tunable(view)
+        job.skipped = ready.convolution_tunable(view, d.pipeline) if view.kind == "convolution" else ready.tunable(view)
         jobs[key] = job
     ordered = sorted(jobs.values(), key=lambda j: -j.share)
     for i, job in enumerate(ordered):
@@ -981,10 +977,9 @@ def op_jobs(ops: ProgramOps, only: Sequence[str] = (), times: dict[str, float] |
 def _rebuilt(job: OpJob) -> bool:
     """Whether ``job``'s op is tuned and IREE rebuilds it before codegen
     (:func:`tdsl.strategies.cpu.space.restructured`)."""
-    from ..strategies.cpu.space import restructured
-
+    ready = cpu_spaces()
     d = job.dispatch
-    return not job.skipped and d is not None and d.graph_op is not None and d.root is not None and restructured(d.graph_op, d.root)
+    return not job.skipped and d is not None and d.graph_op is not None and d.root is not None and ready.restructured(d.graph_op, d.root)
 
 
 def rewritten_convolution(original: Dispatch, ops: ProgramOps) -> Dispatch | None:
@@ -993,8 +988,7 @@ def rewritten_convolution(original: Dispatch, ops: ProgramOps) -> Dispatch | Non
     convolution in its rewritten layout: the same sizes in every loop role, the same strides
     and dilations, a convolution at codegen too (not the transpose the rewrite adds before
     it), with an op-level space. None where there is not exactly one."""
-    from ..strategies.cpu.space import convolution_tunable
-
+    ready = cpu_spaces()
     view = original.graph_op
     assert view is not None
 
@@ -1004,7 +998,7 @@ def rewritten_convolution(original: Dispatch, ops: ProgramOps) -> Dispatch | Non
     found = [
         d for d in ops.dispatches
         if d.graph_op is not None and d.graph_matcher is not None and d.root is not None and d.root.kind == "convolution"
-        and d.graph_op.maps != view.maps and signature(d.graph_op) == signature(view) and not convolution_tunable(d.graph_op, d.pipeline)
+        and d.graph_op.maps != view.maps and signature(d.graph_op) == signature(view) and not ready.convolution_tunable(d.graph_op, d.pipeline)
     ]
     return found[0] if len({python_source(d.graph_matcher) for d in found if d.graph_matcher is not None}) == 1 else None
 
@@ -1013,8 +1007,7 @@ def fold_rebuilt(jobs: Sequence[OpJob], folded: ProgramOps) -> None:
     """Sets :attr:`OpJob.folded` of each job whose op IREE rebuilds before codegen to its
     dispatch in ``folded`` (the program listed under ``fold_batch_matmuls``: the same codegen
     op) where there the graph-level op is the one codegen sees and has a space."""
-    from ..strategies.cpu.space import restructured, tunable
-
+    ready = cpu_spaces()
     by_root: dict[str, list[Dispatch]] = {}
     for d in folded.dispatches:
         if d.codegen_matcher is not None:
@@ -1026,7 +1019,7 @@ def fold_rebuilt(jobs: Sequence[OpJob], folded: ProgramOps) -> None:
         found = by_root.get(python_source(job.dispatch.codegen_matcher), [])
         same = [d for d in found if d.name == job.dispatch.name] or found
         for d in same:
-            if d.graph_op is not None and d.graph_matcher is not None and d.root is not None and not restructured(d.graph_op, d.root) and not tunable(d.graph_op):
+            if d.graph_op is not None and d.graph_matcher is not None and d.root is not None and not ready.restructured(d.graph_op, d.root) and not ready.tunable(d.graph_op):
                 job.folded = d
                 break
 
@@ -1054,7 +1047,7 @@ def tune(
     jobs: list[OpJob] = []
     with tuning_session(executor, cache, progress) as (executor, cache):
         tuner = Tuner(built, options, executor, cache, progress)
-        isa = str(tuner.machine.get("isa") or detect_isa())
+        isa = host_isa(tuner.machine)
         listing = tuner.listing(CpuTarget())
         has_convs = any(d.graph_op is not None and d.graph_op.kind == "convolution" for d in listing.dispatches)
         share_basis, share_note = "flops", ""
@@ -1180,3 +1173,10 @@ def _verdict(run: Any, program: Program, strategies: StrategySet, options: TuneO
         for c in f.get("comparisons", [])
     ]
     return {"ok": bool(report.ok), "reference": IREE_DEFAULT, "comparisons": comparisons}
+
+
+def host_isa(machine: dict[str, Any]) -> Isa:
+    """The ISA of the runner's ``machine`` (as :meth:`Executor.machines` describes it), else
+    of this one."""
+    found = machine.get("isa")
+    return cast(Isa, found) if found in get_args(Isa) else detect_isa()

@@ -65,13 +65,17 @@ import math
 import re
 from typing import Any, Sequence
 
-from tdsl import ContractionMatch, CpuLowering, CpuTarget, DataLayout, GraphCpuLowering, OpNameMatch, PackGreedily, PackTranspose, Rule, StrategySet
-from tdsl.iree.ops import OpView
-from tdsl.model.element_types import ELEMENT_BITS
-from tdsl.model.knobs import Choice, PowersOfTwo
-from tdsl.model.kinds import MatcherKind
-from tdsl.sets.space import Constraint, Space, Values
-from tdsl.targets.host import Caches, Isa, detect_caches
+from ...model.layout import DataLayout, PackGreedily, PackTranspose
+from ...model.lowering import CpuLowering, GraphCpuLowering
+from ...model.matchers import ContractionMatch, OpNameMatch
+from ...sets.strategy_set import Rule, StrategySet
+from ...targets import CpuTarget
+from ...iree.ops import OpView
+from ...model.element_types import ELEMENT_BITS
+from ...model.knobs import Choice, PowersOfTwo
+from ...model.kinds import MatcherKind
+from ...sets.space import Constraint, Space, Values
+from ...targets.host import Caches, Isa, detect_caches
 
 from .blocking import M_TILES, lhs_pack_match, mmt4d_blocking
 from .tiles import PACKING_TYPES, inner_tile
@@ -369,7 +373,7 @@ K): LHS ``[M1, K, M0]``, RHS ``[N1, K, N0]``, result ``[M1, M0, N1, N0]``, the r
 ``[M, N]`` (IREE folds the transpose of the lowered unpack into the op's result map)."""
 
 
-class PackingSpace(Space):  # type: ignore[misc]  # tdsl is Any to mypy over strategies/ (pyproject's files)
+class PackingSpace(Space):
     """A :class:`Space` over the graph-level packing of one 2-D matmul (see
     :func:`packing_space`) whose candidates derive what the knobs imply: the matcher of the
     packed op (``linalg.mmt4d`` of ``ceil(M/M0) x M0`` by ``ceil(N/N0) x N0``, so that its
@@ -429,6 +433,7 @@ def in_place_rules(layout: Rule, blocking: Rule, lhs_pack: Rule, problem: tuple[
     pack. Requires M and N multiples of M0 and N0 (a padded result is copied out), each at
     least two tiles, and K > 1 (IREE folds a unit loop of the generic)."""
     strategy, tiles = layout.strategy, blocking.strategy
+    assert isinstance(strategy, DataLayout) and isinstance(strategy.pack, PackGreedily) and isinstance(tiles, CpuLowering)
     m0, n0, _ = strategy.pack.matmul_packed_sizes
     m, n, k = problem
     lhs, rhs, out = types
@@ -531,7 +536,7 @@ def panelable(view: OpView, match: MatcherKind, isa: Isa) -> str:
     return ""
 
 
-class PanelSpace(Space):  # type: ignore[misc]  # tdsl is Any to mypy over strategies/ (pyproject's files)
+class PanelSpace(Space):
     """A :class:`Space` over the RHS panels of one matmul (see :func:`panel_space`) whose
     candidates derive the matcher of the panel op from the panel width: loops ``M x N/N0 x
     N0 x K`` with :data:`PANEL_MAPS`, so that the tiles reach that op only."""
@@ -592,7 +597,7 @@ def panel_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, nam
     vec_m = Choice("vec_m", [v for v in (1, 2, 4, 8, 16) if v <= m])
     vec_n = Choice("vec_n", [1, 2, 3, 4])
     vec_k = Choice("vec_k", [1, 2, 4])
-    transposes = [PackTranspose(operand="rhs", outer_perm=[1, 0])] if match.operand_layout == "mk_kn" else []
+    transposes = [PackTranspose(operand="rhs", outer_perm=[1, 0])] if isinstance(match, ContractionMatch) and match.operand_layout == "mk_kn" else []
     folded = {"generalize": True, "fold_unit_dims": True} if view.roles.get("batch") else {}
     layout = DataLayout(name=name, pack=PackGreedily(matmul_packed_sizes=[0, n0, 0]), pack_transposes=transposes, lower_unpack=False, **folded)
     tiles = CpuLowering(
@@ -650,7 +655,7 @@ def packing_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, n
     n_tiles = PowersOfTwo("n_tiles", 1, 16)
     step = Choice("lhs_pack_step", [0, 16])
     in_place = Choice("in_place", [False, True])
-    transposes = [PackTranspose(operand="rhs", outer_perm=[1, 0])] if match.operand_layout == "mk_kn" else []
+    transposes = [PackTranspose(operand="rhs", outer_perm=[1, 0])] if isinstance(match, ContractionMatch) and match.operand_layout == "mk_kn" else []
     # A batch-1 batch matmul (ONNX MatMul of a 3-D activation) is folded to the 2-D matmul first.
     folded = {"generalize": True, "fold_unit_dims": True} if view.roles.get("batch") else {}
     # in_place rides on lower_unpack; PackingSpace.candidate makes the rest of that form.
