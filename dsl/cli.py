@@ -477,9 +477,14 @@ def _cmd_tune(args: argparse.Namespace) -> int:
     check_output_dir(args.output, "-o")
     if args.plot and not plot_available():
         raise ArgumentError("--plot needs matplotlib: pip install 'tdsl[plot]' (or pip install matplotlib)")
-    if args.target not in ("cpu", "gfx942"):
-        raise ArgumentError(f"--target: expected cpu or gfx942, received {args.target!r}")
-    from .tune import TuneOptions, open_cache, open_executor, table, tune, write_outputs
+    from .iree.compile import default_targets
+    from .tune import TuneOptions, open_cache, open_executor, tunable_kinds, tuner_for, write_outputs
+    from .tune.session import tuning_session
+
+    tunable = {name: target for name, target in default_targets().items() if target.kind in tunable_kinds()}
+    if args.target not in tunable:
+        raise ArgumentError(f"--target: expected {' or '.join(sorted(tunable))}, received {args.target!r}")
+    tuner = tuner_for(tunable[args.target].kind)
 
     options = TuneOptions(
         budget=args.budget, time_s=args.time, rounds=args.rounds, min_time_s=args.min_time, threads=args.threads,
@@ -489,8 +494,8 @@ def _cmd_tune(args: argparse.Namespace) -> int:
     )
     space = None
     if args.space is not None:
-        if args.target != "cpu":
-            raise ArgumentError("--space: tunes a space for this CPU; use --target cpu")
+        if not tuner.searches_user_spaces:
+            raise ArgumentError(f"--space: tunes a space for this CPU; use --target {' or '.join(n for n, t in tunable.items() if tuner_for(t.kind).searches_user_spaces)}")
         from .sets.space import load_space
 
         space = load_space(args.space)
@@ -503,19 +508,14 @@ def _cmd_tune(args: argparse.Namespace) -> int:
         if _verbosity(args) >= 0:
             print(f"tdsl tune: {line}", file=sys.stderr)
 
-    result: Any
     with open_cache(args.cache) as cache, open_executor(args.executor, args.address, args.workers) as executor:
-        if args.target == "gfx942":
-            from .tune import tune_gfx942
-
-            result = tune_gfx942(program, options=options, executor=executor, cache=cache, progress=progress, report=report)
-        else:
-            result = tune(program, options=options, executor=executor, cache=cache, progress=progress, report=report, space=space)
+        with tuning_session(executor, cache, progress) as (running, store):
+            result = tuner.tune(program, options=options, executor=running, cache=store, progress=progress, report=report, space=space)
     try:
         paths = write_outputs(result, args.output, with_plot=args.plot)
     except OSError as err:
         raise OutputError(f"-o {str(args.output)!r}: cannot write the results: {_os_reason(err)}") from None
-    print(table(result))
+    print(result.table())
     for path in paths:
         print(path)
     return EXIT_INTERRUPTED if result.interrupted else EXIT_OK
@@ -739,7 +739,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", type=Path, required=True, metavar="DIR", help="directory for tuned.py, tuned.yaml, report.json")
     p.add_argument("--ops", action="append", default=[], metavar="TEXT", help="tune only dispatches whose name or shapes contain TEXT (repeatable)")
     p.add_argument("--space", metavar="FILE.py[:NAME]|FILE.yaml", help="search your own space instead of the ready ones: a Space or a StrategySet with knobs defined in FILE.py, or a .yaml/.json set with knob mappings ({knob: choice, name: N, values: [..]})")
-    p.add_argument("--budget", type=positive_int, default=24, metavar="N", help="candidates per op and space (default 24; a 2-D matmul has two spaces)")
+    p.add_argument("--budget", type=positive_int, default=24, metavar="N", help="candidates built per op and space (default 24; a 2-D matmul has two spaces); on gfx942 the cost model's best N are compiled, at most 6")
     p.add_argument("--time", type=positive_float, metavar="SECONDS", help="stop after this many seconds and emit what was measured")
     p.add_argument("--rounds", type=positive_int, default=5, help="interleaved rounds for the finalists (default 5)")
     p.add_argument("--min-time", type=positive_float, default=0.05, metavar="SECONDS", help="seconds of timed calls per build and round (default 0.05)")

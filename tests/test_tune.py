@@ -22,7 +22,8 @@ from tdsl.tune import LocalExecutor, TuneCache, TuneOptions, table, tune, write_
 from tdsl.tune import tuner as tuner_module
 from tdsl.tune.executor import BuildJob, BuildResult, SampleJob, SampleResult, failed_build
 from tdsl.tune.measure import MIN_NOISE, Variant, fastest, inconclusive, noise, speedup, wins
-from tdsl.tune.outputs import REPORT_JSON, TUNED_PY, TUNED_YAML, notes, rule_comments
+from tdsl.tune.outputs import REPORT_JSON, TUNED_PY, TUNED_YAML
+from tdsl.tune.result import notes, rule_comments
 
 MATMUL = """
 util.global private @w = #util.byte_pattern<1> : tensor<128x64xf32>
@@ -682,7 +683,7 @@ def test_an_op_below_the_timing_floor_is_listed_but_not_tuned_unless_named(tmp_p
     with --ops tunes it anyway."""
     from tdsl import CpuTarget
     from tdsl.iree.ops import list_dispatches
-    from tdsl.tune.tuner import MIN_SHARE, op_jobs
+    from tdsl.tune.op_jobs import MIN_SHARE, op_jobs
 
     path = tmp_path / "two.mlir"
     path.write_text(SMALL_BESIDE_LARGE.read_text())
@@ -720,7 +721,7 @@ def test_one_job_covers_every_dispatch_of_its_shape(tmp_path: Path) -> None:
     job: its launches, share and report list them all, not the first one's alone."""
     from tdsl import CpuTarget
     from tdsl.iree.ops import list_dispatches
-    from tdsl.tune.tuner import op_jobs
+    from tdsl.tune.op_jobs import op_jobs
 
     path = tmp_path / "two.mlir"
     path.write_text(TWO_OF_ONE_SHAPE)
