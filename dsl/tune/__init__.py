@@ -52,7 +52,7 @@ def open_executor(kind: str = "local", address: str = "auto", workers: int | Non
     """A local process pool or a Ray cluster at ``address`` (``tdsl[ray]``), closed on exit."""
     executor: Executor
     if kind == "ray":
-        from .executor import RayExecutor
+        from .ray_executor import RayExecutor
 
         executor = RayExecutor(address=address)
     else:

@@ -47,6 +47,11 @@ class SearchStrategy(Protocol):
         """How candidates did (those proposed, and any others tried, such as stand-ins)."""
         ...
 
+    @property
+    def seeded(self) -> int:
+        """How many of the first proposals are the space's seeds (they reach the finals)."""
+        ...
+
 
 class ScreenThenNeighbours:
     """The ready strategy: first the space's seeds and a seeded sample spread over the
@@ -146,9 +151,10 @@ def _told(variants: Sequence[Variant]) -> list[Trial]:
     return [Trial(v.values, v.median if v.ok else None) for v in variants]
 
 
-def search(session: TuneSession, job: OpJob, space: Space, base: Variant, budget: int, make: MakeSet, tag: str = "", strategy: ScreenThenNeighbours | None = None) -> None:
+def search(session: TuneSession, job: OpJob, space: Space, base: Variant, budget: int, make: MakeSet, tag: str = "", strategy: SearchStrategy | None = None) -> None:
     """Searches ``space`` against ``base`` with ``budget`` candidates (module docstring);
-    ``make`` turns a candidate into the set to build, ``tag`` names the space in the labels.
+    ``make`` turns a candidate into the set to build, ``tag`` names the space in the labels;
+    ``strategy`` proposes the candidates (default: :class:`ScreenThenNeighbours`).
     Adds to ``job``'s variants and pruning, sets its reference and noise, and makes the best
     finalist its winner if it wins and gains more than an earlier search's."""
     options = session.options
