@@ -9,6 +9,10 @@
 * tdsl's codegen action (the ``tdsl.root`` marker and a ``translation_info`` pointing at a
   lowering sequence) and that sequence: a :class:`Codegen` (:func:`read_codegen`).
 
+Both readers look each op up by name (one reader per op) and read the attributes of the
+ops a strategy field renders to through their declarations
+(:mod:`tdsl.render.transform_ops`), the ones the templates print them from.
+
 tdsl's own markers (``tdsl.applied``, ``tdsl.rule``, ``tdsl.layout``, ``tdsl.layout_rule``,
 ``tdsl.root``) give the strategy name and rule index back and are not kept (rendering adds
 them again). Anything else raises :class:`~tdsl.importer.problems.Unsupported`.
@@ -17,16 +21,40 @@ them again). Anything else raises :class:`~tdsl.importer.problems.Unsupported`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Callable, Optional, TypeVar
 
+from ..bindings import Attr, Sym, TranslationInfo, Unit
 from ..errors import StrategyError
-from ..render import LAYOUT_MARKER, LAYOUT_RULE_MARKER, MARKER, ROOT_MARKER, RULE_MARKER
+from ..model.base import StrategyModel
 from ..model.codegen import Codegen, Fuse, GpuThreads, MmaChain, TileUsingFor, TileUsingForall, VectorLowering
 from ..model.layout import DataLayout, Pack, PackGreedily, PackTranspose
-from .ir import Attr, Mma, Module, Op, Opaque, Sequence, Sym, Translation, Unit
+from ..render import LAYOUT_MARKER, LAYOUT_RULE_MARKER, MARKER, ROOT_MARKER, RULE_MARKER
+from ..render.transform_ops import (
+    CLEANUP_PATTERNS,
+    CONVERT_TO_MULTI_MMA,
+    GENERALIZE,
+    INTERCHANGE,
+    LOWER_CONTRACTION,
+    LOWER_PACK,
+    LOWER_TRANSFER,
+    LOWER_TRANSPOSE,
+    LOWER_UNPACK,
+    MAP_NESTED_FORALL_TO_GPU_THREADS,
+    PACK,
+    PACK_GREEDILY,
+    PACK_TRANSPOSE,
+    PROMOTE_OPERANDS,
+    SPECIALIZE,
+    TILE_USING_FOR,
+    TILE_USING_FORALL,
+    OpAttributeError,
+    TransformOp,
+)
+from .ir import Module, Op, Sequence
 from .problems import Unsupported
 
 TDSL_MARKERS = (MARKER, RULE_MARKER, LAYOUT_MARKER, LAYOUT_RULE_MARKER, ROOT_MARKER)
+M = TypeVar("M", bound=StrategyModel)
 
 
 @dataclass
@@ -88,7 +116,7 @@ def read_config_action(sequence: Sequence, bound: dict[int, Optional[Attr]], lin
                     raise Unsupported(op.name, op.line, f"the value of {name!r}: a parameter tdsl can read (a transform.param.constant)")
                 value = params[op.operands[1]]
             if op.operands[0] in functions:
-                if name == "translation_info" and isinstance(value, Translation) and value.codegen_spec is not None:
+                if name == "translation_info" and isinstance(value, TranslationInfo) and value.codegen_spec is not None:
                     action.codegen_spec = value.codegen_spec
                     continue
                 raise Unsupported(op.name, op.line, f"an annotation of the function ({name!r}): tdsl's codegen action sets translation_info to a lowering sequence only")
@@ -121,7 +149,9 @@ _STAGES = {
 
 @dataclass
 class _Layout:
-    fields: dict[str, Any] = field(default_factory=dict)
+    fields: dict[str, object] = field(default_factory=dict)
+    marks: Marks = field(default_factory=Marks)
+    params: dict[int, Optional[Attr]] = field(default_factory=dict)
     transposes: list[PackTranspose] = field(default_factory=list)
     stage: int = 0
     compute: int = -1
@@ -131,137 +161,205 @@ class _Layout:
     selected: dict[int, int] = field(default_factory=dict)
     lowered: set[int] = field(default_factory=set)  # operand indices whose pack / unpack is lowered
 
+    def on_compute(self, op: Op) -> bool:
+        """Whether ``op`` acts on the op the layout rewrites."""
+        return bool(op.operands) and op.operands[0] == self.compute
 
-def read_layout(sequence: Sequence) -> tuple[dict[str, Any], Marks]:
+    def step(self, op: Op, step: str, result: bool = True) -> None:
+        """Enters the DataLayout step ``step`` (in order); with ``result``, ``op``'s first
+        result is the rewritten op from now on."""
+        stage = _STAGES[step]
+        if stage < self.stage:
+            raise Unsupported(op.name, op.line, f"{step} after a later step: DataLayout runs generalize, interchange, pack, pack transposes, specialize, lower packs in that order")
+        self.stage = stage
+        if result:
+            self.compute = op.results[0]
+
+
+def read_layout(sequence: Sequence) -> tuple[dict[str, object], Marks]:
     """The :class:`DataLayout` fields of a layout action (name not included)."""
     if len(sequence.args) != 1:
         raise Unsupported("transform.named_sequence", sequence.line, f"a layout action @{sequence.name} that takes only the matched op")
     state = _Layout(compute=sequence.args[0])
-    marks = Marks()
-    params: dict[int, Optional[Attr]] = {}
     for op in sequence.op.body.ops:
-        _layout_op(op, state, marks, params)
+        reader = _LAYOUT_READERS.get(op.name)
+        if reader is None or not reader(op, state):
+            raise Unsupported(op.name, op.line, "an op of a graph-level layout action tdsl's DataLayout does not have")
     fields = dict(state.fields)
     if state.transposes:
         fields["pack_transposes"] = tuple(state.transposes)
     if state.lowered:
         # The result's unpack alone is lower_unpack; any pack lowered is lower_packs (all of them).
         fields["lower_unpack" if state.lowered == {2} else "lower_packs"] = True
-    return fields, marks
+    return fields, state.marks
 
 
-def _stage(state: _Layout, op: Op, step: str) -> None:
-    stage = _STAGES[step]
-    if stage < state.stage:
-        raise Unsupported(op.name, op.line, f"{step} after a later step: DataLayout runs generalize, interchange, pack, pack transposes, specialize, lower packs in that order")
-    state.stage = stage
+def _read(op: Op, declared: TransformOp) -> dict[str, object]:
+    """The fields of ``op``'s attributes as ``declared`` reads them."""
+    try:
+        return declared.read(op.attrs)
+    except OpAttributeError as err:
+        raise Unsupported(op.name, op.line, f"{err.attribute}: {err.expected}") from None
 
 
-def _layout_op(op: Op, state: _Layout, marks: Marks, params: dict[int, Optional[Attr]]) -> None:
-    name = op.name
-    on_compute = bool(op.operands) and op.operands[0] == state.compute
-    if name == "transform.param.constant":
-        params[op.results[0]] = op.attr("value")
-        return
-    if name == "transform.annotate":
-        label = op.attr("name")
-        value = params.get(op.operands[1]) if len(op.operands) > 1 else None
-        if isinstance(label, str) and on_compute and _marker(label, value, marks):
-            return
-        raise Unsupported(name, op.line, "an annotation in a layout action (tdsl adds only its own markers)")
-    if name == "transform.yield":
-        return
-    if name == "transform.structured.generalize" and on_compute:
-        _stage(state, op, "generalize")
-        state.fields["generalize"] = True
-        state.compute = op.results[0]
-        return
-    if name == "transform.structured.interchange" and on_compute:
-        _stage(state, op, "interchange")
-        perm = op.attr("iterator_interchange")
-        state.fields["interchange"] = perm
-        state.compute = op.results[0]
-        return
-    if name == "transform.get_parent_op" and on_compute and isinstance(op.attr("isolated_from_above"), Unit):
+def _build(op: Op, declared: TransformOp, model: type[M], **given: object) -> M:
+    """``model`` from ``op``'s attributes as ``declared`` reads them and the fields ``given``."""
+    try:
+        return declared.build(model, op.attrs, **given)
+    except OpAttributeError as err:
+        raise Unsupported(op.name, op.line, f"{err.attribute}: {err.expected}") from None
+
+
+def _param(op: Op, state: _Layout) -> bool:
+    state.params[op.results[0]] = op.attr("value")
+    return True
+
+
+def _annotate(op: Op, state: _Layout) -> bool:
+    label = op.attr("name")
+    value = state.params.get(op.operands[1]) if len(op.operands) > 1 else None
+    if isinstance(label, str) and state.on_compute(op) and _marker(label, value, state.marks):
+        return True
+    raise Unsupported(op.name, op.line, "an annotation in a layout action (tdsl adds only its own markers)")
+
+
+def _flag(step: str) -> Callable[[Op, _Layout], bool]:
+    """The reader of an op without attributes that sets the DataLayout flag ``step``."""
+
+    def read(op: Op, state: _Layout) -> bool:
+        if not state.on_compute(op):
+            return False
+        state.step(op, step)
+        state.fields[step] = True
+        return True
+
+    return read
+
+
+def _interchange(op: Op, state: _Layout) -> bool:
+    if state.on_compute(op):
+        state.step(op, "interchange")
+        state.fields.update(_read(op, INTERCHANGE))
+        return True
+    if op.operands[0] in state.consumers:
+        state.step(op, "consumer_interchange", result=False)
+        state.fields["consumer_interchange"] = _read(op, INTERCHANGE)["interchange"]
+        return True
+    return False
+
+
+def _parent(op: Op, state: _Layout) -> bool:
+    if state.on_compute(op) and isinstance(op.attr("isolated_from_above"), Unit):
         state.scopes.add(op.results[0])
-        return
-    if name == "transform.apply_patterns" and op.operands[0] in state.scopes:
-        patterns = [o.name for o in op.body.ops]
-        if patterns != ["transform.apply_patterns.iree.bubble_expand"]:
-            raise Unsupported(name, op.line, "pattern sets other than iree.bubble_expand (DataLayout.propagate_reshapes)")
-        _stage(state, op, "propagate_reshapes")
-        state.fields["propagate_reshapes"] = True
-        return
-    if name == "transform.get_consumers_of_result" and on_compute and op.attr("result_number") == 0:
+        return True
+    return False
+
+
+def _patterns(op: Op, state: _Layout) -> bool:
+    if op.operands[0] not in state.scopes:
+        return False
+    if [o.name for o in op.body.ops] != ["transform.apply_patterns.iree.bubble_expand"]:
+        raise Unsupported(op.name, op.line, "pattern sets other than iree.bubble_expand (DataLayout.propagate_reshapes)")
+    state.step(op, "propagate_reshapes", result=False)
+    state.fields["propagate_reshapes"] = True
+    return True
+
+
+def _consumers(op: Op, state: _Layout) -> bool:
+    if state.on_compute(op) and op.attr("result_number") == 0:
         state.consumers[op.results[0]] = 0
-        return
-    if name == "transform.select" and op.operands[0] in state.consumers and op.attr("op_name") == "linalg.generic":
+        return True
+    return False
+
+
+def _select(op: Op, state: _Layout) -> bool:
+    if op.operands[0] in state.consumers and op.attr("op_name") == "linalg.generic":
         state.selected[op.results[0]] = 0
-        return
-    if name == "transform.sequence" and op.operands and op.operands[0] in state.selected:
-        inner = [o for o in op.body.ops if o.name != "transform.yield"]
-        if len(inner) == 1 and inner[0].name == "transform.structured.interchange" and inner[0].operands[0] == op.body.args[0]:
-            _stage(state, op, "consumer_interchange")
-            state.fields["consumer_interchange"] = inner[0].attr("iterator_interchange")
-            return
-        raise Unsupported(name, op.line, "a sequence over the consumers that only interchanges them (DataLayout.consumer_interchange)")
-    if name == "transform.structured.interchange" and op.operands[0] in state.consumers:
-        _stage(state, op, "consumer_interchange")
-        state.fields["consumer_interchange"] = op.attr("iterator_interchange")
-        return
-    if name == "transform.structured.pack_greedily" and on_compute:
-        _stage(state, op, "pack")
-        padded = op.attr("matmul_padded_sizes_next_multiple_of")
-        state.fields["pack"] = PackGreedily(
-            matmul_packed_sizes=op.attr("static_matmul_packed_sizes"),  # type: ignore[arg-type]
-            matmul_padded_sizes_next_multiple_of=padded if padded else None,  # type: ignore[arg-type]
-            matmul_inner_dims_order=op.attr("matmul_inner_dims_order"),  # type: ignore[arg-type]
-        )
-        state.compute = op.results[0]
-        return
-    if name == "transform.structured.pack" and on_compute:
-        _stage(state, op, "pack")
-        state.fields["pack"] = Pack(packed_sizes=op.attr("static_packed_sizes"))  # type: ignore[arg-type]
-        state.compute = op.results[0]
-        return
-    if name == "transform.get_producer_of_operand" and on_compute:
-        number = op.attr("operand_number")
-        assert isinstance(number, int)
-        state.producers[op.results[0]] = number
-        return
-    if name == "transform.structured.pack_transpose" and len(op.operands) == 2 and op.operands[1] == state.compute:
-        _stage(state, op, "pack_transposes")
-        target = op.operands[0]
-        outer, inner_perm = op.attr("outer_perm"), op.attr("inner_perm")
-        if target in state.consumers:
-            operand = "result"
-        elif target in state.producers and state.producers[target] in (0, 1):
-            operand = ("lhs", "rhs")[state.producers[target]]
-        else:
-            raise Unsupported(name, op.line, "a pack transpose of the packed op's lhs, rhs or result")
-        state.transposes.append(
-            PackTranspose(
-                operand=operand,  # type: ignore[arg-type]
-                outer_perm=outer if outer else None,  # type: ignore[arg-type]
-                inner_perm=inner_perm if inner_perm else None,  # type: ignore[arg-type]
-            )
-        )
-        state.compute = op.results[0]
-        return
-    if name == "transform.structured.specialize" and on_compute:
-        _stage(state, op, "specialize")
-        state.fields["specialize"] = True
-        state.compute = op.results[0]
-        return
-    if name in ("transform.structured.lower_pack", "transform.structured.lower_unpack"):
-        if op.operands[0] in state.producers or op.operands[0] in state.consumers:
-            _stage(state, op, "lower_packs")
-            state.lowered.add(2 if op.operands[0] in state.consumers else state.producers[op.operands[0]])
-            return
-    raise Unsupported(name, op.line, "an op of a graph-level layout action tdsl's DataLayout does not have")
+        return True
+    return False
 
 
-def build_layout(name: str, fields: dict[str, Any], line: Optional[int]) -> DataLayout:
+def _consumer_sequence(op: Op, state: _Layout) -> bool:
+    if not op.operands or op.operands[0] not in state.selected:
+        return False
+    inner = [o for o in op.body.ops if o.name != "transform.yield"]
+    if len(inner) == 1 and inner[0].name == INTERCHANGE.name and inner[0].operands[0] == op.body.args[0]:
+        state.step(op, "consumer_interchange", result=False)
+        state.fields["consumer_interchange"] = _read(inner[0], INTERCHANGE)["interchange"]
+        return True
+    raise Unsupported(op.name, op.line, "a sequence over the consumers that only interchanges them (DataLayout.consumer_interchange)")
+
+
+def _pack(declared: TransformOp, model: type[PackGreedily] | type[Pack]) -> Callable[[Op, _Layout], bool]:
+    """The reader of the pack op ``declared``: DataLayout.pack is its ``model``."""
+
+    def read(op: Op, state: _Layout) -> bool:
+        if not state.on_compute(op):
+            return False
+        state.step(op, "pack")
+        state.fields["pack"] = _build(op, declared, model)
+        return True
+
+    return read
+
+
+def _producer(op: Op, state: _Layout) -> bool:
+    if not state.on_compute(op):
+        return False
+    number = op.attr("operand_number")
+    assert isinstance(number, int)
+    state.producers[op.results[0]] = number
+    return True
+
+
+def _pack_transpose(op: Op, state: _Layout) -> bool:
+    if len(op.operands) != 2 or op.operands[1] != state.compute:
+        return False
+    state.step(op, "pack_transposes")
+    target = op.operands[0]
+    if target in state.consumers:
+        operand = "result"
+    elif state.producers.get(target) in (0, 1):
+        operand = ("lhs", "rhs")[state.producers[target]]
+    else:
+        raise Unsupported(op.name, op.line, "a pack transpose of the packed op's lhs, rhs or result")
+    state.transposes.append(_build(op, PACK_TRANSPOSE, PackTranspose, operand=operand))
+    return True
+
+
+def _lower(op: Op, state: _Layout) -> bool:
+    target = op.operands[0]
+    if target not in state.producers and target not in state.consumers:
+        return False
+    state.step(op, "lower_packs", result=False)
+    state.lowered.add(2 if target in state.consumers else state.producers[target])
+    return True
+
+
+_LAYOUT_READERS: dict[str, Callable[[Op, _Layout], bool]] = {
+    "transform.param.constant": _param,
+    "transform.annotate": _annotate,
+    "transform.yield": lambda op, state: True,
+    GENERALIZE.name: _flag("generalize"),
+    INTERCHANGE.name: _interchange,
+    "transform.get_parent_op": _parent,
+    "transform.apply_patterns": _patterns,
+    "transform.get_consumers_of_result": _consumers,
+    "transform.select": _select,
+    "transform.sequence": _consumer_sequence,
+    PACK_GREEDILY.name: _pack(PACK_GREEDILY, PackGreedily),
+    PACK.name: _pack(PACK, Pack),
+    "transform.get_producer_of_operand": _producer,
+    PACK_TRANSPOSE.name: _pack_transpose,
+    SPECIALIZE.name: _flag("specialize"),
+    LOWER_PACK.name: _lower,
+    LOWER_UNPACK.name: _lower,
+}
+"""Op name -> its reader: True when it read the op into the layout, False when the op is
+not one tdsl's DataLayout renders there (raising names a more precise refusal)."""
+
+
+def build_layout(name: str, fields: dict[str, object], line: Optional[int]) -> DataLayout:
     try:
         layout: DataLayout = DataLayout.model_validate({"name": name, **fields})
         return layout
@@ -273,121 +371,121 @@ def build_layout(name: str, fields: dict[str, Any], line: Optional[int]) -> Data
 # Codegen
 
 
-_CONTRACTION = {0: "dot", 1: "llvmintr", 2: "outerproduct", 3: "parallelarith"}
-_TRANSPOSE = {0: "eltwise", 1: "llvmintr", 2: "shuffle_1d", 3: "shuffle_16x16"}
-_CLEANUP = {
-    "transform.apply_patterns.linalg.tiling_canonicalization": "tiling_canonicalization",
-    "transform.apply_patterns.scf.for_loop_canonicalization": "for_loop_canonicalization",
-    "transform.apply_patterns.canonicalization": "canonicalization",
+_CLEANUP = {op: entry for entry, op in CLEANUP_PATTERNS.items()}
+"""The pattern op -> the Codegen.cleanup entry it renders."""
+_VECTOR_LOWERING = (LOWER_CONTRACTION, LOWER_TRANSPOSE, LOWER_TRANSFER)
+
+
+class _Codegen:
+    """What a lowering sequence read so far says about its :class:`Codegen` (one method per
+    op tdsl renders there; other ops are its fixed plumbing)."""
+
+    def __init__(self, name: str, root: str):
+        self.fields: dict[str, object] = {"kind": "codegen", "name": name, "root": root, "vectorize": False}
+        self.tiling: list[TileUsingForall | TileUsingFor] = []
+        self.fusion: list[dict[str, object]] = []
+        self.into: list[tuple[int, ...]] = []
+        self.fused: dict[int, int] = {}  # producer handle -> fusion index
+        self.foralls: dict[int, int] = {}  # forall handle -> tiling level
+        self.cleanup: list[str] = []
+        self.lowering: dict[str, object] = {}
+        self.func_matches = 0
+        self.vectorized = self.bufferized = False
+
+    def match(self, op: Op) -> None:
+        ops = op.attr("ops")
+        if ops == ("func.func",):
+            self.func_matches += 1
+            self.vectorized = self.vectorized or self.func_matches == 2
+        elif isinstance(ops, tuple) and op.attr("op_attrs") is None:
+            self.fused[op.results[0]] = len(self.fusion)
+            self.fusion.append({"producers": ops})
+            self.into.append(())
+
+    def eliminate_empty_tensors(self, op: Op) -> None:
+        self.bufferized = True
+
+    def tile_using_forall(self, op: Op) -> None:
+        level = _build(op, TILE_USING_FORALL, TileUsingForall)
+        if op.operands[0] in self.fused:
+            self.fusion[self.fused[op.operands[0]]]["distribute"] = level
+            return
+        self.foralls[op.results[1]] = len(self.tiling)
+        self.tiling.append(level)
+
+    def tile_using_for(self, op: Op) -> None:
+        self.tiling.append(_build(op, TILE_USING_FOR, TileUsingFor))
+
+    def fuse_into_containing_op(self, op: Op) -> None:
+        j = self.fused.get(op.operands[0])
+        if j is None or op.operands[1] not in self.foralls:
+            raise Unsupported(op.name, op.line, "a fusion of matched producers into a tiling level's forall")
+        self.into[j] = (*self.into[j], self.foralls[op.operands[1]])
+        self.fused[op.results[0]] = j
+
+    def promote_operands(self, op: Op) -> None:
+        self.fields.update(_read(op, PROMOTE_OPERANDS))
+        self.fields["promote_after"] = len(self.tiling) - 1
+
+    def convert_to_multi_mma(self, op: Op) -> None:
+        self.fields["mma"] = _build(op, CONVERT_TO_MULTI_MMA, MmaChain)
+
+    def vectorize(self, op: Op) -> None:
+        if op.name != "transform.apply_registered_pass" or op.attr("pass_name") == "iree-codegen-generic-vectorization":
+            self.fields["vectorize"] = self.vectorized = True
+
+    def apply_patterns(self, op: Op) -> None:
+        patterns = [o.name for o in op.body.ops]
+        if patterns and all(p in _CLEANUP for p in patterns) and self.vectorized and not self.bufferized:
+            self.cleanup.extend(_CLEANUP[p] for p in patterns)
+        for inner in op.body.ops:
+            for declared in _VECTOR_LOWERING:
+                if inner.name == declared.name:
+                    self.lowering.update(_read(inner, declared))
+
+    def map_nested_forall_to_gpu_threads(self, op: Op) -> None:
+        self.fields["gpu"] = _build(op, MAP_NESTED_FORALL_TO_GPU_THREADS, GpuThreads)
+
+    def codegen(self, line: Optional[int]) -> Codegen:
+        fusion = tuple(Fuse.model_validate({**f, "into": into}) for f, into in zip(self.fusion, self.into))
+        fields = {**self.fields, "tiling": tuple(self.tiling), "fusion": fusion, "cleanup": tuple(self.cleanup)}
+        if self.lowering:
+            fields["vector_lowering"] = VectorLowering.model_validate(self.lowering)
+        try:
+            codegen: Codegen = Codegen.model_validate(fields)
+            return codegen
+        except StrategyError as err:
+            raise Unsupported("transform.named_sequence", line, f"a lowering sequence tdsl's Codegen renders ({err})") from None
+
+
+_CODEGEN_READERS: dict[str, Callable[[_Codegen, Op], None]] = {
+    "transform.structured.match": _Codegen.match,
+    "transform.iree.eliminate_empty_tensors": _Codegen.eliminate_empty_tensors,
+    TILE_USING_FORALL.name: _Codegen.tile_using_forall,
+    TILE_USING_FOR.name: _Codegen.tile_using_for,
+    "transform.structured.fuse_into_containing_op": _Codegen.fuse_into_containing_op,
+    PROMOTE_OPERANDS.name: _Codegen.promote_operands,
+    CONVERT_TO_MULTI_MMA.name: _Codegen.convert_to_multi_mma,
+    "transform.structured.vectorize_children_and_apply_patterns": _Codegen.vectorize,
+    "transform.apply_registered_pass": _Codegen.vectorize,
+    "transform.apply_patterns": _Codegen.apply_patterns,
+    MAP_NESTED_FORALL_TO_GPU_THREADS.name: _Codegen.map_nested_forall_to_gpu_threads,
 }
-
-
-def _mapping(value: Optional[Attr], op: Op) -> tuple[str, ...]:
-    if not isinstance(value, tuple):
-        raise Unsupported(op.name, op.line, "a forall with a #gpu mapping")
-    names = []
-    for entry in value:
-        text = entry.text if isinstance(entry, Opaque) else str(entry)
-        if not text.startswith("#gpu.") or "<" not in text:
-            raise Unsupported(op.name, op.line, f"a #gpu.block / thread / warp mapping, not {text}")
-        processor = text[len("#gpu.") : text.index("<")]
-        names.append(f"{processor}_{text[text.index('<') + 1 : -1]}")
-    return tuple(names)
+"""Op name -> the :class:`_Codegen` method that reads it."""
 
 
 def read_codegen(module: Module, name: str, definition: Sequence, root: str) -> Codegen:
     """The :class:`Codegen` strategy whose lowering sequence tdsl rendered as ``definition``."""
-    fields: dict[str, Any] = {"kind": "codegen", "name": name, "root": root}
-    tiling: list[dict[str, Any]] = []
-    fusion: list[dict[str, Any]] = []
-    fused: dict[int, int] = {}  # producer handle -> fusion index
-    foralls: dict[int, int] = {}  # forall handle -> tiling level
-    cleanup: list[str] = []
-    lowering: dict[str, Any] = {}
-    fields["vectorize"] = False
-    fields["fusion"] = ()
-    fields["cleanup"] = ()
-    func_matches = 0
-    vectorized = bufferized = False
+    reader = _Codegen(name, root)
     for op in definition.op.body.ops:
-        n = op.name
-        if n == "transform.structured.match" and op.attr("ops") == ("func.func",):
-            func_matches += 1
-            vectorized = vectorized or func_matches == 2
-        elif n == "transform.iree.eliminate_empty_tensors":
-            bufferized = True
-        if n == "transform.structured.tile_using_forall":
-            sizes = op.attr("static_tile_sizes")
-            threads = op.attr("static_num_threads")
-            level: dict[str, Any] = {"kind": "forall", "mapping": _mapping(op.attr("mapping"), op)}
-            if sizes:
-                level["tile_sizes"] = sizes
-            else:
-                level["num_threads"] = threads
-            if op.operands[0] in fused:
-                fusion[fused[op.operands[0]]]["distribute"] = level
-                continue
-            foralls[op.results[1]] = len(tiling)
-            tiling.append(level)
-        elif n == "transform.structured.tile_using_for":
-            level = {"kind": "for", "tile_sizes": op.attr("static_sizes")}  # noqa: F841
-            interchange = op.attr("static_interchange")
-            if interchange:
-                level["interchange"] = interchange
-            tiling.append(level)
-        elif n == "transform.structured.match" and op.attr("ops") is not None and op.attr("op_attrs") is None:
-            producers = op.attr("ops")
-            if isinstance(producers, tuple) and producers != ("func.func",):
-                fused[op.results[0]] = len(fusion)
-                fusion.append({"producers": producers, "into": ()})
-        elif n == "transform.structured.fuse_into_containing_op":
-            j = fused.get(op.operands[0])
-            if j is None or op.operands[1] not in foralls:
-                raise Unsupported(n, op.line, "a fusion of matched producers into a tiling level's forall")
-            fusion[j]["into"] = (*fusion[j]["into"], foralls[op.operands[1]])
-            fused[op.results[0]] = j
-        elif n == "transform.iree.promote_operands":
-            fields["promote_operands"] = op.attr("indices")
-            fields["promote_after"] = len(tiling) - 1
-        elif n == "transform.iree.convert_to_multi_mma":
-            kind = op.attr("intrinsic_kind")
-            if not isinstance(kind, Mma):
-                raise Unsupported(n, op.line, "an #iree_gpu.mma_layout intrinsic")
-            fields["mma"] = MmaChain(intrinsic=kind.intrinsic)
-        elif n == "transform.structured.vectorize_children_and_apply_patterns":
-            fields["vectorize"] = vectorized = True
-        elif n == "transform.apply_registered_pass" and op.attr("pass_name") == "iree-codegen-generic-vectorization":
-            fields["vectorize"] = vectorized = True
-        elif n == "transform.apply_patterns":
-            patterns = [o.name for o in op.body.ops]
-            if patterns and all(p in _CLEANUP for p in patterns) and vectorized and not bufferized:
-                cleanup.extend(_CLEANUP[p] for p in patterns)
-            for inner in op.body.ops:
-                if inner.name == "transform.apply_patterns.vector.lower_contraction":
-                    lowering["contraction"] = _CONTRACTION.get(inner.attr("lowering_strategy"), "outerproduct")  # type: ignore[arg-type]
-                elif inner.name == "transform.apply_patterns.vector.lower_transpose":
-                    lowering["transpose"] = _TRANSPOSE.get(inner.attr("lowering_strategy"), "shuffle_1d")  # type: ignore[arg-type]
-                elif inner.name == "transform.apply_patterns.vector.lower_transfer":
-                    lowering["transfer_max_rank"] = inner.attr("max_transfer_rank")
-        elif n == "transform.iree.map_nested_forall_to_gpu_threads":
-            fields["gpu"] = GpuThreads(workgroup_dims=op.attr("workgroup_dims"))  # type: ignore[arg-type]
-    fields["tiling"] = tuple(
-        TileUsingForall.model_validate(t) if t["kind"] == "forall" else TileUsingFor.model_validate(t) for t in tiling
-    )
-    fields["fusion"] = tuple(Fuse.model_validate(f) for f in fusion)
-    if cleanup:
-        fields["cleanup"] = tuple(cleanup)
-    if lowering:
-        fields["vector_lowering"] = VectorLowering.model_validate(lowering)
-    try:
-        codegen: Codegen = Codegen.model_validate(fields)
-        return codegen
-    except StrategyError as err:
-        raise Unsupported("transform.named_sequence", definition.line, f"a lowering sequence tdsl's Codegen renders ({err})") from None
+        read = _CODEGEN_READERS.get(op.name)
+        if read is not None:
+            read(reader, op)
+    return reader.codegen(definition.line)
 
 
 def codegen_spec(value: Optional[Attr]) -> Optional[str]:
-    if isinstance(value, Translation):
+    if isinstance(value, TranslationInfo):
         return value.codegen_spec
     if isinstance(value, Sym):
         return value.name

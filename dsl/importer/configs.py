@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from ..bindings import Attr, CompilationInfo, LoweringConfig, Mma, PipelineOptions, TranslationInfo
 from ..errors import StrategyError
 from ..model.kinds import StrategyKind
 from ..model.lowering import AttentionDecomposition, CpuLowering, DecomposedMatmul, GpuLowering, MmaLayout
-from .ir import Attr, CompilationInfo, GpuConfig, Mma, OtherConfig, PipelineOptions, Translation
 from .problems import Unsupported
 
 _GPU_LISTS = ("workgroup", "reduction", "subgroup", "thread", "padding", "promote_operands")
@@ -37,6 +37,10 @@ def _basis(value: Attr, line: Optional[int]) -> tuple[tuple[int, ...], tuple[int
     return _ints(value[0], "subgroup_basis counts", line), _ints(value[1], "subgroup_basis mapping", line)
 
 
+def _gpu_config(value: Attr) -> bool:
+    return isinstance(value, LoweringConfig) and value.dialect == "iree_gpu"
+
+
 class ConfigReader:
     """Reads configs for one rule; ``roles`` are the loop roles its matcher fixes (None:
     unknown); ``notes`` collects upgrades."""
@@ -54,21 +58,21 @@ class ConfigReader:
         if not isinstance(info, CompilationInfo):
             raise self.fail("a #iree_codegen.compilation_info attribute for compilation_info")
         translation = info.translation_info
-        if not isinstance(translation, Translation):
+        if not isinstance(translation, TranslationInfo):
             raise self.fail("a #iree_codegen.translation_info")
         config = info.lowering_config
-        if isinstance(config, GpuConfig):
+        if isinstance(config, LoweringConfig) and config.dialect == "iree_gpu":
             return self._gpu(name, config, translation, decomposition)
-        if isinstance(config, OtherConfig) and config.dialect == "iree_cpu":
+        if isinstance(config, LoweringConfig) and config.dialect == "iree_cpu":
             if decomposition is not None:
                 raise self.fail("decomposition_config with a CPU lowering config (tdsl has it for GPU attention only)")
             return self._cpu(name, config, translation)
-        text = config.text if isinstance(config, (OtherConfig,)) else str(config)
+        text = config.text if isinstance(config, LoweringConfig) else str(config)
         raise self.fail(
             f"a lowering config tdsl models (#iree_gpu.lowering_config or #iree_cpu.lowering_config), not {text[:80]}"
         )
 
-    def _gpu(self, name: str, config: GpuConfig, translation: Translation, decomposition: Optional[Attr]) -> GpuLowering:
+    def _gpu(self, name: str, config: LoweringConfig, translation: TranslationInfo, decomposition: Optional[Attr]) -> GpuLowering:
         fields: dict[str, Any] = {"name": name}
         for key, value in config.entries.items():
             if key in _GPU_LISTS:
@@ -110,7 +114,7 @@ class ConfigReader:
         except StrategyError as err:
             raise self.fail(f"a GPU config tdsl accepts ({err})") from None
 
-    def _configuration(self, fields: dict[str, Any], translation: Translation) -> None:
+    def _configuration(self, fields: dict[str, Any], translation: TranslationInfo) -> None:
         for key, value in (translation.configuration or {}).items():
             if key == "gpu_pipeline_options" and isinstance(value, PipelineOptions):
                 for option in ("prefetch_num_stages", "no_reduce_shared_memory_bank_conflicts", "reorder_workgroups_strategy", "use_igemm_convolution"):
@@ -149,10 +153,10 @@ class ConfigReader:
         for key, part in value.items():
             if key not in ("qk_attrs", "pv_attrs"):
                 raise self.fail(f"the decomposition_config entry {key!r} (tdsl models qk_attrs and pv_attrs)")
-            if not isinstance(part, dict) or set(part) != {"lowering_config"} or not isinstance(part["lowering_config"], GpuConfig):
+            if not isinstance(part, dict) or set(part) != {"lowering_config"} or not _gpu_config(part["lowering_config"]):
                 raise self.fail(f"decomposition_config.{key}: exactly {{lowering_config = #iree_gpu.lowering_config<..>}}")
             config = part["lowering_config"]
-            assert isinstance(config, GpuConfig)
+            assert isinstance(config, LoweringConfig)
             fields: dict[str, Any] = {}
             for entry, entry_value in config.entries.items():
                 if entry == "mma_kind" and isinstance(entry_value, Mma):
@@ -167,7 +171,7 @@ class ConfigReader:
         decomposition: AttentionDecomposition = AttentionDecomposition.model_validate(parts)
         return decomposition
 
-    def _cpu(self, name: str, config: OtherConfig, translation: Translation) -> CpuLowering:
+    def _cpu(self, name: str, config: LoweringConfig, translation: TranslationInfo) -> CpuLowering:
         fields: dict[str, Any] = {"name": name}
         for key, value in config.entries.items():
             if key not in _CPU_LEVELS:

@@ -1,124 +1,20 @@
 """A typed view of a parsed transform script: named sequences, their ops (SSA values as
-integers), attributes read with the bindings' attribute classes and each op's line.
+integers), attributes as typed values and each op's line.
 
-:func:`read_module` parses with :func:`tdsl.bindings.parse` and converts every object the
-bindings hand out (their classes are ``iree.compiler`` classes, which only
-``tdsl.bindings`` imports: they are recognised here by their class name, the API of the
-pinned compiler) into the plain values below, so the importer never touches an untyped
-object. ``#iree_codegen.compilation_info``, ``#iree_codegen.translation_info``,
-``#iree_gpu.lowering_config``, MMA layouts and pipeline options are read with their
-attribute classes' accessors; the CPU and ``#iree_codegen`` lowering configs, which have no
-attribute class, are read by parsing their parameter list as a dictionary attribute.
+:func:`read_module` parses with :func:`tdsl.bindings.parse` and converts every attribute
+with the bindings' one converter (:func:`tdsl.bindings.convert`, values of
+:data:`tdsl.bindings.Attr`), so the importer never touches an untyped object.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional, Union
+from typing import Any, Optional
 
 from .. import bindings
+from ..bindings import Attr, TypeA, convert
 
-
-@dataclass(frozen=True)
-class Unit:
-    """A unit attribute."""
-
-
-@dataclass(frozen=True)
-class Sym:
-    """A symbol reference ``@name`` (nested references keep the leaf name)."""
-
-    name: str
-
-
-@dataclass(frozen=True)
-class TypeA:
-    """A type attribute, as printed (``f16``, ``tensor<?x?xf16>``)."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class MapA:
-    """An affine map, as printed without ``affine_map<..>``: ``(d0, d1) -> (d1)``."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class Opaque:
-    """Any other attribute, as printed."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class Mma:
-    """``#iree_gpu.mma_layout<intrinsic[, col_major = true]>`` (``virtual``: a
-    ``virtual_mma_layout``)."""
-
-    intrinsic: str
-    col_major: bool
-    virtual: bool
-    text: str
-
-
-@dataclass(frozen=True)
-class PipelineOptions:
-    """``#iree_gpu.pipeline_options<..>``: the options that are set (None: not set)."""
-
-    prefetch_num_stages: Optional[int]
-    no_reduce_shared_memory_bank_conflicts: Optional[bool]
-    reorder_workgroups_strategy: Optional[str]
-    use_igemm_convolution: Optional[bool]
-    text: str
-
-
-@dataclass(frozen=True)
-class GpuConfig:
-    """``#iree_gpu.lowering_config<{entries}>``."""
-
-    entries: dict[str, "Attr"]
-    text: str
-
-
-@dataclass(frozen=True)
-class OtherConfig:
-    """A lowering config without an attribute class: ``#iree_cpu.lowering_config<..>`` or
-    ``#iree_codegen.lowering_config<..>`` (``dialect``), its entries read as a dictionary."""
-
-    dialect: str
-    entries: dict[str, "Attr"]
-    text: str
-
-
-@dataclass(frozen=True)
-class Translation:
-    """``#iree_codegen.translation_info``: the pipeline as printed
-    (``#iree_gpu.pipeline<VectorDistribute>``), workgroup and subgroup sizes (empty / 0:
-    not given), the configuration dictionary and the codegen spec symbol."""
-
-    pipeline: str
-    workgroup_size: tuple[int, ...]
-    subgroup_size: int
-    configuration: Optional[dict[str, "Attr"]]
-    codegen_spec: Optional[str]
-    text: str
-
-
-@dataclass(frozen=True)
-class CompilationInfo:
-    """``#iree_codegen.compilation_info<lowering_config = .., translation_info = ..>``."""
-
-    lowering_config: "Attr"
-    translation_info: "Attr"
-    text: str
-
-
-Attr = Union[
-    bool, int, float, str, Unit, Sym, TypeA, MapA, Opaque, Mma, PipelineOptions, GpuConfig, OtherConfig,
-    Translation, CompilationInfo, tuple["Attr", ...], dict[str, "Attr"],
-]
+__all__ = ["Attr", "Block", "Module", "Op", "Sequence", "read_module"]
 
 
 @dataclass
@@ -222,93 +118,6 @@ def _location(location: Any) -> tuple[Optional[int], Optional[str]]:
         return None, text[5:end]
     parts = rest.lstrip(":").split(":")
     return (int(parts[0]) if parts and parts[0].isdigit() else None), None
-
-
-def _symbol(attr: Any) -> Optional[str]:
-    if attr is None:
-        return None
-    value = convert(attr)
-    return value.name if isinstance(value, Sym) else str(attr)
-
-
-def _mma(attr: Any) -> Mma:
-    text = str(attr)
-    inner = text[text.index("<") + 1 : -1]
-    name = inner.split(",")[0].strip()
-    return Mma(name, bool(getattr(attr, "col_major", False)), text.startswith("#iree_gpu.virtual_mma_layout"), text)
-
-
-def _config_entries(text: str) -> dict[str, Attr]:
-    """The entries of ``#dialect.lowering_config<a = .., b = ..>`` read as a dictionary."""
-    body = text[text.index("<") + 1 : -1].strip()
-    try:
-        module = bindings.parse("module attributes {tdsl.entries = " + (body if body.startswith("{") else "{" + body + "}") + "} {\n}\n")
-    except bindings.ParseFailure:
-        return {}
-    value = convert(module.operation.attributes["tdsl.entries"])
-    return value if isinstance(value, dict) else {}
-
-
-def convert(attr: Any) -> Attr:
-    """``attr`` (an attribute object of the bindings) as plain data; see the module docstring.
-    Call inside ``with bindings.context():``."""
-    kind = type(attr).__name__
-    if kind == "BoolAttr":
-        return bool(attr.value)
-    if kind == "IntegerAttr":
-        return int(attr.value)
-    if kind == "FloatAttr":
-        return float(attr.value)
-    if kind == "StringAttr":
-        return str(attr.value)
-    if kind == "UnitAttr":
-        return Unit()
-    if kind in ("ArrayAttr",):
-        return tuple(convert(a) for a in attr)
-    if kind.startswith("Dense") and kind.endswith("ArrayAttr"):
-        return tuple(int(v) if not isinstance(v, bool) else bool(v) for v in attr)
-    if kind == "DictAttr":
-        return {str(n.name): convert(n.attr) for n in attr}
-    if kind == "TypeAttr":
-        return TypeA(str(attr.value))
-    if kind == "AffineMapAttr":
-        return MapA(str(attr.value))
-    if kind == "FlatSymbolRefAttr":
-        return Sym(str(attr.value))
-    if kind == "SymbolRefAttr":
-        return Sym(str(list(attr.value)[-1]))
-    if kind == "CompilationInfoAttr":
-        return CompilationInfo(convert(attr.lowering_config), convert(attr.translation_info), str(attr))
-    if kind == "TranslationInfoAttr":
-        spec = attr.codegen_spec
-        configuration = attr.configuration
-        converted = convert(configuration) if configuration is not None else None
-        return Translation(
-            str(attr.pass_pipeline),
-            tuple(int(v) for v in attr.workgroup_size),
-            int(attr.subgroup_size),
-            converted if isinstance(converted, dict) else None,
-            _symbol(spec),
-            str(attr),
-        )
-    if kind == "LoweringConfigAttr" and str(attr).startswith("#iree_gpu.lowering_config"):
-        return GpuConfig({str(n.name): convert(n.attr) for n in attr.attributes}, str(attr))
-    if kind in ("MMAAttr", "VirtualMMAAttr"):
-        return _mma(attr)
-    if kind == "PipelineOptionsAttr":
-        reorder = attr.reorder_workgroups_strategy
-        return PipelineOptions(
-            None if attr.prefetch_num_stages is None else int(attr.prefetch_num_stages),
-            None if attr.no_reduce_shared_memory_bank_conflicts is None else bool(attr.no_reduce_shared_memory_bank_conflicts),
-            None if reorder is None else str(reorder)[str(reorder).index("<") + 1 : -1],
-            None if attr.use_igemm_convolution is None else bool(attr.use_igemm_convolution),
-            str(attr),
-        )
-    text = str(attr)
-    for prefix in ("#iree_cpu.lowering_config<", "#iree_codegen.lowering_config<"):
-        if text.startswith(prefix):
-            return OtherConfig(prefix[1:].split(".")[0], _config_entries(text), text)
-    return Opaque(text)
 
 
 class _Reader:

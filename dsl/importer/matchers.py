@@ -34,7 +34,8 @@ from ..model.matchers import (
     PackMatch,
     contraction_with_layout,
 )
-from .ir import Attr, MapA, Module, Op, Sequence, TypeA, Unit
+from ..bindings import Attr, MapA, TypeA, Unit
+from .ir import Module, Op, Sequence
 from .problems import Unsupported
 
 CONTRACTION_GROUPS = ("batch", "m", "n", "k")
@@ -353,13 +354,15 @@ def _pack(ops: list[Op], arg_types: tuple[str, ...]) -> Optional[MatcherKind]:
         return None
     parts = unpacked[len("tensor<") : -1].split("x")
     try:
-        model = PackMatch(
-            op=kind,
-            element_type=parts[-1],  # type: ignore[arg-type]
-            inner_dims_pos=tuple(int(v) for v in inner if isinstance(v, int)),
-            inner_tiles=tuple(int(v) for v in tiles if isinstance(v, int)),
-            outer_dims_perm=None if not isinstance(outer, tuple) else tuple(int(v) for v in outer if isinstance(v, int)),
-            unpacked_rank=len(parts) - 1,
+        model: PackMatch = PackMatch.model_validate(
+            {
+                "op": kind,
+                "element_type": parts[-1],
+                "inner_dims_pos": tuple(int(v) for v in inner if isinstance(v, int)),
+                "inner_tiles": tuple(int(v) for v in tiles if isinstance(v, int)),
+                "outer_dims_perm": None if not isinstance(outer, tuple) else tuple(int(v) for v in outer if isinstance(v, int)),
+                "unpacked_rank": len(parts) - 1,
+            }
         )
     except StrategyError:
         return None

@@ -29,7 +29,8 @@ from ..sets.strategy_set import Rule, StrategySet
 from ..targets import AmdGpuTarget, CpuTarget, Target
 from .actions import TDSL_MARKERS, ConfigAction, _marker, Marks, build_layout, read_codegen, read_config_action, read_layout
 from .configs import ConfigReader
-from .ir import Attr, Module, Op, Sequence, Unit, read_module
+from ..bindings import Attr, Unit
+from .ir import Module, Op, Sequence, read_module
 from .matchers import Leaf, ReadMatcher, read_matcher
 from .problems import Note, SpecImportError, Unsupported
 from .upgrade import upgrade
@@ -470,7 +471,8 @@ def _roles(leaves: list[Leaf]) -> Optional[tuple[str, ...]]:
 
 
 def _dag_roles(pattern: str) -> Optional[tuple[str, ...]]:
-    from .ir import MapA, read_module as read
+    from ..bindings import MapA
+    from .ir import read_module as read
 
     try:
         module = read("module attributes {transform.with_named_sequence} {\n  transform.named_sequence @m(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {\n"

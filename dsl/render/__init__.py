@@ -3,8 +3,9 @@ planners), laying them out with the templates (:mod:`.environment`), verifying t
 scripts with the MLIR bindings (:mod:`.verify`); :class:`Rendered` holds the result.
 
 Modules: ``markers`` (attribute names put on rewritten ops), ``plan`` (the plan types),
-``matcher_plan`` / ``layout_plan`` / ``lowering_plan`` / ``codegen_plan`` (per-kind
-planners), ``script_plan`` (rules and ``foreach_match`` runs of one script),
+``transform_ops`` (one declaration per transform op a strategy field renders to, which
+``tdsl import`` reads back too), ``matcher_plan`` / ``layout_plan`` / ``lowering_plan`` /
+``codegen_plan`` (per-kind planners), ``script_plan`` (rules and ``foreach_match`` runs of one script),
 ``environment`` (the jinja environment), ``scripts`` (``Script``, ``Rendered``),
 ``verify``, ``render`` (``render()``, ``injections()``).
 """

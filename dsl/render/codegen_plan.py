@@ -21,27 +21,30 @@ from ..errors import TdslError
 from ..model.codegen import Codegen, TileUsingForall
 from ..targets import AmdGpuTarget, Target
 from .plan import ActionPlan, Handle, Step, op_type
-
-
-@dataclass(frozen=True)
-class GpuMapping:
-    """One mapping entry of a forall: ``#gpu.<processor><<dim>>`` (``#gpu.block<y>``)."""
-
-    processor: str
-    dim: str
+from .transform_ops import (
+    CLEANUP_PATTERNS,
+    CONVERT_TO_MULTI_MMA,
+    LOWER_CONTRACTION,
+    LOWER_TRANSFER,
+    LOWER_TRANSPOSE,
+    MAP_NESTED_FORALL_TO_GPU_THREADS,
+    PACK,
+    PROMOTE_OPERANDS,
+    TILE_USING_FOR,
+    TILE_USING_FORALL,
+    SpelledOp,
+)
 
 
 @dataclass(frozen=True)
 class ForallTiling:
-    """``result, forall = transform.structured.tile_using_forall operand <size_kind> sizes
-    (mapping = [..])``; ``size_kind`` is ``tile_sizes`` or ``num_threads``."""
+    """``result, forall = transform.structured.tile_using_forall operand tile_sizes | num_threads
+    [..] (mapping = [..])`` (``op``, spelled from the level)."""
 
     operand: str
     result: str
     forall: str
-    size_kind: str
-    sizes: tuple[int, ...]
-    mapping: tuple[GpuMapping, ...]
+    op: SpelledOp
 
 
 @dataclass(frozen=True)
@@ -96,45 +99,47 @@ class Distribute(Step):
 
 @dataclass(frozen=True)
 class TileFor(Step):
-    """``result, loops = transform.structured.tile_using_for operand tile_sizes sizes`` (level ``index``)."""
+    """``result, loops = transform.structured.tile_using_for operand tile_sizes [..]`` (level
+    ``index``; ``op``, spelled from the level)."""
 
     macro: ClassVar[str] = "tile_for"
     index: int
     operand: str
     result: str
     loops: tuple[str, ...]
-    sizes: tuple[int, ...]
-    interchange: Optional[tuple[int, ...]]
+    op: SpelledOp
 
 
 @dataclass(frozen=True)
 class Promote(Step):
-    """``result, promoted = transform.iree.promote_operands operand operands``."""
+    """``result, promoted = transform.iree.promote_operands operand [..]`` (``op``, spelled
+    from ``Codegen.promote_operands``)."""
 
     macro: ClassVar[str] = "promote"
     operand: str
     result: str
     promoted: tuple[str, ...]
-    operands: tuple[int, ...]
+    op: SpelledOp
 
 
 @dataclass(frozen=True)
 class MmaChain:
-    """The MFMA chain after tiling: ``packed = transform.structured.pack operand packed_sizes``
-    (the intrinsic's m, n, k), ``mma = convert_to_multi_mma`` with ``intrinsic``,
-    ``lanes = distribute_inner_tiled mma``."""
+    """The MFMA chain after tiling: ``packed = transform.structured.pack operand packed_sizes
+    = [..]`` (``pack``: the intrinsic's m, n, k), ``mma = convert_to_multi_mma packed, kind(..)``
+    (``convert``: the intrinsic), ``lanes = distribute_inner_tiled mma``."""
 
     operand: str
     packed: Handle
-    packed_sizes: tuple[int, ...]
-    intrinsic: str
+    pack: SpelledOp
+    convert: SpelledOp
     mma: str
     lanes: str
 
 
 @dataclass(frozen=True)
 class CleanupPattern:
-    """``transform.apply_patterns.<pattern>`` for entry ``index`` of ``cleanup``."""
+    """The pattern op ``pattern`` (``transform.apply_patterns.canonicalization``) for entry
+    ``index`` of ``cleanup``."""
 
     pattern: str
     index: int
@@ -142,21 +147,20 @@ class CleanupPattern:
 
 @dataclass(frozen=True)
 class VectorLoweringPlan:
-    """The lowering strategies of the vector lowering blocks."""
+    """The pattern ops of the vector lowering blocks, spelled from ``Codegen.vector_lowering``."""
 
-    contraction: str
-    transpose: str
-    transfer_max_rank: int
+    contraction: SpelledOp
+    transpose: SpelledOp
+    transfer: SpelledOp
 
 
 @dataclass(frozen=True)
 class ThreadMapping:
-    """rocm: ``map_nested_forall_to_gpu_threads`` with ``workgroup_dims`` and the target's
-    ``subgroup_size``; ``to_lanes``: ``forall_to_lanes`` first (MFMA chain);
+    """rocm: ``map_nested_forall_to_gpu_threads`` (``op``: spelled with ``workgroup_dims`` and
+    the target's ``subgroup_size``); ``to_lanes``: ``forall_to_lanes`` first (MFMA chain);
     ``shared_memory``: distribute the shared-memory copies of promoted operands."""
 
-    workgroup_dims: tuple[int, ...]
-    subgroup_size: int
+    op: SpelledOp
     to_lanes: bool
     shared_memory: bool
 
@@ -182,18 +186,9 @@ class CodegenPlan(ActionPlan):
     no_pipeline: bool
 
 
-_CLEANUP = {
-    "tiling_canonicalization": "linalg.tiling_canonicalization",
-    "for_loop_canonicalization": "scf.for_loop_canonicalization",
-    "canonicalization": "canonicalization",
-}
-"""Codegen.cleanup entry -> the pattern op after ``transform.apply_patterns.``."""
-
 
 def _forall(level: TileUsingForall, operand: str, result: str, forall: str) -> ForallTiling:
-    size_kind = "tile_sizes" if level.tile_sizes is not None else "num_threads"
-    mapping = tuple(GpuMapping(processor, dim) for processor, dim in level.mapping_attrs())
-    return ForallTiling(operand, result, forall, size_kind, level.sizes, mapping)
+    return ForallTiling(operand, result, forall, TILE_USING_FORALL.spell(dict(level)))
 
 
 def _tiling(s: Codegen, root: str) -> tuple[tuple[Step, ...], str]:
@@ -220,11 +215,11 @@ def _tiling(s: Codegen, root: str) -> tuple[tuple[Step, ...], str]:
                     steps.append(Distribute(j, tiling))
         else:
             loops = tuple(f"%for{i}_{k}" for k in range(level.loop_count))
-            steps.append(TileFor(i, current, result, loops, level.tile_sizes, level.interchange))
+            steps.append(TileFor(i, current, result, loops, TILE_USING_FOR.spell(dict(level))))
         current = result
         if s.promote_operands and s.promote_after == i:
             promoted = tuple(f"%promoted{k}" for k in range(len(s.promote_operands)))
-            steps.append(Promote(current, f"{result}_promoted", promoted, s.promote_operands))
+            steps.append(Promote(current, f"{result}_promoted", promoted, PROMOTE_OPERANDS.spell(dict(s))))
             current = f"{result}_promoted"
     return tuple(steps), current
 
@@ -236,15 +231,17 @@ def _mma(s: Codegen, operand: str, target: Target) -> Optional[MmaChain]:
     if intrinsic is None:
         # AmdGpuTarget.check_strategy and CpuTarget.check_strategy refuse this earlier.
         raise TdslError(f"strategy {s.name}: {s.mma.intrinsic!r} is no MMA intrinsic of target {target.name!r}")
-    sizes = (intrinsic.m, intrinsic.n, intrinsic.k)
-    return MmaChain(operand, Handle("%mma_packed", op_type("linalg.generic")), sizes, s.mma.intrinsic, "%mma", "%mma_lanes")
+    pack = PACK.spell({"packed_sizes": (intrinsic.m, intrinsic.n, intrinsic.k)})
+    convert = CONVERT_TO_MULTI_MMA.spell(dict(s.mma))
+    return MmaChain(operand, Handle("%mma_packed", op_type("linalg.generic")), pack, convert, "%mma", "%mma_lanes")
 
 
 def _threads(s: Codegen, target: Target) -> Optional[ThreadMapping]:
     if not isinstance(target, AmdGpuTarget):
         return None
     assert s.gpu is not None, "checked by AmdGpuTarget.check_strategy"
-    return ThreadMapping(s.gpu.workgroup_dims, target.facts.subgroup_size, s.mma is not None, bool(s.promote_operands))
+    op = MAP_NESTED_FORALL_TO_GPU_THREADS.spell({**dict(s.gpu), "subgroup_size": target.facts.subgroup_size})
+    return ThreadMapping(op, s.mma is not None, bool(s.promote_operands))
 
 
 def plan_codegen(strategy: Codegen, symbol: str, target: Target) -> CodegenPlan:
@@ -261,10 +258,10 @@ def plan_codegen(strategy: Codegen, symbol: str, target: Target) -> CodegenPlan:
         tiling=tiling,
         mma=mma,
         vectorize=vectorize,
-        cleanup=tuple(CleanupPattern(_CLEANUP[p], i) for i, p in enumerate(s.cleanup)),
+        cleanup=tuple(CleanupPattern(CLEANUP_PATTERNS[p], i) for i, p in enumerate(s.cleanup)),
         target_gpu=threads is not None,
         threads=threads,
         lowering="lower_inner_tiled" if mma is not None else "lower_vectors",
-        vector_lowering=VectorLoweringPlan(vl.contraction, vl.transpose, vl.transfer_max_rank),
+        vector_lowering=VectorLoweringPlan(LOWER_CONTRACTION.spell(dict(vl)), LOWER_TRANSPOSE.spell(dict(vl)), LOWER_TRANSFER.spell(dict(vl))),
         no_pipeline=threads is None,
     )

@@ -5,7 +5,9 @@ The matched op starts as ``%op`` (``!transform.any_op``); generalize / interchan
 specialize produce ``%generic`` / ``%interchanged`` / ``%specialized``, the pack
 produces ``%packed0`` (a ``linalg.generic`` handle) and the i-th pack transpose
 ``%packed<i+1>``. :class:`LayoutPlan.result` is the handle the markers go on. Each step
-names the macro of ``strategies/data_layout.mlir.j2`` that renders it. Emits no text.
+names the macro of ``strategies/data_layout.mlir.j2`` that renders it; the transform ops
+a field renders to are spelled by their declarations (:mod:`.transform_ops`). Emits no
+text.
 
 ``propagate_reshapes`` and ``consumer_interchange`` rewrite ops besides the matched one (the
 reshape after it, its consumers). Inside the ``transform.foreach_match`` walk that can erase
@@ -35,9 +37,20 @@ from typing import Callable, ClassVar, Optional
 from ..model.layout import DataLayout, Pack, PackGreedily, PackTranspose
 from ..targets import Target
 from .plan import ActionPlan, Handle, Step, op_type
+from .transform_ops import (
+    GENERALIZE,
+    INTERCHANGE,
+    LOWER_PACK,
+    LOWER_UNPACK,
+    PACK,
+    PACK_GREEDILY,
+    PACK_TRANSPOSE,
+    SPECIALIZE,
+    SpelledOp,
+)
 
 GENERIC = op_type("linalg.generic")
-PACK = op_type("linalg.pack")
+PACK_TYPE = op_type("linalg.pack")
 UNPACK = op_type("linalg.unpack")
 PARAM = "!transform.any_param"
 VALUE = "!transform.any_value"
@@ -45,22 +58,16 @@ I64 = "!transform.param<i64>"
 
 
 @dataclass(frozen=True)
-class Generalize(Step):
-    """``result = transform.structured.generalize operand``."""
+class OpStep(Step):
+    """``result = <op> operand <attributes>``: a declared transform op (``op``, spelled by
+    :mod:`.transform_ops`) on one handle; ``field`` is the DataLayout field it renders (its
+    location): generalize, interchange, the pack, specialize."""
 
-    macro: ClassVar[str] = "generalize"
+    macro: ClassVar[str] = "transform_op"
+    op: SpelledOp
     operand: Handle
     result: Handle
-
-
-@dataclass(frozen=True)
-class Interchange(Step):
-    """``result = transform.structured.interchange operand iterator_interchange = permutation``."""
-
-    macro: ClassVar[str] = "interchange"
-    operand: Handle
-    result: Handle
-    permutation: tuple[int, ...]
+    field: str
 
 
 @dataclass(frozen=True)
@@ -87,7 +94,7 @@ class ConsumerInterchange(Step):
     ``unique`` = them without duplicates (``transform.merge_handles deduplicate``),
     ``generics = transform.select "linalg.generic" in unique``, then, in a
     ``transform.sequence generics failures(suppress)`` (block argument ``fitting``),
-    ``result = transform.structured.interchange fitting``.
+    ``result = transform.structured.interchange fitting`` (``interchange``, spelled).
 
     Only ``linalg.generic`` consumers with as many loops as the permutation are
     interchanged; any other consumer (the function's ``return``, a ``tensor.expand_shape``,
@@ -104,7 +111,7 @@ class ConsumerInterchange(Step):
     generics: Handle
     fitting: Handle
     result: Handle
-    permutation: tuple[int, ...]
+    interchange: SpelledOp
 
 
 @dataclass(frozen=True)
@@ -134,44 +141,24 @@ class Deferred:
 
 
 @dataclass(frozen=True)
-class PackGreedilyStep(Step):
-    """``result = transform.structured.pack_greedily operand matmul_packed_sizes = ...``."""
-
-    macro: ClassVar[str] = "pack_greedily"
-    operand: Handle
-    result: Handle
-    packed_sizes: tuple[int, ...]
-    padded_multiples: Optional[tuple[int, ...]]
-    inner_dims_order: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class PackStep(Step):
-    """``result = transform.structured.pack operand packed_sizes = ...``."""
-
-    macro: ClassVar[str] = "pack"
-    operand: Handle
-    result: Handle
-    packed_sizes: tuple[int, ...]
-
-
-@dataclass(frozen=True)
 class TransposeResult(Step):
     """``unpack = transform.get_consumers_of_result compute[0]``, then
-    ``results = transform.structured.pack_transpose unpack with_compute_op(compute)``."""
+    ``results = transform.structured.pack_transpose unpack with_compute_op(compute)`` (``op``,
+    spelled with its permutation)."""
 
     macro: ClassVar[str] = "transpose_result"
     index: int
     compute: Handle
     unpack: Handle
     results: tuple[Handle, ...]
-    inner_perm: tuple[int, ...]
+    op: SpelledOp
 
 
 @dataclass(frozen=True)
 class TransposeOperand(Step):
     """``pack = transform.get_producer_of_operand compute[operand]``, then
-    ``results = transform.structured.pack_transpose pack with_compute_op(compute)``."""
+    ``results = transform.structured.pack_transpose pack with_compute_op(compute)`` (``op``,
+    spelled with its permutations)."""
 
     macro: ClassVar[str] = "transpose_operand"
     index: int
@@ -179,16 +166,16 @@ class TransposeOperand(Step):
     operand: int
     pack: Handle
     results: tuple[Handle, ...]
-    outer_perm: Optional[tuple[int, ...]]
-    inner_perm: Optional[tuple[int, ...]]
+    op: SpelledOp
 
 
 @dataclass(frozen=True)
 class LowerPack(Step):
     """``pack = transform.get_producer_of_operand compute[operand]``, then
-    ``results = transform.structured.lower_pack pack``."""
+    ``results = transform.structured.lower_pack pack`` (``op``)."""
 
     macro: ClassVar[str] = "lower_pack"
+    op: SpelledOp
     compute: Handle
     operand: int
     pack: Handle
@@ -198,23 +185,15 @@ class LowerPack(Step):
 @dataclass(frozen=True)
 class LowerUnpack(Step):
     """``unpack = transform.get_consumers_of_result compute[0]``, then
-    ``results = transform.structured.lower_unpack unpack``."""
+    ``results = transform.structured.lower_unpack unpack`` (``op``)."""
 
     macro: ClassVar[str] = "lower_unpack"
+    op: SpelledOp
     compute: Handle
     unpack: Handle
     results: tuple[Handle, ...]
     field: str = "lower_packs"
     """The DataLayout field it renders (its location): lower_packs or lower_unpack."""
-
-
-@dataclass(frozen=True)
-class Specialize(Step):
-    """``result = transform.structured.specialize operand``."""
-
-    macro: ClassVar[str] = "specialize"
-    operand: Handle
-    result: Handle
 
 
 @dataclass(frozen=True)
@@ -238,8 +217,9 @@ class HeadSplit:
     first input (the form's op, its result's single user ``contraction_user``; for a
     unit-batch form its loop 0 size, ``size`` inside and ``batch`` outside, equals the
     constant ``one``); it yields ``contraction``. The action ``@fuse`` takes
-    ``contraction``, generalizes it into ``generic`` and marks ``generic``; the rule's
-    action runs the forms with ``foreach_match restrict_root`` on ``op`` into ``fused``."""
+    ``contraction``, generalizes it into ``generic`` (``generalize``, spelled) and marks
+    ``generic``; the rule's action runs the forms with ``foreach_match restrict_root`` on
+    ``op`` into ``fused``."""
 
     forms: tuple[ChainForm, ...]
     fuse: str
@@ -259,6 +239,7 @@ class HeadSplit:
     one: Handle
     generic: Handle
     fused: Handle
+    generalize: SpelledOp
 
 
 @dataclass(frozen=True)
@@ -277,32 +258,25 @@ class LayoutPlan(ActionPlan):
 
 
 def _pack_step(pack: PackGreedily | Pack, operand: Handle, result: Handle) -> Step:
-    if isinstance(pack, PackGreedily):
-        return PackGreedilyStep(
-            operand,
-            result,
-            pack.matmul_packed_sizes,
-            pack.matmul_padded_sizes_next_multiple_of,
-            pack.matmul_inner_dims_order,
-        )
-    return PackStep(operand, result, pack.packed_sizes)
+    op = PACK_GREEDILY if isinstance(pack, PackGreedily) else PACK
+    return OpStep(op.spell(dict(pack)), operand, result, "pack")
 
 
 def _transposed(i: int) -> tuple[Handle, ...]:
     """The transformed op (``%packed<i+1>``) and the new pack of the i-th pack transpose."""
-    return (Handle(f"%packed{i + 1}", GENERIC), Handle(f"%pack{i}_t", PACK))
+    return (Handle(f"%packed{i + 1}", GENERIC), Handle(f"%pack{i}_t", PACK_TYPE))
 
 
 def _transpose_result(i: int, t: PackTranspose, compute: Handle) -> Step:
     assert t.inner_perm is not None, "PackTranspose of the result requires inner_perm"
     results = (*_transposed(i), Handle(f"%unpack{i}_t", UNPACK))
-    return TransposeResult(i, compute, Handle(f"%unpack{i}", UNPACK), results, t.inner_perm)
+    return TransposeResult(i, compute, Handle(f"%unpack{i}", UNPACK), results, PACK_TRANSPOSE.spell(dict(t)))
 
 
 def _transpose_operand(i: int, t: PackTranspose, compute: Handle) -> Step:
     results = (*_transposed(i), Handle(f"%unpack{i}_t"))
-    pack = Handle(f"%pack{i}", PACK)
-    return TransposeOperand(i, compute, t.operand_index, pack, results, t.outer_perm, t.inner_perm)
+    pack = Handle(f"%pack{i}", PACK_TYPE)
+    return TransposeOperand(i, compute, t.operand_index, pack, results, PACK_TRANSPOSE.spell(dict(t)))
 
 
 _TRANSPOSE: dict[str, Callable[[int, PackTranspose, Handle], Step]] = {
@@ -319,7 +293,7 @@ def _lower_pack(operand: int, compute: Handle) -> Step:
         Handle(f"%expand{operand}", op_type("tensor.expand_shape")),
         Handle(f"%transpose{operand}", op_type("linalg.transpose")),
     )
-    return LowerPack(compute, operand, Handle(f"%lower_pack{operand}", PACK), results)
+    return LowerPack(LOWER_PACK.spell({}), compute, operand, Handle(f"%lower_pack{operand}", PACK_TYPE), results)
 
 
 def _lower_unpack(operand: int, compute: Handle, field: str = "lower_packs") -> Step:
@@ -330,7 +304,7 @@ def _lower_unpack(operand: int, compute: Handle, field: str = "lower_packs") -> 
         Handle("%unpack_slice", op_type("tensor.extract_slice")),
         Handle("%unpack_copy", op_type("linalg.copy")),
     )
-    return LowerUnpack(compute, Handle("%lower_unpack", UNPACK), results, field)
+    return LowerUnpack(LOWER_UNPACK.spell({}), compute, Handle("%lower_unpack", UNPACK), results, field)
 
 
 _LOWER: tuple[Callable[[int, Handle], Step], ...] = (_lower_pack, _lower_pack, _lower_unpack)
@@ -362,6 +336,7 @@ def _head_split(symbol: str) -> HeadSplit:
         Handle("%one", I64),
         Handle("%generic"),
         Handle("%fused"),
+        GENERALIZE.spell({}),
     )
 
 
@@ -375,11 +350,11 @@ def plan_layout(strategy: DataLayout, symbol: str, target: Target) -> LayoutPlan
     steps: list[Step] = []
     if s.generalize:
         result = Handle("%generic")
-        steps.append(Generalize(current, result))
+        steps.append(OpStep(GENERALIZE.spell({}), current, result, "generalize"))
         current = result
     if s.interchange is not None:
         result = Handle("%interchanged")
-        steps.append(Interchange(current, result, s.interchange))
+        steps.append(OpStep(INTERCHANGE.spell(dict(s)), current, result, "interchange"))
         current = result
     deferred: list[Step] = []
     ops = Handle(f"%{symbol}_ops")
@@ -396,7 +371,7 @@ def plan_layout(strategy: DataLayout, symbol: str, target: Target) -> LayoutPlan
                 Handle(f"%{symbol}_generics", GENERIC),
                 Handle(f"%{symbol}_fitting", GENERIC),
                 Handle(f"%{symbol}_interchanged", GENERIC),
-                s.consumer_interchange,
+                INTERCHANGE.spell({"interchange": s.consumer_interchange}),
             )
         )
     per_op = None
@@ -431,6 +406,6 @@ def _pack_steps(s: DataLayout, current: Handle) -> tuple[list[Step], Handle]:
         steps.append(_lower_unpack(2, current, field="lower_unpack"))
     if s.specialize:
         result = Handle("%specialized")
-        steps.append(Specialize(current, result))
+        steps.append(OpStep(SPECIALIZE.spell({}), current, result, "specialize"))
         current = result
     return steps, current

@@ -1,37 +1,65 @@
 """The one shim over the untyped ``iree.compiler`` bindings.
 
-Every other module goes through these functions; nothing else imports
-``iree.compiler``. Emits nothing; requires the pinned ``iree-base-compiler``.
+Every other module goes through these functions; nothing outside this package imports
+``iree.compiler``. Attributes become typed values through the one converter of
+:mod:`.attributes`. Emits nothing; requires the pinned ``iree-base-compiler``.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
-from .errors import Diagnostic, ParseFailure, PayloadError, TdslError
+from ..errors import Diagnostic, ParseFailure, PayloadError, TdslError
+from .attributes import (
+    Attr,
+    AttrValue,
+    CompilationInfo,
+    ConfigValue,
+    LoweringConfig,
+    MapA,
+    Mma,
+    Opaque,
+    PipelineOptions,
+    Sym,
+    TranslationInfo,
+    TypeA,
+    Unit,
+    convert,
+    summary,
+)
 
 __all__ = [
+    "Attr",
+    "AttrValue",
+    "CompilationInfo",
+    "ConfigValue",
     "Diagnostic",
     "FunctionSignature",
     "LinalgOp",
-    "AttrValue",
-    "ConfigValue",
     "LoweringConfig",
+    "MapA",
+    "Mma",
+    "Opaque",
     "OpSummary",
-    "TranslationInfo",
     "ParseFailure",
+    "PipelineOptions",
+    "Sym",
     "TensorType",
+    "TranslationInfo",
+    "TypeA",
+    "Unit",
     "ValueType",
     "apply_transform",
     "context",
+    "convert",
     "function_types",
-    "onnx_import_command",
-    "parse_vtensor_type",
     "linalg_ops",
     "location_key",
+    "onnx_import_command",
     "parse",
+    "parse_vtensor_type",
     "print_module",
     "set_argument_types",
     "signatures",
@@ -99,85 +127,6 @@ def tool_path(name: str) -> str:
 
 
 @dataclass(frozen=True)
-class TranslationInfo:
-    """The facts of an ``#iree_codegen.translation_info``: its pipeline attribute as
-    printed (``#iree_cpu.pipeline<Mmt4dTilingExpert>``) and its codegen spec symbol."""
-
-    pipeline: str
-    codegen_spec: str | None
-
-
-ConfigValue = Union[bool, int, float, str, tuple["ConfigValue", ...], dict[str, "ConfigValue"]]
-"""An entry of a lowering config: integers, lists (tuples), dictionaries; any other
-attribute (an MMA layout, ...) as its printed form."""
-
-
-@dataclass(frozen=True)
-class LoweringConfig:
-    """The entries of a lowering config attribute, read with the attribute API.
-
-    ``dialect`` is ``iree_cpu`` (``#iree_cpu.lowering_config<distribution = [..], ..>``),
-    ``iree_gpu`` (``#iree_gpu.lowering_config<{workgroup = [..], ..}>``) or ``iree_codegen``
-    (``#iree_codegen.lowering_config<tile_sizes = [[..]]>``); ``fields`` maps each entry to
-    its value; ``text`` is the attribute as printed."""
-
-    dialect: str
-    fields: dict[str, ConfigValue]
-    text: str
-
-
-AttrValue = Union[bool, int, float, str, tuple[int, ...], tuple[str, ...], TranslationInfo, LoweringConfig, None]
-"""An attribute's value read with the bindings' attribute classes (None: not one of these)."""
-
-_LOWERING_CONFIG_PREFIXES = ("#iree_cpu.lowering_config<", "#iree_codegen.lowering_config<")
-
-
-def _plain(attr: Any) -> ConfigValue:
-    """A lowering-config entry as plain data: ints, bools, floats, strings, tuples, dicts;
-    any other attribute as its printed form."""
-    ir = _ir()
-    if isinstance(attr, ir.BoolAttr):
-        return bool(attr.value)
-    if isinstance(attr, ir.IntegerAttr):
-        return int(attr.value)
-    if isinstance(attr, ir.FloatAttr):
-        return float(attr.value)
-    if isinstance(attr, ir.StringAttr):
-        return str(attr.value)
-    if isinstance(attr, ir.DenseI64ArrayAttr):
-        return tuple(int(v) for v in attr)
-    if isinstance(attr, ir.ArrayAttr):
-        return tuple(_plain(a) for a in attr)
-    if isinstance(attr, ir.DictAttr):
-        return {str(n.name): _plain(n.attr) for n in attr}
-    return str(attr)
-
-
-def _lowering_config(attr: Any) -> LoweringConfig | None:
-    """``attr`` read as a lowering config, or None when it is not one. ``iree_gpu`` configs
-    have an attribute class (their dictionary); the ``iree_cpu`` and ``iree_codegen`` ones
-    have none in the bindings: their parameter list is parsed as a dictionary attribute."""
-    ir = _ir()
-    from iree.compiler.dialects import iree_gpu
-
-    if isinstance(attr, iree_gpu.LoweringConfigAttr):
-        return LoweringConfig("iree_gpu", {str(n.name): _plain(n.attr) for n in attr.attributes}, str(attr))
-    text = str(attr)
-    prefix = next((p for p in _LOWERING_CONFIG_PREFIXES if text.startswith(p)), None)
-    if prefix is None or not text.endswith(">"):
-        return None
-    dialect = prefix[1:].split(".")[0]
-    body = text[len(prefix) : -1].strip()
-    try:
-        entries = ir.Attribute.parse(body if body.startswith("{") else "{" + body + "}")
-    except (ValueError, ir.MLIRError):
-        return LoweringConfig(dialect, {}, text)
-    if not isinstance(entries, ir.DictAttr):
-        return LoweringConfig(dialect, {}, text)
-    return LoweringConfig(dialect, {str(n.name): _plain(n.attr) for n in entries}, text)
-
-
-@dataclass(frozen=True)
 class OpSummary:
     """An op found by :func:`walk`: its name, enclosing func symbol, its attributes as
     printed and their values (:data:`AttrValue`, read with the attribute API)."""
@@ -190,29 +139,8 @@ class OpSummary:
 
 
 def _value(attr: Any) -> AttrValue:
-    """``attr``'s value, for the attribute kinds tdsl reads (an array of symbol references
-    gives the leaf symbols); None for any other."""
-    ir = _ir()
-    from iree.compiler.dialects import iree_codegen
-
-    if isinstance(attr, ir.BoolAttr):
-        return bool(attr.value)
-    if isinstance(attr, ir.IntegerAttr):
-        return int(attr.value)
-    if isinstance(attr, ir.FloatAttr):
-        return float(attr.value)
-    if isinstance(attr, ir.StringAttr):
-        return str(attr.value)
-    if isinstance(attr, (ir.DenseI64ArrayAttr, ir.DenseIntElementsAttr)):
-        return tuple(int(v) for v in attr)
-    if isinstance(attr, ir.DenseFPElementsAttr):
-        return float(ir.FloatAttr(attr.get_splat_value()).value) if attr.is_splat else None
-    if isinstance(attr, ir.ArrayAttr) and len(attr) and all(isinstance(a, (ir.SymbolRefAttr, ir.FlatSymbolRefAttr)) for a in attr):
-        return tuple(str(a.value[-1] if isinstance(a, ir.SymbolRefAttr) else a.value) for a in attr)
-    if isinstance(attr, iree_codegen.TranslationInfoAttr):
-        spec = attr.codegen_spec
-        return TranslationInfo(str(attr.pass_pipeline), None if spec is None else str(ir.FlatSymbolRefAttr(spec).value))
-    return _lowering_config(attr)
+    """``attr``'s flat value (:func:`~tdsl.bindings.attributes.summary` of :func:`convert`)."""
+    return summary(convert(attr))
 
 
 def _named_attributes(op: Any) -> list[tuple[str, Any]]:
@@ -396,13 +324,54 @@ def _zero_point_roles(op: Any) -> dict[str, tuple[int, ...]] | None:
     return {r: tuple(int(d) for d in getattr(dims, r)) for r in ("batch", "m", "n", "k")}
 
 
+Roles = dict[str, tuple[int, ...]]
+"""Loop dims per contraction / convolution role."""
+
+
+def _classify(op: Any) -> tuple[str, Roles, tuple[tuple[int, ...], tuple[int, ...]]]:
+    """(kind, roles, (strides, dilations)) of a linalg op: ``contraction``,
+    ``convolution`` or ``other`` (no roles)."""
+    from iree.compiler.dialects import linalg
+
+    # linalg's isa_* checks can accept an op whose dimensions its infer_* then cannot
+    # name (None; seen on a dynamically quantized ViT's integer ops): such an op is "other"
+    contraction = linalg.infer_contraction_dimensions(op) if linalg.isa_contraction_op(op) else None
+    convolution = linalg.infer_convolution_dimensions(op) if contraction is None and linalg.isa_convolution_op(op) else None
+    if contraction is not None:
+        return "contraction", {r: tuple(int(d) for d in getattr(contraction, r)) for r in ("batch", "m", "n", "k")}, ((), ())
+    if convolution is not None:
+        groups = ("batch", "output_image", "output_channel", "filter_loop", "input_channel", "depth")
+        roles = {r: tuple(int(d) for d in getattr(convolution, r)) for r in groups}
+        return "convolution", roles, (tuple(int(s) for s in convolution.strides), tuple(int(s) for s in convolution.dilations))
+    return "other", {}, ((), ())
+
+
+def _loops(op: Any, typed: list[TensorType | None]) -> tuple[list[int], tuple[str, ...], tuple[str, ...]]:
+    """(loop sizes (-1: unknown), iterator kinds, printed indexing maps) of a generic op whose
+    operands have the tensor types ``typed``; all empty for an op without maps."""
+    ir = _ir()
+    if "indexing_maps" not in op.attributes or "iterator_types" not in op.attributes:
+        return [], (), ()
+    maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
+    iterators = tuple(str(t).split("<")[-1].rstrip(">") for t in ir.ArrayAttr(op.attributes["iterator_types"]))
+    sizes = [-1] * len(iterators)
+    for amap, operand in zip(maps, typed):
+        if operand is None:
+            continue
+        for position, expr in enumerate(amap.results):
+            if isinstance(expr, ir.AffineDimExpr):
+                dim = expr.position
+                if sizes[dim] < 0 and position < len(operand.shape):
+                    sizes[dim] = operand.shape[position]
+    return sizes, iterators, tuple(str(m) for m in maps)
+
+
 def linalg_ops(text: str) -> list[LinalgOp]:
     """Every ``linalg`` compute op of the module in ``text`` (pre-order; fills, yields and
     indices left out), read before and after ``linalg-generalize-named-ops`` so that named
     ops get their loop sizes and iterator kinds too."""
     ir = _ir()
     from iree.compiler import passmanager
-    from iree.compiler.dialects import linalg
 
     skip = {"linalg.fill", "linalg.yield", "linalg.index"}
 
@@ -425,27 +394,10 @@ def linalg_ops(text: str) -> list[LinalgOp]:
 
     with context():
         module = ir.Module.parse(text)
-        kinds: list[str] = []
-        roles: list[dict[str, tuple[int, ...]]] = []
-        convs: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
-        for op, _ in collect(module):
-            # linalg's isa_* checks can accept an op whose dimensions its infer_* then cannot
-            # name (None; seen on a dynamically quantized ViT's integer ops): such an op is "other"
-            contraction = linalg.infer_contraction_dimensions(op) if linalg.isa_contraction_op(op) else None
-            convolution = linalg.infer_convolution_dimensions(op) if contraction is None and linalg.isa_convolution_op(op) else None
-            if contraction is not None:
-                kinds.append("contraction")
-                roles.append({r: tuple(int(d) for d in getattr(contraction, r)) for r in ("batch", "m", "n", "k")})
-                convs.append(((), ()))
-            elif convolution is not None:
-                kinds.append("convolution")
-                groups = ("batch", "output_image", "output_channel", "filter_loop", "input_channel", "depth")
-                roles.append({r: tuple(int(d) for d in getattr(convolution, r)) for r in groups})
-                convs.append((tuple(int(s) for s in convolution.strides), tuple(int(s) for s in convolution.dilations)))
-            else:
-                kinds.append("other")
-                roles.append({})
-                convs.append(((), ()))
+        classified = [_classify(op) for op, _ in collect(module)]
+        kinds = [kind for kind, _, _ in classified]
+        roles = [role for _, role, _ in classified]
+        convs = [conv for _, _, conv in classified]
         named = [
             (op.name, function, location_key(op.location), kind, {key: _value(attr) for key, attr in _named_attributes(op)})
             for (op, function), kind in zip(collect(module), kinds)
@@ -463,29 +415,14 @@ def linalg_ops(text: str) -> list[LinalgOp]:
         for (name, function, location, kind, values), op, role, (strides, dilations) in zip(named, generic, roles, convs):
             typed = [_shaped(v.type) for v in op.operands]
             operands = tuple(t for t in typed if t is not None)
-            sizes: list[int] = []
-            iterators: tuple[str, ...] = ()
             zero_points: tuple[str, ...] = ()
-            printed: tuple[str, ...] = ()
-            if "indexing_maps" in op.attributes and "iterator_types" in op.attributes:
-                maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
-                printed = tuple(str(m) for m in maps)
-                iterators = tuple(str(t).split("<")[-1].rstrip(">") for t in ir.ArrayAttr(op.attributes["iterator_types"]))
-                sizes = [-1] * len(iterators)
-                for amap, operand in zip(maps, typed):
-                    if operand is None:
-                        continue
-                    for position, expr in enumerate(amap.results):
-                        if isinstance(expr, ir.AffineDimExpr):
-                            dim = expr.position
-                            if sizes[dim] < 0 and position < len(operand.shape):
-                                sizes[dim] = operand.shape[position]
-                if name in ZERO_POINT_CONTRACTIONS and kind == "other":
-                    found = _zero_point_roles(op)
-                    if found is not None and len(typed) == 5:
-                        kind, role = "contraction", found
-                        zero_points = tuple(str(v.type) for v in list(op.operands)[2:4])
-                        operands = tuple(t for t in (typed[0], typed[1], typed[4]) if t is not None)
+            sizes, iterators, printed = _loops(op, typed)
+            if printed and name in ZERO_POINT_CONTRACTIONS and kind == "other":
+                found = _zero_point_roles(op)
+                if found is not None and len(typed) == 5:
+                    kind, role = "contraction", found
+                    zero_points = tuple(str(v.type) for v in list(op.operands)[2:4])
+                    operands = tuple(t for t in (typed[0], typed[1], typed[4]) if t is not None)
             ops.append(
                 LinalgOp(
                     name, function, location, operands, tuple(sizes), iterators, kind, role, strides, dilations, values, zero_points, printed
