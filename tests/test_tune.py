@@ -954,7 +954,7 @@ def test_a_packing_whose_lhs_pack_rule_finds_nothing_is_built_again_with_irees_p
     Each is built again as the same point with IREE's pack configuration (one build per new
     point), the space then prunes such candidates (constraint
     ``lhs_pack_fused_into_its_producer``), and a stand-in can win."""
-    from tdsl.strategies.cpu.space import LHS_PACK_FUSED
+    from tdsl.strategies.cpu.layout_spaces import LHS_PACK_FUSED
 
     def lhs_pack(data: dict[str, Any] | None) -> list[int]:
         return [i for i, r in enumerate(data["rules"]) if r["strategy"]["name"].endswith("_lhs_pack")] if data else []
@@ -996,7 +996,7 @@ def test_generated_pack_failures_are_stood_in_for_once_and_only_where_the_lhs_pa
     called for."""
     import hashlib
 
-    from tdsl.strategies.cpu.space import LHS_PACK_FUSED
+    from tdsl.strategies.cpu.layout_spaces import LHS_PACK_FUSED
 
     path = tmp_path_factory.mktemp("gen") / "mm.mlir"
     path.write_text(MATMUL)

@@ -7,11 +7,10 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from ..errors import StrategyError
-from ..sets.space import Candidate
 from ..sets.strategy_set import Rule, StrategySet
 from ..targets import CpuTarget
 from .measure import Variant, fastest
-from .session import DATA_TILING, IREE_DEFAULT, unapplied
+from .session import DATA_TILING, IREE_DEFAULT
 
 def better_iree(final: Sequence[Variant], reference: Variant) -> Variant | None:
     """The faster of IREE default and data tiling among ``final`` (timed in the same rounds

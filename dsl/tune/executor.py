@@ -19,7 +19,6 @@ from __future__ import annotations
 import atexit
 import concurrent.futures as cf
 import hashlib
-import logging
 import multiprocessing
 import os
 import shutil
@@ -35,7 +34,7 @@ from types import FrameType, TracebackType
 from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from ..errors import ArgumentError, TdslError
-from ..iree.timing import ALLOCATORS, ROUND_LOAD_S, benchmark_command, benchmark_env, benchmark_seconds, time_round
+from ..iree.timing import ALLOCATORS, benchmark_command, benchmark_env, benchmark_seconds, time_round
 from ..iree.compile import CompileReport, compile
 from ..iree.dispatches import short_pipeline
 from ..iree.frontend import ParameterArchive

@@ -37,7 +37,6 @@ from ..iree.progress import NO_PROGRESS, Progress
 from ..sets.space import Pruned, Space
 from ..sets.strategy_set import Rule, StrategySet
 from ..targets import AmdGpuTarget
-from .cache import TuneCache
 from .executor import Executor
 from .ready import Gfx942Problem, RankedCandidate, gfx942_spaces
 from .measure import Variant, noise, speedup, wins

@@ -23,8 +23,8 @@ The tuner is :class:`CpuTuner` (the :class:`~tdsl.tune.target_tuner.TargetTuner`
    :func:`~tdsl.strategies.cpu.space.convolution_space`, on the channels-last op where the
    base rewrites it so, :func:`rewritten_convolution`; an op IREE rebuilds before codegen
    is tuned as listed under ``fold_batch_matmuls``, :func:`fold_rebuilt`), then, for a 2-D matmul (or a
-   batch-1 batch matmul, folded first), its graph-level packing (:func:`~tdsl.strategies.cpu.space.packing_space`, on its own
-   target: ukernels off) and its RHS panels (:func:`~tdsl.strategies.cpu.space.panel_space`:
+   batch-1 batch matmul, folded first), its graph-level packing (:func:`~tdsl.strategies.cpu.layout_spaces.packing_space`, on its own
+   target: ukernels off) and its RHS panels (:func:`~tdsl.strategies.cpu.layout_spaces.panel_space`:
    the RHS alone packed, the op pinned); the best winner is the op's -- (the budget's
    share per space, seeded sample; pruned ones counted) are built in parallel by the executor and timed on the
    whole program, interleaved with the base in repeated rounds (the base first and last in

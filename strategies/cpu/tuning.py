@@ -11,7 +11,7 @@ from ...targets import CpuTarget
 from ...targets.host import Isa
 from ...tune.ready import register_cpu_spaces
 
-from . import space
+from . import layout_spaces, space
 from .chooser import auto
 
 
@@ -35,19 +35,19 @@ class ReadyCpuSpaces:
         return space.restructured(graph, codegen)
 
     def packable(self, view: OpView, match: MatcherKind) -> str:
-        return space.packable(view, match)
+        return layout_spaces.packable(view, match)
 
     def panelable(self, view: OpView, match: MatcherKind, isa: Isa) -> str:
-        return space.panelable(view, match, isa)
+        return layout_spaces.panelable(view, match, isa)
 
     def contraction_space(self, view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str, at_codegen: bool = False) -> Space:
         return space.contraction_space(view, match, isa, base, name, at_codegen=at_codegen)
 
     def packing_space(self, view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str) -> Space:
-        return space.packing_space(view, match, isa, base, name)
+        return layout_spaces.packing_space(view, match, isa, base, name)
 
     def panel_space(self, view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str) -> Space:
-        return space.panel_space(view, match, isa, base, name)
+        return layout_spaces.panel_space(view, match, isa, base, name)
 
     def convolution_space(self, view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str, pipeline: str, iree_config: str | None) -> Space:
         return space.convolution_space(view, match, isa, base, name, pipeline, iree_config)
