@@ -36,7 +36,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 import strategy_gen as gen  # noqa: E402
 import tdsl  # noqa: E402
-from tdsl.iree.iree_compile import CompileFailed, failure_kind  # noqa: E402
+from tdsl.compiler.iree_compile import CompileFailed, failure_kind  # noqa: E402
 
 F32 = ("f32", "f32", "f32")
 F16 = ("f16", "f16", "f32")

@@ -27,7 +27,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from tdsl.iree.bench import DATA_TILING, DEFAULT, NUMPY, STRATEGY, bench
+from tdsl.measure.bench import DATA_TILING, DEFAULT, NUMPY, STRATEGY, bench
 from tdsl import load
 from tdsl.strategies.cpu import auto, detect_isa
 

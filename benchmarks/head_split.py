@@ -26,8 +26,10 @@ import numpy as np
 
 import tdsl
 from tdsl import CpuTarget, StrategySet
-from tdsl.iree.timing import iree_sample
-from tdsl.iree.frontend import load_program, make_inputs, signatures
+from tdsl.measure.timing import iree_sample
+from tdsl.programs.inputs import make_inputs
+from tdsl.programs.load import load_program
+from tdsl.programs.signatures import signatures
 from tdsl.strategies.cpu import auto, detect_isa
 from tdsl.strategies.cpu.fusion import HEAD_LAYOUTS, HeadLayout, head_transpose_fusion
 

@@ -20,8 +20,8 @@ import math
 import tempfile
 from pathlib import Path
 
-from tdsl.iree.bench import DATA_TILING, DEFAULT, ONNXRUNTIME, STRATEGY, bench
-from tdsl.iree.frontend import refill_weights
+from tdsl.measure.bench import DATA_TILING, DEFAULT, ONNXRUNTIME, STRATEGY, bench
+from tdsl.programs.weights import refill_weights
 from tdsl.strategies.cpu import auto, detect_isa
 
 HERE = Path(__file__).resolve().parent

@@ -31,7 +31,7 @@ from typing import Callable
 import numpy as np
 
 from tdsl.errors import TdslError
-from tdsl.iree.machine import ISA_NAMES, machine
+from tdsl.measure.machine import ISA_NAMES, machine
 from tdsl.tune import LocalExecutor, TuneCache, TuneOptions, tune, write_outputs
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from cpu_suite import BYTES, FLOPS, measure_bandwidth, measure_peak, payloads
 
-from tdsl.iree.machine import ISA_NAMES, machine
+from tdsl.measure.machine import ISA_NAMES, machine
 from tdsl.tune import LocalExecutor, TuneCache, TuneOptions, tune, write_outputs
 from tdsl.tune.measure import speedup
 

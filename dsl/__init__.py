@@ -11,7 +11,8 @@ Author a :class:`StrategySet` of rules (matcher -> strategy -> target), then:
 * :func:`import_spec` -- an existing transform-dialect spec as an editable set.
 
 Layers (see ARCHITECTURE.md): :mod:`tdsl.model` (the strategy model), :mod:`tdsl.targets`
-(per-target facts and checks), :mod:`tdsl.render`, :mod:`tdsl.iree` (driving IREE),
+(per-target facts and checks), :mod:`tdsl.render`, :mod:`tdsl.programs` (loading
+programs), :mod:`tdsl.compiler` (driving ``iree-compile``), :mod:`tdsl.measure` (running and timing),
 :mod:`tdsl.testing` (the pytest plugin) and :mod:`tdsl.cli`.
 """
 
@@ -21,9 +22,9 @@ from importlib.metadata import PackageNotFoundError, version
 
 from .errors import RenderError, StrategyError, StrategyFileError, TdslError
 from .importer import SpecImportError, import_spec, import_specs, write_python
-from .iree.bench import bench
-from .iree.compile import compile
-from .iree.numerics import run
+from .compiler.compile import compile
+from .measure.bench import bench
+from .measure.run import run
 from .render import Rendered, Script, render
 from .model.all_of import AllOf
 from .model.codegen import Codegen, Fuse, GpuThreads, MmaChain, TileUsingFor, TileUsingForall, VectorLowering

@@ -32,17 +32,18 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Callable, NoReturn, Sequence
 
-from .iree.phases import PHASES
-from .iree.iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, MIN_MEMORY_GB
-from .iree.flags import check_flag, read_flags_file, rendered_flags
-from .iree.machine import json_header
-from .iree.progress import NO_PROGRESS, Progress, RichProgress
+from .compiler.phases import PHASES
+from .compiler.options import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, MIN_MEMORY_GB, CompileOptions
+from .compiler.flags import check_flag, read_flags_file, rendered_flags
+from .measure.machine import json_header
+from .compiler.progress import NO_PROGRESS, Progress, RichProgress
 from . import __version__
 from .errors import ArgumentError, OutputError, RenderError, StrategyError, StrategyNotApplied, TdslError
 from .files import atomic_write, failure_dir, replace_files
 from .sets.loader import dump, load
 from .render import render
 from .render.scripts import FLAGS_FILE, RENDER_FILES
+from .targets import CpuTarget
 
 EXIT_OK, EXIT_VERDICT, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 3, 130, 141
 
@@ -170,6 +171,17 @@ def extra_flags(args: argparse.Namespace) -> list[str]:
     return flags + [check_flag(f) for f in getattr(args, "iree_flag", None) or ()]
 
 
+def compile_options(args: argparse.Namespace) -> CompileOptions:
+    """``--timeout``, ``--memory-gb``, the extra flags (:func:`extra_flags`) and
+    ``--no-serial-loading`` as one value."""
+    return CompileOptions(
+        timeout_s=args.timeout,
+        memory_gb=args.memory_gb,
+        extra_flags=tuple(extra_flags(args)),
+        serial_loading=not getattr(args, "no_serial_loading", False),
+    )
+
+
 def _cmd_render(args: argparse.Namespace) -> int:
     check_output_dir(args.output, "-o")
     extra = extra_flags(args)
@@ -204,6 +216,20 @@ def _cmd_flags(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _target_names() -> str:
+    """The default targets' names, for help texts (``cpu or gfx942``)."""
+    from .targets import target_names
+
+    return " or ".join(target_names())
+
+
+def _host_targets() -> str:
+    """The names of the default targets whose modules run on this machine (``cpu``)."""
+    from .targets import default_targets
+
+    return " or ".join(t.name for t in default_targets() if t.runs_on_host)
+
+
 def _verbosity(args: argparse.Namespace) -> int:
     """-1 quiet, 0 normal, 1+ verbose."""
     return -1 if getattr(args, "quiet", False) else int(getattr(args, "verbose", 0) or 0)
@@ -227,9 +253,9 @@ def _warn(message: str, args: argparse.Namespace) -> None:
 
 
 def _cmd_compile(args: argparse.Namespace) -> int:
-    from .iree.compile import compile, default_target
+    from .compiler.compile import compile_with_options, default_target
 
-    extra = extra_flags(args)
+    options = compile_options(args)
     if args.strategies is None:
         default_target(args.target)  # a bad name fails before any work
     if args.baseline and not args.report and not args.json:
@@ -239,17 +265,14 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     payload = args.payload if args.payload.suffix.lower() == ".mlir" and not args.dim else _program(args).mlir_path
     progress = _progress(args)
     try:
-        report = compile(
+        report = compile_with_options(
             payload,
             args.strategies,
             args.target,
             args.output,
+            options=options,
             dump_ir=args.dump_ir,
             strict=args.strict,
-            extra_flags=extra,
-            serial_loading=not args.no_serial_loading,
-            timeout_s=args.timeout,
-            memory_gb=args.memory_gb,
             keep_dump=args.keep_dump,
             baseline=args.baseline and args.strategies is not None,
             progress=progress,
@@ -296,18 +319,18 @@ def load_inputs(paths: Sequence[Path]) -> list[Any]:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from .iree.numerics import NumericsFailed, run
-
-    from .iree.frontend import parse_input_ranges
+    from .measure.numerics import NumericsFailed
+    from .measure.run import run_with_options
+    from .programs.inputs import parse_input_ranges
 
     npz = bool(args.inputs) and any(p.suffix == ".npz" for p in args.inputs)
     inputs = load_inputs(args.inputs) if args.inputs and not npz else None
     ranges = parse_input_ranges(args.input_range)
     program = _program(args)
-    extra = extra_flags(args)
+    options = compile_options(args)
     progress = _progress(args)
     try:
-        report = run(
+        report = run_with_options(
             program,
             args.strategies,
             args.target,
@@ -316,10 +339,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             input_names=[str(p) for p in args.inputs] if args.inputs else None,
             seed=args.seed,
             input_ranges=ranges,
-            timeout_s=args.timeout,
-            memory_gb=args.memory_gb,
-            extra_flags=extra,
-            serial_loading=not args.no_serial_loading,
+            options=options,
             progress=progress,
         )
     except NumericsFailed as err:
@@ -340,21 +360,21 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from .iree.bench import bench, plot, plot_available
-    from .iree.compile import check_output_file
+    from .measure.bench import bench_with_options, plot, plot_available
+    from .compiler.compile import check_output_file
 
     if args.plot is not None:  # before any benchmarking: a missing matplotlib loses nothing
         check_output_file(args.plot, "--plot")
         if not plot_available():
             raise ArgumentError("--plot needs matplotlib: pip install 'tdsl[plot]' (or pip install matplotlib)")
-    from .iree.frontend import parse_input_ranges
+    from .programs.inputs import parse_input_ranges
 
     ranges = parse_input_ranges(args.input_range)
     program = _program(args)
-    extra = extra_flags(args)
+    options = compile_options(args)
     progress = _progress(args)
     try:
-        report = bench(
+        report = bench_with_options(
             program,
             args.strategies,
             args.target,
@@ -363,10 +383,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
             repetitions=args.repetitions,
             min_time_s=args.min_time,
             numpy_baseline=not args.no_numpy,
-            timeout_s=args.timeout,
-            memory_gb=args.memory_gb,
-            extra_flags=extra,
-            serial_loading=not args.no_serial_loading,
+            options=options,
             allocator=args.allocator,
             progress=progress,
         )
@@ -384,10 +401,9 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _cmd_ops(args: argparse.Namespace) -> int:
-    from .iree.compile import check_output_file, default_target
-    from .iree.ops import list_dispatches
+    from .compiler.compile import check_output_file, default_target
+    from .compiler.ops import list_dispatches
     from .sets.strategy_set import StrategySet
-    from .targets import CpuTarget
 
     target = default_target(args.target)
     if args.emit is not None:
@@ -398,21 +414,25 @@ def _cmd_ops(args: argparse.Namespace) -> int:
     if args.strategies is not None:
         ready = load(args.strategies)
         target = ready.target(args.target)
-    elif isinstance(target, CpuTarget) and not args.no_ready:
-        from .strategies.cpu import auto
+    elif not args.no_ready:
+        from .strategies.ready import ready_set
 
         # The listing stays IREE's default pipeline (auto()'s data tiling would show every
-        # matmul as the mmt4d it becomes); the coverage is auto()'s.
-        ready = auto()
-    if args.profile and not isinstance(target, CpuTarget):
-        raise ArgumentError(f"--profile runs the program on this CPU: expected a cpu target, received {args.target!r} ({target.kind})")
+        # matmul as the mmt4d it becomes); the coverage is the ready set's.
+        ready = ready_set(target)
+    if args.emit is not None and ready is None:
+        from .strategies.ready import can_emit
+
+        if not can_emit(target):
+            raise ArgumentError(f"--emit: target {target.name!r} ({target.kind}) has no ready strategies or chooser to emit; pass --strategies")
+    if args.profile and not target.runs_on_host:
+        raise ArgumentError(f"--profile runs the program on this CPU: expected a {_host_targets()} target, received {args.target!r} ({target.kind})")
     program = _program(args)
     progress = _progress(args)
     shares: dict[str, float] | None = None
     try:
         with progress.step("compile", "op listing"):
-            listing = list_dispatches(program.mlir_path, target, extra_flags=extra_flags(args),
-                                      timeout_s=args.timeout, memory_gb=args.memory_gb, ready=ready)
+            listing = list_dispatches(program.mlir_path, target, options=compile_options(args), ready=ready)
         if args.profile:
             with progress.step("profile", "dispatch times"):
                 listing, shares = _profiled(program, target, listing, args)
@@ -446,10 +466,12 @@ def _profiled(program: Any, target: Any, listing: Any, args: argparse.Namespace)
 
     import numpy as np
 
-    from .iree.dispatch_profile import DispatchTime, calls_for, dispatch_times, time_shares, with_measured_launches
-    from .iree.frontend import check_runnable, make_inputs, signatures
-    from .iree.iree_compile import run_iree_compile
-    from .iree.timing import iree_sample
+    from .measure.dispatch_profile import DispatchTime, calls_for, dispatch_times, time_shares, with_measured_launches
+    from .programs.inputs import make_inputs
+    from .programs.parameters import check_runnable
+    from .programs.signatures import signatures
+    from .compiler.iree_compile import run_iree_compile
+    from .measure.timing import iree_sample
 
     check_runnable(program)
     profile: dict[str, DispatchTime] = {}
@@ -457,7 +479,8 @@ def _profiled(program: Any, target: Any, listing: Any, args: argparse.Namespace)
     parameters = [a.spec for a in program.parameters]
     with tempfile.TemporaryDirectory(prefix="tdsl-ops-profile-") as tmp:
         vmfb = Path(tmp) / "module.vmfb"
-        run_iree_compile(program.mlir_path, [*target.compile_flags(), *extra_flags(args)], vmfb, timeout_s=args.timeout, memory_gb=args.memory_gb)
+        options = compile_options(args)
+        run_iree_compile(program.mlir_path, [*target.compile_flags(), *options.extra_flags], vmfb, options)
         for sig in signatures(program):
             inputs = []
             for i, value in enumerate(make_inputs(sig, seed=0)):
@@ -471,20 +494,21 @@ def _profiled(program: Any, target: Any, listing: Any, args: argparse.Namespace)
 
 
 def _cmd_tune(args: argparse.Namespace) -> int:
-    from .iree.compile import check_output_file
-    from .iree.bench import plot_available
+    from .compiler.compile import check_output_file
+    from .measure.bench import plot_available
 
     check_output_dir(args.output, "-o")
     if args.plot and not plot_available():
         raise ArgumentError("--plot needs matplotlib: pip install 'tdsl[plot]' (or pip install matplotlib)")
-    from .iree.compile import default_targets
+    from .targets import named, target_names
     from .tune import TuneOptions, open_cache, open_executor, tunable_kinds, tuner_for, write_outputs
     from .tune.session import tuning_session
 
-    tunable = {name: target for name, target in default_targets().items() if target.kind in tunable_kinds()}
-    if args.target not in tunable:
-        raise ArgumentError(f"--target: expected {' or '.join(sorted(tunable))}, received {args.target!r}")
-    tuner = tuner_for(tunable[args.target].kind)
+    target = named(args.target)
+    if target is None or target.kind not in tunable_kinds():
+        tunable = [n for n in target_names() if (t := named(n)) is not None and t.kind in tunable_kinds()]
+        raise ArgumentError(f"--target: expected {' or '.join(tunable)}, received {args.target!r}")
+    tuner = tuner_for(target.kind)
 
     options = TuneOptions(
         budget=args.budget, time_s=args.time, rounds=args.rounds, min_time_s=args.min_time, threads=args.threads,
@@ -495,7 +519,7 @@ def _cmd_tune(args: argparse.Namespace) -> int:
     space = None
     if args.space is not None:
         if not tuner.searches_user_spaces:
-            raise ArgumentError(f"--space: tunes a space for this CPU; use --target {' or '.join(n for n, t in tunable.items() if tuner_for(t.kind).searches_user_spaces)}")
+            raise ArgumentError(f"--space: tunes a space for this CPU; use --target {_host_targets()}")
         from .sets.space import load_space
 
         space = load_space(args.space)
@@ -525,7 +549,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
     from .importer import import_command
 
     if args.output is not None:
-        from .iree.compile import check_output_file
+        from .compiler.compile import check_output_file
 
         check_output_file(args.output, "-o")
     return import_command(args.specs if len(args.specs) > 1 else args.specs[0], args.output, args.target, args.allow_raw, args.kind)
@@ -541,7 +565,7 @@ def _cmd_schema(args: argparse.Namespace) -> int:
 
     text = json.dumps(strategy_file_schema(), indent=2) + "\n"
     if args.output is not None:
-        from .iree.compile import check_output_file
+        from .compiler.compile import check_output_file
 
         check_output_file(args.output, "-o")
         atomic_write(args.output, text)
@@ -565,8 +589,8 @@ def _add_program_args(p: argparse.ArgumentParser) -> None:
 
 def _program(args: argparse.Namespace) -> Any:
     """The payload of a compile/run/bench/ops command as a loaded program."""
-    from .iree.frontend import parse_dims
-    from .iree.numerics import program_of
+    from .programs.load import parse_dims
+    from .programs.load import program_of
 
     return program_of(args.payload, parse_dims(args.dim), args.weights_seed, getattr(args, "parameters", []))
 
@@ -586,19 +610,20 @@ def _add_payload_args(p: argparse.ArgumentParser, cpu_only: bool, strategies_req
         p.add_argument(
             "--strategies",
             metavar="FILE[:NAME]",
-            help="strategy file; without it, IREE's default pipeline for --target (cpu or gfx942): "
+            help=f"strategy file; without it, IREE's default pipeline for --target ({_target_names()}): "
             "the report to read before writing a rule",
         )
     if cpu_only:
         _add_parameters_arg(p)
-        p.add_argument("--target", default="cpu", help="CPU target name in the strategy set (default: cpu)")
+        cpu = CpuTarget.default_name
+        p.add_argument("--target", default=cpu, help=f"CPU target name in the strategy set (default: {cpu})")
     else:
-        p.add_argument("--target", required=True, help="target name in the strategy set, e.g. cpu or gfx942")
+        p.add_argument("--target", required=True, help=f"target name in the strategy set, e.g. {_target_names()}")
 
 
 def _add_strategy_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("strategies", metavar="FILE[:NAME]", help="strategy file: .py (optionally :NAME of a StrategySet), .yaml or .json")
-    p.add_argument("--target", required=True, help="target name in the strategy set, e.g. cpu or gfx942")
+    p.add_argument("--target", required=True, help=f"target name in the strategy set, e.g. {_target_names()}")
 
 
 def _add_flag_args(p: argparse.ArgumentParser, writes_flags: bool) -> None:
@@ -721,7 +746,7 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ops", help="list every dispatch of a program, with launches, root ops and matchers", description="Compile the program with IREE's default pipeline for --target and list every dispatch: launches per call, its root op as codegen sees it and as the graph level (data-layout rules) sees it, shapes, element types and loop roles, the ready rules that cover it, and the tdsl matchers that select exactly it (copy-pasteable Python). --emit writes a StrategySet that covers the program: the CPU ready library, or one gfx942 chooser rule per contraction and convolution.", **common)
     p.add_argument("payload", type=Path, help="program: .onnx model, or .mlir (torch/ONNX dialect or linalg)")
     _add_program_args(p)
-    p.add_argument("--target", required=True, help="cpu or gfx942 (or a target of --strategies)")
+    p.add_argument("--target", required=True, help=f"{_target_names()} (or a target of --strategies)")
     p.add_argument("--strategies", metavar="FILE[:NAME]", help="a ready set whose coverage to report (default on cpu: tdsl.strategies.cpu.auto())")
     p.add_argument("--no-ready", action="store_true", help="cpu: do not report the coverage of tdsl.strategies.cpu.auto()")
     p.add_argument("--emit", type=Path, metavar="FILE.py|FILE.yaml", help="write a StrategySet that covers the program")
@@ -735,7 +760,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("payload", type=Path, help="program: .onnx model, or .mlir (torch/ONNX dialect or linalg)")
     _add_program_args(p)
     _add_parameters_arg(p)
-    p.add_argument("--target", default="cpu", help="cpu (measured here) or gfx942 (cost model, compile-only without --device)")
+    p.add_argument("--target", default=CpuTarget.default_name, help="cpu (measured here) or gfx942 (cost model, compile-only without --device)")
     p.add_argument("-o", "--output", type=Path, required=True, metavar="DIR", help="directory for tuned.py, tuned.yaml, report.json")
     p.add_argument("--ops", action="append", default=[], metavar="TEXT", help="tune only dispatches whose name or shapes contain TEXT (repeatable)")
     p.add_argument("--space", metavar="FILE.py[:NAME]|FILE.yaml", help="search your own space instead of the ready ones: a Space or a StrategySet with knobs defined in FILE.py, or a .yaml/.json set with knob mappings ({knob: choice, name: N, values: [..]})")
@@ -760,7 +785,7 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("import", help="turn transform-dialect specs into an editable strategy set", description="Read tuning specs, preprocessing specs or codegen libraries (hand-written, IREE's own, tuners', or tdsl renders) with the MLIR bindings and write the StrategySet they express: one rule per matcher/action pair, sequence names kept. Several files are the scripts of one rendered set and are merged. Older IREE syntax is upgraded where the meaning is clear (each upgrade is noted); a construct tdsl cannot express is an error naming the op and its line, unless --allow-raw keeps it as verified raw MLIR.", **common)
     p.add_argument("specs", nargs="+", type=Path, metavar="SPEC.mlir", help="spec file(s)")
     p.add_argument("-o", "--output", type=Path, metavar="OUT.py|OUT.yaml|OUT.json", help="write the set here (by suffix); default: the Python module on stdout")
-    p.add_argument("--target", help="target name for the imported rules (default: from the spec: cpu or gfx942)")
+    p.add_argument("--target", help=f"target name for the imported rules (default: from the spec: {_target_names()})")
     p.add_argument("--allow-raw", action="store_true", help="keep matchers and actions tdsl cannot express as verified raw MLIR")
     p.add_argument("--kind", choices=("tuning_spec", "preprocessing", "codegen_library"), help="the injection point, when the entry point does not say")
     p.set_defaults(run=_cmd_import)

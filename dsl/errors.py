@@ -14,10 +14,10 @@ Every error says *where* (strategy name and field path), *what was expected* and
     +-- RenderError           a rendered script that does not verify (shows the script)
     +-- ParseFailure          MLIR text that does not parse or verify (its diagnostics)
     +-- PayloadError          a payload tdsl cannot handle (dynamic shapes, ...)
-    +-- CompileFailed         iree-compile failed (tdsl.iree.iree_compile; carries the run)
+    +-- CompileFailed         iree-compile failed (tdsl.compiler.iree_compile; carries the run)
     +-- StrategyNotApplied    --strict: a rule matched nothing
     +-- RunFailed             a module could not be run
-    |   +-- NumericsFailed    results beyond tolerance (tdsl.iree.numerics; carries the report)
+    |   +-- NumericsFailed    results beyond tolerance (tdsl.measure.numerics; carries the report)
     +-- BenchFailed           a variant could not be measured
 """
 

@@ -6,7 +6,10 @@ Layers, bottom to top; a module may import its own layer and the ones below:
 1. ``model`` (the strategy value types), then ``targets`` (facts and target checks), then
    ``sets`` (a set joins the model and targets; loading; tuning spaces)
 2. ``render``
-3. ``iree``
+3. ``programs`` (loading .mlir / .onnx, ONNX import and its fixes, signatures, seeded
+   inputs, the onnxruntime reference), then ``compiler`` (running ``iree-compile`` under
+   limits, flags, diagnostics, ``compile()`` and its report, phases, dispatches), then
+   ``measure`` (execution, numerics and ``run()``, timing, ``bench()``)
 4. ``importer`` (``tdsl import``: specs read with the bindings into strategy sets)
 5. ``tune`` (``tdsl tune``; reads the ready spaces from its registry, :mod:`tdsl.tune.ready`)
 6. ``strategies`` (the ready library, ``strategies/`` in the checkout: it registers its
@@ -30,7 +33,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("targets", ("tdsl.targets",)),
     ("strategy sets", ("tdsl.sets",)),
     ("render", ("tdsl.render",)),
-    ("iree", ("tdsl.iree",)),
+    ("programs", ("tdsl.programs",)),
+    ("compiler", ("tdsl.compiler",)),
+    ("measure", ("tdsl.measure",)),
     ("importer", ("tdsl.importer",)),
     ("tune", ("tdsl.tune",)),
     ("ready library", ("tdsl.strategies",)),
@@ -88,7 +93,7 @@ def test_every_module_has_a_layer_and_a_folder_per_layer() -> None:
     for module in _modules():
         _layer(module)
     folders = {p.name for p in DSL.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
-    assert {"model", "targets", "sets", "render", "iree", "testing"} <= folders
+    assert {"model", "targets", "sets", "render", "programs", "compiler", "measure", "testing"} <= folders
 
 
 @pytest.mark.parametrize("module", sorted(_modules()))
@@ -129,9 +134,9 @@ def test_no_import_cycles() -> None:
 def test_the_layer_test_catches_an_upward_import(tmp_path: Path) -> None:
     """The check itself: a spec module importing render is reported."""
     bad = tmp_path / "bad.py"
-    bad.write_text("from ..render import render\nfrom ..iree.compile import compile\n")
+    bad.write_text("from ..render import render\nfrom ..compiler.compile import compile\n")
     upward = [n for n in _imports("tdsl.model.bad", bad) if _layer(n) > _layer("tdsl.model.bad")]
-    assert sorted(upward) == ["tdsl.iree.compile", "tdsl.render.render"]
+    assert sorted(upward) == ["tdsl.compiler.compile", "tdsl.render.render"]
 
 
 def test_the_ready_library_is_checked_and_imports_no_higher_layer(tmp_path: Path) -> None:

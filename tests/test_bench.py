@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-import tdsl.iree.bench as bench_module
-import tdsl.iree.timing as timing
+import tdsl.measure.bench as bench_module
+import tdsl.measure.timing as timing
 from tdsl.errors import BenchFailed
-from tdsl.iree.bench import DATA_TILING, DEFAULT, NUMPY, STRATEGY, BenchReport, Row, bench
+from tdsl.measure.bench import DATA_TILING, DEFAULT, NUMPY, STRATEGY, BenchReport, Row, bench
 from tdsl.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -133,7 +133,7 @@ def test_a_timed_call_reuses_its_transient_buffers(tmp_path: Path) -> None:
     import numpy as np
 
     from tdsl import ContractionMatch, CpuLowering, CpuTarget, DataLayout, PackGreedily, PackTranspose, Rule, StrategySet, compile
-    from tdsl.iree.timing import MALLOC_STEADY_STATE, benchmark_env, iree_sample
+    from tdsl.measure.timing import MALLOC_STEADY_STATE, benchmark_env, iree_sample
 
     assert all(benchmark_env()[k] == v for k, v in MALLOC_STEADY_STATE.items())
     maps = ("(d0, d1, d2, d3) -> (d0, d3)", "(d0, d1, d2, d3) -> (d1, d3, d2)", "(d0, d1, d2, d3) -> (d0, d1, d2)")

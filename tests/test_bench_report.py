@@ -10,22 +10,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-import tdsl.iree.bench as bench_module
+import tdsl.measure.bench as bench_module
 from tdsl import bindings
 from tdsl.cli import main
-from tdsl.iree.bench import (
-    DATA_TILING,
-    DEFAULT,
-    NUMPY,
-    STRATEGY,
-    BenchReport,
-    Row,
-    _numpy_kind,
-    function_flops,
-    plot,
-    plot_title,
-)
-from tdsl.iree.execute import make_inputs
+from tdsl.measure.bench import DATA_TILING, DEFAULT, NUMPY, STRATEGY, BenchReport, Row, _numpy_kind, function_flops, plot, plot_title
+from tdsl.measure.execute import make_inputs
 
 ROOT = Path(__file__).resolve().parent.parent
 PACK = ROOT / "examples" / "matmul_pack"
@@ -118,7 +107,7 @@ def test_plot_without_matplotlib_is_refused_before_benchmarking(tmp_path: Path, 
     def never(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("benchmarked although --plot cannot be drawn")
 
-    monkeypatch.setattr(bench_module, "bench", never)
+    monkeypatch.setattr(bench_module, "bench_with_options", never)
     monkeypatch.setattr(bench_module, "plot_available", lambda: False)
     argv = ["bench", str(PACK / "payload.mlir"), "--strategies", str(PACK / "strategy.py"), "--plot", str(tmp_path / "p.png")]
     assert main(argv) == 2

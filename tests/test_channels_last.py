@@ -9,7 +9,7 @@ import pytest
 
 import tdsl
 from tdsl import CpuTarget, StrategySet
-from tdsl.iree.ops import list_dispatches
+from tdsl.compiler.ops import list_dispatches
 
 pytestmark = pytest.mark.compile
 

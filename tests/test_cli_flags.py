@@ -13,7 +13,7 @@ import pytest
 from tdsl import compile
 from tdsl.cli import main
 from tdsl.errors import ArgumentError
-from tdsl.iree.flags import REPORT_FLAGS, THREADING_ON, read_flags_file
+from tdsl.compiler.flags import REPORT_FLAGS, THREADING_ON, read_flags_file
 from tdsl.render import SERIAL_LOADING
 
 ROOT = Path(__file__).resolve().parent.parent

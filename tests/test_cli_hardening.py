@@ -17,21 +17,14 @@ import pytest
 
 import tdsl.cli as cli
 import tdsl.files as files
-import tdsl.iree.compile as compile_module
-import tdsl.iree.numerics as numerics
+import tdsl.compiler.compile as compile_module
+import tdsl.measure.run as run_module
 from tdsl.cli import main
 from tdsl.render.scripts import RENDER_FILES
 from tdsl.errors import RenderError, StrategyNotApplied
 from tdsl.files import replace_files
-from tdsl.iree.iree_compile import (
-    MIN_MEMORY_GB,
-    CompileFailed,
-    CompileResult,
-    describe_failure,
-    failure_kind,
-    parse_diagnostics,
-    run_iree_compile,
-)
+from tdsl.compiler.options import MIN_MEMORY_GB, CompileOptions
+from tdsl.compiler.iree_compile import CompileFailed, CompileResult, describe_failure, failure_kind, parse_diagnostics, run_iree_compile
 
 ROOT = Path(__file__).resolve().parent.parent
 PACK = ROOT / "examples" / "matmul_pack"
@@ -214,7 +207,7 @@ def test_threads_are_parsed_once() -> None:
 def test_memory_floor_lets_iree_compile_start(tmp_path: Path) -> None:
     """The smallest cap the command line accepts compiles a small payload (measured: about
     0.4 GiB suffice on 2 cores; see MIN_MEMORY_GB)."""
-    result = run_iree_compile(PACK / "payload.mlir", CPU, tmp_path / "m.vmfb", memory_gb=MIN_MEMORY_GB)
+    result = run_iree_compile(PACK / "payload.mlir", CPU, tmp_path / "m.vmfb", CompileOptions(memory_gb=MIN_MEMORY_GB))
     assert result.ok and (tmp_path / "m.vmfb").is_file()
 
 
@@ -417,10 +410,10 @@ def test_failure_kinds(returncode: int, stderr: str, timed_out: bool, kind: str)
 
 
 def test_crash_is_told_from_a_memory_cap_kill() -> None:
-    crash = describe_failure(_result(-signal.SIGSEGV, SEGFAULT), Path("p.mlir"), 16.0)
+    crash = describe_failure(_result(-signal.SIGSEGV, SEGFAULT), Path("p.mlir"), CompileOptions(memory_gb=16.0))
     assert crash.startswith("iree-compile crashed (SIGSEGV in GPUPromoteMatmulOperandsPass) on p.mlir")
     assert "not the memory cap" in crash and "\n" not in crash
-    oom = describe_failure(_result(-signal.SIGABRT, "LLVM ERROR: out of memory\n"), Path("p.mlir"), 2.0)
+    oom = describe_failure(_result(-signal.SIGABRT, "LLVM ERROR: out of memory\n"), Path("p.mlir"), CompileOptions(memory_gb=2.0))
     assert oom.startswith("iree-compile ran out of memory (SIGABRT) on p.mlir: it hit the 2 GiB address-space cap")
 
 
@@ -430,7 +423,7 @@ def test_first_error_with_a_strategy_field_leads(tmp_path: Path) -> None:
         '<unknown>:0: error: loc("mm.tiles[1]"): tile does not divide\n'
         "p.mlir:4:1: note: here\n"
     )
-    line = describe_failure(_result(1, stderr), Path("p.mlir"), 16.0)
+    line = describe_failure(_result(1, stderr), Path("p.mlir"), CompileOptions(memory_gb=16.0))
     assert line == (
         "iree-compile failed (exit 1) on p.mlir: strategy field mm.tiles[1]: error: tile does not divide "
         "(and 1 more error)"
@@ -440,7 +433,7 @@ def test_first_error_with_a_strategy_field_leads(tmp_path: Path) -> None:
 @pytest.mark.compile
 def test_memory_cap_kill_says_memory(tmp_path: Path, failure_dir: Path) -> None:
     with pytest.raises(CompileFailed) as err:
-        run_iree_compile(PACK / "payload.mlir", CPU, tmp_path / "m.vmfb", memory_gb=0.3)
+        run_iree_compile(PACK / "payload.mlir", CPU, tmp_path / "m.vmfb", CompileOptions(memory_gb=0.3))
     assert "ran out of memory" in str(err.value) and "0.3 GiB address-space cap" in str(err.value)
     assert "crashed" not in str(err.value) and "\n" not in str(err.value)
     assert list(tmp_path.iterdir()) == []
@@ -498,8 +491,8 @@ def test_unmapped_error_cites_files_that_exist_after_return(tmp_path: Path) -> N
 
 @pytest.fixture
 def no_compile(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(numerics, "compile", never_compile)
-    monkeypatch.setattr(numerics, "compile_default", never_compile)
+    monkeypatch.setattr(run_module, "compile_with_options", never_compile)
+    monkeypatch.setattr(run_module, "compile_default", never_compile)
 
 
 @pytest.mark.parametrize(
@@ -574,9 +567,9 @@ def test_run_inputs_shape_and_dtype(tmp_path: Path, capsys, no_compile: None) ->
 
 
 def test_bench_plot_into_a_directory_is_refused_before_benchmarking(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
-    import tdsl.iree.bench as bench_module
+    import tdsl.measure.bench as bench_module
 
-    monkeypatch.setattr(bench_module, "bench", never_compile)
+    monkeypatch.setattr(bench_module, "bench_with_options", never_compile)
     argv = ["bench", str(PACK / "payload.mlir"), "--strategies", str(PACK / "strategy.py"), "--plot", str(tmp_path)]
     assert main(argv) == 2
     assert one_line(capsys) == f"--plot {str(tmp_path)!r}: expected a file path, received an existing directory"
@@ -590,7 +583,7 @@ def test_strict_rule_failure_is_a_verdict(capsys, monkeypatch: pytest.MonkeyPatc
     def strict(*args: Any, **kwargs: Any) -> Any:
         raise StrategyNotApplied("--strict: rule 0 (mm) matched nothing in payload.mlir for target cpu")
 
-    monkeypatch.setattr(compile_module, "compile", strict)
+    monkeypatch.setattr(compile_module, "compile_with_options", strict)
     argv = ["compile", str(PACK / "payload.mlir"), "--strategies", str(PACK / "strategy.py"), "--target", "cpu", "--strict"]
     assert main(argv) == 1
     assert one_line(capsys) == "--strict: rule 0 (mm) matched nothing in payload.mlir for target cpu"

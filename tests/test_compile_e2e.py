@@ -12,9 +12,9 @@ import pytest
 
 from cases import CASES, example_dirs, example_strategy
 from tdsl import render
-from tdsl.iree.compile import CompileReport, compile
+from tdsl.compiler.compile import CompileReport, compile
 from tdsl import run
-from tdsl.iree.iree_compile import run_iree_compile
+from tdsl.compiler.iree_compile import run_iree_compile
 from tdsl import load
 
 pytestmark = pytest.mark.compile

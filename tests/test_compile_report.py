@@ -13,11 +13,11 @@ import pytest
 import tdsl.cli as cli
 from tdsl import bindings
 from tdsl.cli import main
-from tdsl.iree.compile import DUMP_MARKER, CompileReport, RuleOutcome, side_by_side
-from tdsl.iree.dispatches import DispatchSummary, OpConfig
-from tdsl.iree.iree_compile import CompileResult
-from tdsl.iree.machine import SCHEMA_VERSION
-from tdsl.iree.progress import Progress
+from tdsl.compiler.compile import DUMP_MARKER, CompileReport, RuleOutcome, side_by_side
+from tdsl.compiler.dispatches import DispatchSummary, OpConfig
+from tdsl.compiler.iree_compile import CompileResult
+from tdsl.measure.machine import SCHEMA_VERSION
+from tdsl.compiler.progress import Progress
 from tdsl.model.kinds import Injection
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -107,7 +107,7 @@ def test_compile_without_strategies_reports_iree_default(capsys) -> None:
 
 
 def test_compile_without_strategies_needs_a_known_target(capsys, monkeypatch: pytest.MonkeyPatch) -> None:
-    import tdsl.iree.compile as compile_module
+    import tdsl.compiler.compile as compile_module
 
     monkeypatch.setattr(compile_module, "run_iree_compile", lambda *a, **k: pytest.fail("compiled"))
     assert main(["compile", str(MLP / "payload.mlir"), "--target", "gfx1100"]) == 2
@@ -227,7 +227,7 @@ def test_rich_progress_shows_counts_and_an_eta() -> None:
 
     from rich.console import Console
 
-    from tdsl.iree.progress import RichProgress
+    from tdsl.compiler.progress import RichProgress
 
     out = io.StringIO()
     progress = RichProgress(Console(file=out, force_terminal=True, width=120))
@@ -260,7 +260,7 @@ def test_progress_covers_every_compile(capsys, monkeypatch: pytest.MonkeyPatch, 
 
 
 def test_no_progress_bars_off_a_terminal_or_with_q(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tdsl.iree.progress import NO_PROGRESS, RichProgress
+    from tdsl.compiler.progress import NO_PROGRESS, RichProgress
 
     args = cli.parser().parse_args(["compile", "p.mlir", "--target", "cpu"])
     monkeypatch.setattr("sys.stderr.isatty", lambda: False, raising=False)

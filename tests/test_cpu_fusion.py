@@ -13,7 +13,7 @@ import pytest
 
 from tdsl import ConsumerMatch, ContractionMatch, CpuTarget, DataLayout, Rule, StrategyError, StrategySet, combine, compile
 from tdsl import render, run
-from tdsl.iree.iree_compile import run_iree_compile
+from tdsl.compiler.iree_compile import run_iree_compile
 from tdsl import load
 from tdsl.strategies.cpu import auto, head_split_fusion
 from tdsl.strategies.cpu.fusion import HEAD_FUSION, HeadLayout, head_transpose_fusion
@@ -146,9 +146,9 @@ def test_fused_head_splits_keep_numerics_and_compile_with_data_tiling() -> None:
 def test_head_transpose_fusion_on_the_exported_bert_model(tmp_path: Path) -> None:
     """examples/models/bert: 4 Q/V and 2 K projections fused (IREE default build: 39 -> 33
     launches per call); the measured default on AVX-512 fuses nothing (see HEAD_FUSION)."""
-    from tdsl.iree import frontend as fe
+    from tdsl.programs.load import load_program
 
-    program = fe.load_program(BERT / "model.onnx")
+    program = load_program(BERT / "model.onnx")
     found, by_rule, contractions = _graph_level(program.mlir_path, _exported(("hsd", "hds")), tmp_path)
     assert found == 33 and compile(program.mlir_path, None, "cpu").launches == 39
     assert dict(by_rule) == {"heads_hsd4": 4, "heads_hds4": 2}

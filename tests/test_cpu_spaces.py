@@ -16,7 +16,7 @@ from pathlib import Path
 from tdsl import ContractionMatch, CpuLowering, CpuTarget, GraphCpuLowering, Rule, StrategySet, compile, render, run
 from tdsl.errors import StrategyError
 from tdsl.bindings import linalg_ops
-from tdsl.iree.ops import OpView, matcher_for
+from tdsl.compiler.ops import OpView, matcher_for
 from tdsl.strategies.cpu.layout_spaces import IN_PLACE_MAPS, MMT4D_MAPS, packable, packing_space, panel_space
 from tdsl.strategies.cpu.space import contraction_space, convolution_space, convolution_tunable
 
@@ -278,7 +278,7 @@ BATCH_CONVS = Path(__file__).resolve().parent / "payloads" / "cpu" / "batch_conv
 @pytest.fixture(scope="module")
 def conv_listing() -> dict[str, Any]:
     """The op listing of the batch-convolution payload, by function."""
-    from tdsl.iree.ops import list_dispatches
+    from tdsl.compiler.ops import list_dispatches
 
     return {d.name.split("_dispatch_")[0]: d for d in list_dispatches(BATCH_CONVS, CpuTarget()).dispatches}
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from tdsl import AllOf, ContractionMatch, CpuTarget, DataLayout, FunctionMatch, OpNameMatch, Rule, StrategySet, compile, render
-from tdsl.iree.diagnostics import CompilerDiagnostic, RuleName, locate_in_dispatches, parse_diagnostics
-from tdsl.iree.iree_compile import CompileFailed, CompileResult, describe_failure
+from tdsl.compiler.diagnostics import CompilerDiagnostic, RuleName, locate_in_dispatches, parse_diagnostics
+from tdsl.compiler.options import CompileOptions
+from tdsl.compiler.iree_compile import CompileFailed, CompileResult, describe_failure
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -83,7 +84,7 @@ def test_the_one_line_failure_leads_with_the_rule_and_the_first_note(tmp_path: P
     )
     diagnostics = locate_in_dispatches(parse_diagnostics(stderr), dump, NAMES)
     result = CompileResult(("iree-compile", "p.mlir"), 1, stderr, diagnostics, 1.0, None)
-    line = describe_failure(result, Path("p.mlir"), 16.0)
+    line = describe_failure(result, Path("p.mlir"), CompileOptions(memory_gb=16.0))
     assert line == (
         "iree-compile failed (exit 1) on p.mlir: s.rules[2] (mm_tiles, cpu_lowering) and s.rules[0] (mm_fuse, "
         "data_layout) configured dispatch mlp_dispatch_1_matmul_128x128x512_f32: error: One or more operations "

@@ -1,4 +1,4 @@
-"""Per-dispatch times of a compiled module (tdsl.iree.dispatch_profile), as ``tdsl tune``
+"""Per-dispatch times of a compiled module (tdsl.measure.dispatch_profile), as ``tdsl tune``
 orders its jobs by them: real builds, the IREE runtime's own host-execution profile."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pytest
 
 from tdsl import CpuTarget
 from tdsl.errors import BenchFailed
-from tdsl.iree.dispatch_profile import dispatch_times
-from tdsl.iree.ops import ProgramOps, list_dispatches
-from tdsl.iree.dispatch_profile import with_measured_launches
+from tdsl.measure.dispatch_profile import dispatch_times
+from tdsl.compiler.ops import ProgramOps, list_dispatches
+from tdsl.measure.dispatch_profile import with_measured_launches
 from tdsl.tune.op_jobs import op_jobs
 
 SMALL_BESIDE_LARGE = Path(__file__).resolve().parent / "payloads" / "cpu" / "small_beside_large.mlir"
@@ -79,7 +79,7 @@ def test_every_timing_tool_failure_is_one_line(tmp_path: Path) -> None:
     """The one runner of the timing tools (iree-benchmark-module, iree-profile, the
     onnxruntime and numpy timers): a tool that cannot start, exits non-zero or runs past
     its timeout is one BenchFailed line naming it."""
-    from tdsl.iree.timing import run_tool
+    from tdsl.measure.timing import run_tool
 
     with pytest.raises(BenchFailed, match=r"^the probe could not start: .*no-such-tool") as missing:
         run_tool([str(tmp_path / "no-such-tool")], "the probe")

@@ -10,7 +10,8 @@ from tdsl import ContractionMatch, CpuLowering, Rule, StrategySet
 from tdsl import compile
 from tdsl.errors import StrategyNotApplied
 from tdsl.cli import main
-from tdsl.iree.iree_compile import CompileFailed, parse_diagnostics, run_iree_compile
+from tdsl.compiler.options import CompileOptions
+from tdsl.compiler.iree_compile import CompileFailed, parse_diagnostics, run_iree_compile
 from tdsl.errors import RenderError
 from tdsl.render import verify
 
@@ -72,7 +73,7 @@ def test_broken_library_is_an_error_even_when_iree_compile_exits_0(tmp_path: Pat
 def test_timeout_kills_the_compile_and_leaves_nothing(tmp_path: Path) -> None:
     out = tmp_path / "m.vmfb"
     with pytest.raises(CompileFailed, match=r"ran past the 0.05 s timeout"):
-        run_iree_compile(PACK / "payload.mlir", CPU, out, timeout_s=0.05)
+        run_iree_compile(PACK / "payload.mlir", CPU, out, CompileOptions(timeout_s=0.05))
     assert list(tmp_path.iterdir()) == []
 
 

@@ -11,8 +11,8 @@ import pytest
 
 from tdsl import AmdGpuTarget
 from tdsl import compile
-from tdsl.iree.iree_compile import run_iree_compile
-from tdsl.iree.hsaco import KernelResources, resources
+from tdsl.compiler.iree_compile import run_iree_compile
+from tdsl.compiler.hsaco import KernelResources, resources
 from tdsl import load
 from tdsl.strategies.gpu.chooser import Contraction, choose_contraction
 from tdsl.strategies.gpu.library import REFERENCE_PROBLEMS, standard_set

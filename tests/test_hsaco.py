@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tdsl import GFX942
-from tdsl.iree.hsaco import mfma_counts
+from tdsl.compiler.hsaco import mfma_counts
 
 
 def test_mfma_counts_per_kernel_label() -> None:

@@ -12,10 +12,11 @@ import pytest
 import tdsl
 from tdsl import CpuTarget
 from tdsl.cli import main
-from tdsl.iree.compile import CompileReport, side_by_side
-from tdsl.iree.dispatches import STATISTICS_FILE, DispatchSummary, Launches, read_launches
-from tdsl.iree.iree_compile import CompileResult
-from tdsl.iree.ops import list_dispatches
+from tdsl.compiler.compile import CompileReport, side_by_side
+from tdsl.compiler.dispatches import STATISTICS_FILE, DispatchSummary, Launches, read_launches
+from tdsl.compiler.iree_compile import CompileResult
+from tdsl.compiler.ops import list_dispatches
+from tdsl.compiler.options import CompileOptions
 
 ROOT = Path(__file__).resolve().parent.parent
 MLP = ROOT / "examples" / "mlp"
@@ -163,7 +164,7 @@ def test_the_op_listing_counts_as_the_compile_report(tmp_path: Path) -> None:
     payload = tmp_path / "at_load.mlir"
     payload.write_text(AT_LOAD)
     flags = ["--iree-opt-data-tiling", "--iree-opt-const-eval=false"]
-    ops = list_dispatches(payload, CpuTarget(), extra_flags=flags)
+    ops = list_dispatches(payload, CpuTarget(), options=CompileOptions(extra_flags=tuple(flags)))
     report = tdsl.compile(payload, None, "cpu", extra_flags=flags)
     assert {d.name: (d.launches, d.launches_at_load) for d in ops.dispatches} == {
         d.name: (d.launches, d.launches_at_load) for d in report.dispatches

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tdsl import AmdGpuTarget, CpuTarget, compile, load
-from tdsl.iree import frontend as fe
-from tdsl.iree.ops import list_dispatches
+from tdsl.programs.load import load_program
+from tdsl.compiler.ops import list_dispatches
 from tdsl.strategies.emit import emit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,7 +28,7 @@ def _cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyP
 
 @pytest.mark.parametrize("name", NAMES)
 def test_model_op_listings_and_gfx942_set(golden, name: str, tmp_path: Path) -> None:
-    program = fe.load_program(MODELS / name / "model.onnx")
+    program = load_program(MODELS / name / "model.onnx")
     relative = f"../examples/models/{name}"
     for target, label in ((CpuTarget(cpu="znver4"), "cpu"), (AmdGpuTarget(), "gfx942")):
         ops = list_dispatches(program.mlir_path, target)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tdsl import AmdGpuTarget, CpuTarget, DataLayout, PackGreedily, PackTranspose, Rule, StrategySet, compile, load
-from tdsl.iree.ops import list_dispatches, python_source
+from tdsl.compiler.ops import list_dispatches, python_source
 from tdsl.strategies.gpu.chooser import Contraction, choose_contraction
 
 ROOT = Path(__file__).resolve().parent.parent

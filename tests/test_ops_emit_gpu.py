@@ -13,8 +13,8 @@ import pytest
 
 from tdsl import AmdGpuTarget, GpuLowering, compile, load
 from tdsl.cli import main
-from tdsl.iree.hsaco import KernelResources
-from tdsl.iree.ops import list_dispatches
+from tdsl.compiler.hsaco import KernelResources
+from tdsl.compiler.ops import list_dispatches
 from tdsl.strategies.emit import emit
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -41,8 +41,8 @@ def test_every_error_class_is_a_tdsl_error() -> None:
     classes = [c for c in vars(errors).values() if isinstance(c, type) and issubclass(c, BaseException)]
     assert len(classes) >= 10
     assert all(issubclass(c, errors.TdslError) for c in classes)
-    from tdsl.iree.iree_compile import CompileFailed
-    from tdsl.iree.numerics import NumericsFailed
+    from tdsl.compiler.iree_compile import CompileFailed
+    from tdsl.measure.numerics import NumericsFailed
 
     assert issubclass(CompileFailed, errors.TdslError) and issubclass(NumericsFailed, errors.RunFailed)
     with pytest.raises(errors.ParseFailure) as failure:

@@ -14,9 +14,12 @@ import pytest
 
 import tdsl
 from tdsl.errors import ArgumentError
-from tdsl.iree import frontend as fe
-from tdsl.iree.execute import invoke
-from tdsl.iree.iree_compile import run_iree_compile
+from tdsl.programs.inputs import make_inputs
+from tdsl.programs.load import load_program
+from tdsl.programs.parameters import externalize_weights
+from tdsl.programs.signatures import signatures
+from tdsl.measure.execute import invoke
+from tdsl.compiler.iree_compile import run_iree_compile
 from tdsl.targets import CpuTarget
 from weighted import write_weighted
 
@@ -36,7 +39,7 @@ def _tdsl(*argv: str) -> subprocess.CompletedProcess[str]:
 
 def test_run_and_bench_read_the_weights_from_the_archive(weighted: tuple[Path, Path, np.ndarray], tmp_path: Path) -> None:
     payload, archive, weights = weighted
-    program = fe.load_program(payload, parameters=[f"model={archive}"])
+    program = load_program(payload, parameters=[f"model={archive}"])
     [archived] = program.parameters
     assert archived.scope == "model" and archived.path == archive.resolve() and len(archived.digest) == 64
     report = tdsl.run(program, AUTO)
@@ -72,7 +75,7 @@ def test_missing_or_bad_parameters_are_one_line_exit_2(weighted: tuple[Path, Pat
 
 def test_an_onnx_model_takes_no_parameters_flag() -> None:
     with pytest.raises(ArgumentError, match="--parameters: expected an .mlir program that names parameters"):
-        fe.load_program(ROOT / "examples" / "models" / "bert" / "model.onnx", parameters=["x.irpa"])
+        load_program(ROOT / "examples" / "models" / "bert" / "model.onnx", parameters=["x.irpa"])
 
 
 def test_externalized_weights_compute_what_inline_weights_do(tmp_path: Path) -> None:
@@ -81,15 +84,15 @@ def test_externalized_weights_compute_what_inline_weights_do(tmp_path: Path) -> 
     CPU set against IREE default, both reading the archive) passes; the outputs equal those
     of the program with its weights inline."""
     pytest.importorskip("onnx", reason="needs the onnx extra: pip install 'tdsl[onnx]'")
-    inline = fe.load_program(ROOT / "examples" / "models" / "bert" / "model.onnx")
-    external = fe.externalize_weights(inline)
-    assert fe.externalize_weights(external) is external and fe.externalize_weights(external).mlir_path == external.mlir_path
+    inline = load_program(ROOT / "examples" / "models" / "bert" / "model.onnx")
+    external = externalize_weights(inline)
+    assert externalize_weights(external) is external and externalize_weights(external).mlir_path == external.mlir_path
     [archive] = external.parameters
     assert "#stream.parameter.named" in external.text() and "#stream.parameter.named" not in inline.text()
     assert archive.path.stat().st_size > 4e6 and external.mlir_path.stat().st_size < inline.mlir_path.stat().st_size / 10
     assert tdsl.run(external, AUTO).ok
-    [sig] = fe.signatures(inline)
-    args = fe.make_inputs(sig, seed=0)
+    [sig] = signatures(inline)
+    args = make_inputs(sig, seed=0)
     outs = {}
     for name, program in (("inline", inline), ("external", external)):
         vmfb = tmp_path / f"{name}.vmfb"

@@ -19,10 +19,16 @@ import tdsl
 from tdsl import AllOf, AmdGpuTarget, ContractionMatch, CpuLowering, CpuTarget, DataLayout, OpNameMatch, Rule, StrategySet, bindings
 from tdsl.cli import main
 from tdsl.errors import ArgumentError, StrategyError
-from tdsl.iree import frontend as fe
-from tdsl.iree.numerics import StepComparison
-from tdsl.iree.ops import list_dispatches, python_source
-from tdsl.iree.phases import ir_after
+from tdsl.programs import reference
+from tdsl.programs.inputs import make_inputs
+from tdsl.programs.load import load_program
+from tdsl.programs.onnx_import import import_fixes
+from tdsl.programs.quantization import output_steps, quantization_roles
+from tdsl.programs.reference import onnxruntime_inexact, onnxruntime_integer_matmul_error, onnxruntime_reference
+from tdsl.programs.signatures import Arg, Signature
+from tdsl.measure.numerics import StepComparison
+from tdsl.compiler.ops import list_dispatches, python_source
+from tdsl.compiler.phases import ir_after
 from tdsl.strategies.cpu import auto
 from tdsl.strategies.cpu.quantized import i64_accumulator_tiles
 from tdsl.strategies.gpu.chooser import Contraction, choose_contraction
@@ -63,30 +69,30 @@ def test_inputs_follow_their_quantization_roles(tmp_path: Path) -> None:
 
     onnx.save(_qlinear_all_inputs(), tmp_path / "q.onnx")
     model = onnx.load(tmp_path / "q.onnx")
-    roles = fe.quantization_roles(model, {i.name for i in model.graph.input})
+    roles = quantization_roles(model, {i.name for i in model.graph.input})
     assert roles == {
         "a": "quantized", "a_scale": "scale", "a_zero_point": "zero_point", "b": "quantized",
         "b_scale": "scale", "b_zero_point": "zero_point", "y_scale": "scale", "y_zero_point": "zero_point",
     }
     args = {a.name: a for a in _signature(model, roles).inputs}
-    a, a_scale, a_zp, b, _, b_zp, _, _ = fe.make_inputs(_signature(model, roles), seed=0)
+    a, a_scale, a_zp, b, _, b_zp, _, _ = make_inputs(_signature(model, roles), seed=0)
     assert a.dtype == np.uint8 and a.min() < 16 and a.max() > 240
     assert b.dtype == np.int8 and b.min() < -112 and b.max() > 112
     assert a_scale.dtype == np.float32 and 0 < a_scale.min() and a_scale.max() < 0.05
     assert 96 <= int(a_zp) <= 160 and -32 <= int(b_zp) <= 32
     with pytest.raises(ArgumentError, match=r"^--input-range a_scale=-1:1: a_scale is a quantization scale; expected positive bounds, received -1:1$"):
-        fe.make_inputs(_signature(model, roles), ranges={"a_scale": (-1.0, 1.0)})
+        make_inputs(_signature(model, roles), ranges={"a_scale": (-1.0, 1.0)})
     assert args["a"].role == "quantized"
 
 
 def test_output_steps_of_quantizing_ops() -> None:
     import onnx
 
-    assert fe.output_steps(onnx.load(ONNX_DIR / "qlinear_matmul_u8.onnx")) == {"y": 1.0}
-    static = fe.output_steps(onnx.load(ONNX_DIR / "static_linear_u8.onnx"))
+    assert output_steps(onnx.load(ONNX_DIR / "qlinear_matmul_u8.onnx")) == {"y": 1.0}
+    static = output_steps(onnx.load(ONNX_DIR / "static_linear_u8.onnx"))
     assert list(static) == ["y"] and 0 < static["y"] < 0.1  # DequantizeLinear's scale; z is a float MatMul
-    assert fe.output_steps(onnx.load(ONNX_DIR / "matmul_integer.onnx")) == {}  # integer results are exact
-    assert fe.output_steps(onnx.load(ONNX_DIR / "dynamic_linear.onnx")) == {}
+    assert output_steps(onnx.load(ONNX_DIR / "matmul_integer.onnx")) == {}  # integer results are exact
+    assert output_steps(onnx.load(ONNX_DIR / "dynamic_linear.onnx")) == {}
 
 
 @pytest.mark.parametrize(
@@ -103,16 +109,16 @@ def test_import_fixes_are_equivalent_graphs(name: str, note: str, tmp_path: Path
     model = onnx.load(ONNX_DIR / f"{name}.onnx")
     fixed = onnx.ModelProto()
     fixed.CopyFrom(model)
-    notes = fe.import_fixes(fixed)
+    notes = import_fixes(fixed)
     assert len(notes) == 1 and notes[0].startswith(note)
     onnx.checker.check_model(fixed)
-    roles = fe.quantization_roles(model, {i.name for i in model.graph.input})
-    inputs = fe.make_inputs(_signature(model, roles), seed=1)
+    roles = quantization_roles(model, {i.name for i in model.graph.input})
+    inputs = make_inputs(_signature(model, roles), seed=1)
     onnx.save(model, tmp_path / "model.onnx")
     onnx.save(fixed, tmp_path / "fixed.onnx")
-    [want], [got] = (fe.onnxruntime_reference(tmp_path / f"{tag}.onnx", inputs) for tag in ("model", "fixed"))
+    [want], [got] = (onnxruntime_reference(tmp_path / f"{tag}.onnx", inputs) for tag in ("model", "fixed"))
     assert np.array_equal(want, got)
-    assert fe.import_fixes(onnx.load(ONNX_DIR / "matmul_integer_zp.onnx")) == []
+    assert import_fixes(onnx.load(ONNX_DIR / "matmul_integer_zp.onnx")) == []
 
 
 def test_zero_point_contractions_have_contraction_roles() -> None:
@@ -156,7 +162,7 @@ def test_i64_accumulator_tiles_only_where_measured() -> None:
 
 @pytest.mark.compile
 def test_listing_shows_the_quantized_matmul_with_roles_types_and_matchers() -> None:
-    program = fe.load_program(ONNX_DIR / "static_linear_u8.onnx")
+    program = load_program(ONNX_DIR / "static_linear_u8.onnx")
     ops = list_dispatches(program.mlir_path, CpuTarget())
     quantized = [d for d in ops.dispatches if d.graph_op is not None and d.graph_op.name == "linalg.quantized_matmul"]
     [d] = quantized
@@ -179,7 +185,7 @@ def test_listing_shows_the_quantized_matmul_with_roles_types_and_matchers() -> N
 
 @pytest.mark.compile
 def test_graph_matcher_selects_the_quantized_matmul_not_the_float_one() -> None:
-    program = fe.load_program(ONNX_DIR / "static_linear_u8.onnx")
+    program = load_program(ONNX_DIR / "static_linear_u8.onnx")
     ops = list_dispatches(program.mlir_path, CpuTarget())
     [d] = [d for d in ops.dispatches if isinstance(d.graph_matcher, AllOf)]
     rule = Rule(target="cpu", match=d.graph_matcher, strategy=DataLayout(name="q", generalize=True))
@@ -192,7 +198,7 @@ def test_graph_matcher_selects_the_quantized_matmul_not_the_float_one() -> None:
 def test_codegen_matchers_select_exactly_their_integer_dispatch() -> None:
     """dynamic_linear: an i32 x i32 -> i64 matmul (MatMulInteger with zero points) beside a
     float MatMul of the same shape; each codegen matcher configures its own dispatch only."""
-    program = fe.load_program(ONNX_DIR / "dynamic_linear.onnx")
+    program = load_program(ONNX_DIR / "dynamic_linear.onnx")
     ops = list_dispatches(program.mlir_path, CpuTarget())
     contractions = [d for d in ops.dispatches if isinstance(d.codegen_matcher, ContractionMatch)]
     assert sorted((d.codegen_matcher.lhs_type, d.codegen_matcher.output_type) for d in contractions) == [  # type: ignore[union-attr]
@@ -210,7 +216,7 @@ def test_codegen_matchers_select_exactly_their_integer_dispatch() -> None:
 def test_gfx942_codegen_matchers_select_the_integer_and_the_float_matmul_apart() -> None:
     """On gfx942 both matmuls are linalg.generic at codegen; each chooser rule, selected by
     its dispatch's listed matcher, configures that dispatch only."""
-    program = fe.load_program(ONNX_DIR / "static_linear_u8.onnx")
+    program = load_program(ONNX_DIR / "static_linear_u8.onnx")
     ops = list_dispatches(program.mlir_path, AmdGpuTarget())
     rules, names = [], []
     for i, d in enumerate(ops.dispatches):
@@ -236,7 +242,7 @@ def test_run_agrees_with_onnxruntime(name: str) -> None:
     without VNNI: then a note says why it is not compared) and IREE default."""
     report = tdsl.run(ONNX_DIR / f"{name}.onnx", EMPTY)
     comparisons = [c for f in report.functions for c in f.comparisons]
-    inexact = fe.onnxruntime_inexact(ONNX_DIR / f"{name}.onnx")
+    inexact = onnxruntime_inexact(ONNX_DIR / f"{name}.onnx")
     assert {c.reference for c in comparisons} == ({"iree-default"} if inexact else {"iree-default", "onnxruntime"})
     assert (inexact in report.notes) if inexact else not any("onnxruntime" in n for n in report.notes)
     assert report.ok and all(c.ok for c in comparisons)
@@ -249,11 +255,11 @@ def test_run_agrees_with_onnxruntime(name: str) -> None:
 def test_onnxruntime_probe_is_exact_where_it_says_so() -> None:
     """The probe's verdicts per operand pair: s8 x s8 and u8 x u8 exact (onnxruntime widens
     them before multiplying); u8 x s8 exact only with VNNI (checked against the CPU's flags)."""
-    assert fe.onnxruntime_integer_matmul_error("uint8", "uint8") == 0
-    assert fe.onnxruntime_integer_matmul_error("int8", "int8") == 0
+    assert onnxruntime_integer_matmul_error("uint8", "uint8") == 0
+    assert onnxruntime_integer_matmul_error("int8", "int8") == 0
     flags = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").is_file() else ""
     if " avx2" in flags and "vnni" not in flags:
-        assert fe.onnxruntime_integer_matmul_error("uint8", "int8") > 0
+        assert onnxruntime_integer_matmul_error("uint8", "int8") > 0
 
 
 @pytest.mark.compile
@@ -262,7 +268,7 @@ def test_an_inexact_onnxruntime_is_named_not_compared(error: int, monkeypatch: p
     """Where onnxruntime's integer matmul for the model's operand types is not exact here,
     run compares with IREE default alone and its notes say why; elsewhere onnxruntime is a
     reference."""
-    monkeypatch.setattr(fe, "onnxruntime_integer_matmul_error", lambda a, b: error)
+    monkeypatch.setattr(reference, "onnxruntime_integer_matmul_error", lambda a, b: error)
     report = tdsl.run(ONNX_DIR / "matmul_integer_zp.onnx", EMPTY, check=False)  # trusted where it is not exact, it may differ
     references = {c.reference for f in report.functions for c in f.comparisons}
     notes = [n for n in report.notes if "onnxruntime is not compared" in n]
@@ -282,7 +288,7 @@ def test_scales_and_zero_points_as_inputs_run(tmp_path: Path, capsys: pytest.Cap
     onnx.save(_qlinear_all_inputs(), tmp_path / "q.onnx")
     assert main(["run", str(tmp_path / "q.onnx"), "--strategies", str(_empty_file(tmp_path))]) == 0
     out = capsys.readouterr().out
-    assert ("onnxruntime is not compared" if fe.onnxruntime_inexact(tmp_path / "q.onnx") else "vs onnxruntime") in out and "FAIL" not in out
+    assert ("onnxruntime is not compared" if onnxruntime_inexact(tmp_path / "q.onnx") else "vs onnxruntime") in out and "FAIL" not in out
     assert main(["run", str(tmp_path / "q.onnx"), "--strategies", str(_empty_file(tmp_path)), "--input-range", "y_scale=0:1"]) == 2
     assert one_line(capsys) == "--input-range y_scale=0:1: y_scale is a quantization scale; expected positive bounds, received 0:1"
 
@@ -333,7 +339,7 @@ def _empty_file(tmp_path: Path) -> Path:
     return path
 
 
-def _signature(model: Any, roles: dict[str, str]) -> fe.Signature:
+def _signature(model: Any, roles: dict[str, str]) -> Signature:
     from onnx import helper
 
     inits = {t.name for t in model.graph.initializer}
@@ -342,8 +348,8 @@ def _signature(model: Any, roles: dict[str, str]) -> fe.Signature:
         shape = tuple(d.dim_value for d in value.type.tensor_type.shape.dim)
         dtype = np.dtype(helper.tensor_dtype_to_np_dtype(value.type.tensor_type.elem_type))
         element = {"uint8": "ui8", "int8": "si8", "float32": "f32", "int32": "si32"}[dtype.name]
-        args.append(fe.Arg(i, value.name, shape, element, role=roles.get(value.name)))
-    return fe.Signature("main", tuple(args), ())
+        args.append(Arg(i, value.name, shape, element, role=roles.get(value.name)))
+    return Signature("main", tuple(args), ())
 
 
 def _qlinear_all_inputs() -> Any:
@@ -371,7 +377,7 @@ def test_tune_gives_the_widened_integer_matmul_a_job() -> None:
     from tdsl.strategies.cpu.layout_spaces import packable
     from tdsl.tune.op_jobs import op_jobs
 
-    program = fe.load_program(ONNX_DIR / "dynamic_linear.onnx")
+    program = load_program(ONNX_DIR / "dynamic_linear.onnx")
     jobs = op_jobs(list_dispatches(program.mlir_path, CpuTarget()))
     [widened] = [j for j in jobs if j.dispatch is not None and "xi64" in j.what]
     assert widened.skipped == "" and widened.dispatch is not None and widened.dispatch.graph_op is not None

@@ -17,7 +17,7 @@ import tdsl
 from tdsl import ContractionMatch, CpuLowering, CpuTarget, DataLayout, Pack, PackGreedily, Rule, StrategySet, compile, render
 from tdsl.bindings import linalg_ops
 from tdsl.errors import StrategyError
-from tdsl.iree.ops import OpView, matcher_for
+from tdsl.compiler.ops import OpView, matcher_for
 from tdsl.strategies.cpu.layout_spaces import PANEL_MAPS, panel_space, panelable
 
 from test_cpu_spaces import UNIT_BATCH, _view

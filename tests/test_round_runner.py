@@ -1,4 +1,4 @@
-"""The interleaved round's schedule (tdsl.iree.round_runner.interleave) on a simulated clock:
+"""The interleaved round's schedule (tdsl.measure.round_runner.interleave) on a simulated clock:
 bursts sized from typical calls, timeouts, failing calls."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from typing import Callable
 
 import pytest
 
-from tdsl.iree import round_runner
-from tdsl.iree.round_runner import BURST_S, MIN_CYCLES, burst, interleave
+from tdsl.measure import round_runner
+from tdsl.measure.round_runner import BURST_S, MIN_CYCLES, burst, interleave
 
 
 class Clock:

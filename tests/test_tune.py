@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tdsl
-from tdsl.iree.frontend import externalize_weights, load_program
+from tdsl.programs.load import load_program
+from tdsl.programs.parameters import externalize_weights
 from tdsl.sets.loader import to_data
 from tdsl.sets.strategy_set import StrategySet
 from tdsl.tune import LocalExecutor, TuneCache, TuneOptions, table, tune, write_outputs
@@ -682,7 +683,7 @@ def test_an_op_below_the_timing_floor_is_listed_but_not_tuned_unless_named(tmp_p
     0.002 %) cannot show a win above the noise, so it is skipped with the reason; naming it
     with --ops tunes it anyway."""
     from tdsl import CpuTarget
-    from tdsl.iree.ops import list_dispatches
+    from tdsl.compiler.ops import list_dispatches
     from tdsl.tune.op_jobs import MIN_SHARE, op_jobs
 
     path = tmp_path / "two.mlir"
@@ -720,7 +721,7 @@ def test_one_job_covers_every_dispatch_of_its_shape(tmp_path: Path) -> None:
     """Two executables of one matmul shape (as BERT's Q/K/V and output projections) are one
     job: its launches, share and report list them all, not the first one's alone."""
     from tdsl import CpuTarget
-    from tdsl.iree.ops import list_dispatches
+    from tdsl.compiler.ops import list_dispatches
     from tdsl.tune.op_jobs import op_jobs
 
     path = tmp_path / "two.mlir"
@@ -1079,7 +1080,7 @@ def test_a_convolution_the_channels_last_base_rewrites_is_tuned_as_it_becomes(tm
     NWC convolution, and tuned there; the emitted pins apply in a real compile. (On an
     exported batch-4 Conv1d stack this measured 9.5x over IREE default and its data tiling,
     outputs matching onnxruntime: IREE configures the NWC conv with register tiles only.)"""
-    from tdsl.iree.ops import list_dispatches
+    from tdsl.compiler.ops import list_dispatches
 
     original = {d.graph_op.maps[0] for d in list_dispatches(CONV1D_STACK, tdsl.CpuTarget()).dispatches if d.graph_op is not None}
 

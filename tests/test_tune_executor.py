@@ -19,11 +19,11 @@ from typing import Any, Iterator
 import numpy as np
 import pytest
 
-import tdsl.iree.timing as timing
+import tdsl.measure.timing as timing
 import tdsl.tune.executor as executor
 from tdsl.errors import ArgumentError
-from tdsl.iree.frontend import ParameterArchive
-from tdsl.iree.machine import machine
+from tdsl.programs.program import ParameterArchive
+from tdsl.measure.machine import machine
 from tdsl.sets.loader import load, to_data
 from tdsl.tune.executor import (
     REPRODUCIBLE_FLAGS,

@@ -12,9 +12,9 @@ import pytest
 
 import tdsl
 from tdsl.errors import ArgumentError, TdslError
-from tdsl.iree.dispatch_profile import DispatchTime
-from tdsl.iree.frontend import load_program
-from tdsl.iree.progress import NO_PROGRESS
+from tdsl.measure.dispatch_profile import DispatchTime
+from tdsl.programs.load import load_program
+from tdsl.compiler.progress import NO_PROGRESS
 from tdsl.model.knobs import Choice, PowersOfTwo
 from tdsl.sets.space import Candidate, Space
 from tdsl.sets.strategy_set import StrategySet

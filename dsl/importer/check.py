@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from .. import bindings
-from ..iree.iree_compile import run_iree_compile
+from ..compiler.iree_compile import run_iree_compile
 from ..render import render
 from ..render.scripts import FLAG, SERIAL_LOADING
 from ..targets import Target

@@ -19,14 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Sequence as Seq, Union
 
-from ..errors import StrategyError, TdslError
+from ..errors import StrategyError, TargetError, TdslError
 from ..model.all_of import AllOf, expand
 from ..model.base import SYMBOL_RE
 from ..model.kinds import Injection, MatcherKind, StrategyKind
 from ..model.matchers import ContractionMatch, DagMatch, FunctionMatch, OpNameMatch, map_dims
 from ..model.raw import RawAnnotation, RawCodegenAction, RawConfig, RawMatch, RawPreprocessingAction, RawTuningAction
 from ..sets.strategy_set import Rule, StrategySet
-from ..targets import AmdGpuTarget, CpuTarget, Target
+from ..targets import Target, named, target_names
+from ..targets.registry import default_for
 from .actions import TDSL_MARKERS, ConfigAction, _marker, Marks, build_layout, read_codegen, read_config_action, read_layout
 from .configs import ConfigReader
 from ..bindings import Attr, Unit
@@ -588,15 +589,11 @@ def _target_model(name: str, targets: Optional[Seq[Target]]) -> Target:
     for t in targets or ():
         if t.name == name:
             return t
-    if name == "cpu":
-        return CpuTarget()
-    if name == "gfx942":
-        return AmdGpuTarget()
-    raise TargetError(f"target {name!r}: expected 'cpu' or 'gfx942' (or pass the target models)")
-
-
-class TargetError(TdslError):
-    """A target the import cannot build."""
+    found = named(name)
+    if found is None:
+        listed = " or ".join(repr(n) for n in target_names())
+        raise TargetError(f"target {name!r}: expected {listed} (or pass the target models)")
+    return found
 
 
 def _backends(strategy: StrategyKind) -> frozenset[Any]:
@@ -621,13 +618,14 @@ def _infer_target(strategies: list[StrategyKind], given: Optional[str], notes: l
     backends = [_backends(s) for s in strategies]
     if backends and all(b == frozenset({Backend.ROCM}) for b in backends if len(b) == 1) and any(len(b) == 1 for b in backends):
         if all(Backend.ROCM in b for b in backends):
-            return "gfx942"
+            return default_for(Backend.ROCM).name
+    cpu = default_for(Backend.LLVM_CPU).name
     if backends and any(len(b) == 1 for b in backends) and all(Backend.LLVM_CPU in b for b in backends):
-        return "cpu"
+        return cpu
     if any(len(b) == 1 for b in backends):
-        raise TargetError("the spec holds configs for both llvm-cpu and rocm: pass a target")
-    notes.append(Note(None, "no config names a backend; the rules are imported for target 'cpu' (pass a target to choose)"))
-    return "cpu"
+        raise TargetError(f"the spec holds configs for both {Backend.LLVM_CPU} and {Backend.ROCM}: pass a target")
+    notes.append(Note(None, f"no config names a backend; the rules are imported for target {cpu!r} (pass a target to choose)"))
+    return cpu
 
 
 def read_spec(
@@ -742,23 +740,27 @@ def _build(name: str, rules: list[Rule], target: str, targets: Optional[Seq[Targ
     try:
         return StrategySet(name=name, targets=(model,), rules=tuple(rules))
     except StrategyError as err:
-        if isinstance(model, CpuTarget) and targets is None and "ukernels" in str(err):
-            retry = CpuTarget(ukernels="none")
-            built = StrategySet(name=name, targets=(retry,), rules=tuple(rules))
-            notes.append(Note(None, "the CPU target needs ukernels='none' for these rules (graph-level mmt4d): imported with CpuTarget(ukernels='none')"))
-            return built
-        raise
+        accepting = model.accepting(err) if targets is None else None
+        if accepting is None:
+            raise
+        retry, why = accepting
+        built = StrategySet(name=name, targets=(retry,), rules=tuple(rules))
+        notes.append(Note(None, why))
+        return built
 
 
 def import_spec(
     path: Union[str, Path],
-    target: Optional[str] = None,
+    target: Optional[Union[Target, str]] = None,
     allow_raw: bool = False,
     kind: Optional[Union[Injection, str]] = None,
 ) -> StrategySet:
     """The :class:`StrategySet` of the transform-dialect spec at ``path`` (a tuning spec, a
-    preprocessing spec or a codegen library); see :func:`read_spec`."""
-    return read_file(path, target, allow_raw, kind).strategy_set
+    preprocessing spec or a codegen library); see :func:`read_spec`. ``target`` is the
+    target name the rules are for, or the target model itself."""
+    if target is None or isinstance(target, str):
+        return read_file(path, target, allow_raw, kind).strategy_set
+    return read_file(path, target.name, allow_raw, kind, (target,)).strategy_set
 
 
 def read_file(
@@ -808,10 +810,10 @@ def merge(imports: Seq[Imported], targets: Optional[Seq[Target]] = None) -> Stra
     try:
         return StrategySet(name=name, targets=tuple(models), rules=tuple(rules))
     except StrategyError as err:
-        if targets is None and "ukernels" in str(err):
-            retried = [CpuTarget(name=m.name, ukernels="none") if isinstance(m, CpuTarget) else m for m in models]
-            return StrategySet(name=name, targets=tuple(retried), rules=tuple(rules))
-        raise
+        retried = [(m.accepting(err) or (m, ""))[0] for m in models] if targets is None else models
+        if retried == models:
+            raise
+        return StrategySet(name=name, targets=tuple(retried), rules=tuple(rules))
 
 
 def import_specs(

@@ -19,7 +19,7 @@ from typing import ClassVar, Optional
 
 from ..errors import TdslError
 from ..model.codegen import Codegen, TileUsingForall
-from ..targets import AmdGpuTarget, Target
+from ..targets import Target
 from .plan import ActionPlan, Handle, Step, op_type
 from .transform_ops import (
     CLEANUP_PATTERNS,
@@ -227,9 +227,10 @@ def _tiling(s: Codegen, root: str) -> tuple[tuple[Step, ...], str]:
 def _mma(s: Codegen, operand: str, target: Target) -> Optional[MmaChain]:
     if s.mma is None:
         return None
-    intrinsic = target.facts.intrinsic(s.mma.intrinsic) if isinstance(target, AmdGpuTarget) else None
+    facts = target.gpu_facts
+    intrinsic = facts.intrinsic(s.mma.intrinsic) if facts is not None else None
     if intrinsic is None:
-        # AmdGpuTarget.check_strategy and CpuTarget.check_strategy refuse this earlier.
+        # The targets' check_strategy refuse this earlier.
         raise TdslError(f"strategy {s.name}: {s.mma.intrinsic!r} is no MMA intrinsic of target {target.name!r}")
     pack = PACK.spell({"packed_sizes": (intrinsic.m, intrinsic.n, intrinsic.k)})
     convert = CONVERT_TO_MULTI_MMA.spell(dict(s.mma))
@@ -237,10 +238,11 @@ def _mma(s: Codegen, operand: str, target: Target) -> Optional[MmaChain]:
 
 
 def _threads(s: Codegen, target: Target) -> Optional[ThreadMapping]:
-    if not isinstance(target, AmdGpuTarget):
+    facts = target.gpu_facts
+    if facts is None:
         return None
-    assert s.gpu is not None, "checked by AmdGpuTarget.check_strategy"
-    op = MAP_NESTED_FORALL_TO_GPU_THREADS.spell({**dict(s.gpu), "subgroup_size": target.facts.subgroup_size})
+    assert s.gpu is not None, "checked by the GPU target's check_strategy"
+    op = MAP_NESTED_FORALL_TO_GPU_THREADS.spell({**dict(s.gpu), "subgroup_size": facts.subgroup_size})
     return ThreadMapping(op, s.mma is not None, bool(s.promote_operands))
 
 

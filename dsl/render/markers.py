@@ -1,5 +1,5 @@
 """The attribute names the rendered scripts put on the ops they rewrite, so that a compile
-can tell which rule applied where (:mod:`tdsl.iree.dispatches` reads them back).
+can tell which rule applied where (:mod:`tdsl.compiler.dispatches` reads them back).
 
 Emits nothing itself: the templates see these names as globals (``MARKER`` ...).
 """

@@ -13,12 +13,13 @@ IREE ignores a tuning spec when a codegen library is given, so when a target has
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Sequence, Union
 
 from ..model.all_of import scope
 from ..model.kinds import Injection
 from ..sets.strategy_set import Rule, StrategySet
 from ..model.subsume import covers
+from ..targets import Target
 from .environment import environment
 from .script_plan import plan_script
 from .scripts import Rendered, Script
@@ -48,11 +49,13 @@ def injections(rules: Sequence[Rule]) -> list[Injection]:
     return [moved.get(r.strategy.injection, r.strategy.injection) for r in rules]
 
 
-def render(strategy_set: StrategySet, target: str) -> Rendered:
+def render(strategy_set: StrategySet, target: Union[Target, str]) -> Rendered:
     """Renders and verifies every script ``strategy_set`` needs for ``target`` (a set
-    without knobs)."""
+    without knobs; a target name of the set, or a target model: see
+    :meth:`~tdsl.StrategySet.for_target`)."""
     strategy_set.require_concrete("render")
-    target_model = strategy_set.target(target)
+    strategy_set, target_model = strategy_set.for_target(target)
+    target = target_model.name
     rules = strategy_set.rules_for(target)
     groups: dict[Injection, list[tuple[int, Rule]]] = {}
     for (index, rule), injection in zip(rules, injections([r for _, r in rules])):

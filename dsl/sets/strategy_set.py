@@ -31,7 +31,7 @@ from typing import Any, Iterable, Literal, Union
 from pydantic import Field, model_validator
 
 from ..errors import FieldProblem, StrategyError, TargetError
-from ..targets import AmdGpuTarget, CpuTarget, Target
+from ..targets import Target, TargetKind, default_targets, target_names
 from ..targets.checks import check_rule
 from ..model.all_of import Matcher
 from ..model.base import StrategyModel, StrictBool, SymbolName, fmt, problem
@@ -66,7 +66,11 @@ class Rule(StrategyModel):
 
 
 def _default_targets() -> tuple[Target, ...]:
-    return (CpuTarget(), AmdGpuTarget())
+    return default_targets()
+
+
+def _defaults_text() -> str:
+    return "the default " + " and ".join(target_names())
 
 
 class StrategySet(StrategyModel):
@@ -84,7 +88,7 @@ class StrategySet(StrategyModel):
     @model_validator(mode="after")
     def _check(self) -> "StrategySet":
         if not self.targets:
-            raise problem("targets", "at least one target (leave it out for the default cpu and gfx942)", [])
+            raise problem("targets", f"at least one target (leave it out for {_defaults_text()})", [])
         names = [t.name for t in self.targets]
         for i, name in enumerate(names):
             if names.index(name) != i:
@@ -111,9 +115,21 @@ class StrategySet(StrategyModel):
             if target.name == name:
                 return target
         if not self.targets:
-            raise problem("targets", "at least one target (leave it out for the default cpu and gfx942)", [])
+            raise problem("targets", f"at least one target (leave it out for {_defaults_text()})", [])
         names = [t.name for t in self.targets]
         raise TargetError(f"strategy set {self.name!r} has no target {name!r}; expected one of {names}")
+
+    def for_target(self, target: Union[TargetKind, str]) -> tuple["StrategySet", Target]:
+        """This set and its target called ``target``; given a target model instead of a
+        name, the set with that model in place of its target of the same name (added when
+        it has none), its rules checked again on it."""
+        if isinstance(target, str):
+            return self, self.target(target)
+        if target in self.targets:
+            return self, target
+        replaced = tuple(target if t.name == target.name else t for t in self.targets)
+        targets = replaced if any(t.name == target.name for t in self.targets) else (*self.targets, target)
+        return StrategySet(name=self.name, targets=targets, rules=self.rules), target
 
     def rules_for(self, target: str) -> list[tuple[int, Rule]]:
         """(index in ``rules``, rule) for every rule of ``target``, in order."""

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from ..model.base import StrategyModel, SymbolName
+from ..model.base import SymbolName
 from ..model.kinds import Backend, MatcherKind, StrategyKind
 from .amdgpu_checks import check_codegen, check_gpu_lowering
 from .amdgpu_facts import ARCHITECTURES, AmdGpuArch
+from .kind import TargetKind
 from ..model.codegen import Codegen
 from ..model.lowering import GpuLowering
 
 
-class AmdGpuTarget(StrategyModel):
+class AmdGpuTarget(TargetKind):
     """A rocm target. Emits ``--iree-hal-target-device=hip --iree-rocm-target=<arch>``.
 
     Example::
@@ -22,6 +23,7 @@ class AmdGpuTarget(StrategyModel):
     """
 
     backend: ClassVar[Backend] = Backend.ROCM
+    default_name: ClassVar[str] = "gfx942"
     # Named ops that are linalg.generic by the time codegen configuration runs.
     ops_gone_at_codegen: ClassVar[tuple[str, ...]] = (
         "linalg.matmul",
@@ -32,14 +34,19 @@ class AmdGpuTarget(StrategyModel):
 
     kind: Literal["rocm"] = "rocm"
     """The discriminator: --iree-hal-target-device=hip."""
-    name: SymbolName = "gfx942"
+    name: SymbolName = default_name
     """The target's name, which rules name in their target field."""
     arch: Literal["gfx942"] = "gfx942"
     """--iree-rocm-target: the GPU architecture whose facts check every GPU strategy."""
 
     @property
     def facts(self) -> AmdGpuArch:
+        """The facts of :attr:`arch` (subgroup, LDS, registers, MFMA intrinsics)."""
         return ARCHITECTURES[self.arch]
+
+    @property
+    def gpu_facts(self) -> AmdGpuArch:
+        return self.facts
 
     def compile_flags(self) -> list[str]:
         """The ``iree-compile`` flags that select this target (no strategy files)."""

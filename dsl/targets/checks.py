@@ -9,19 +9,13 @@ Raises the ``problem`` errors that name the strategy field.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Union
-
 from ..model.base import Described, problem
 from ..model.kinds import Injection, MatcherKind, StrategyKind
 from ..model.all_of import match_op_names
-from .amdgpu import AmdGpuTarget
-from .cpu import CpuTarget
-
-if TYPE_CHECKING:
-    TargetModel = Union[CpuTarget, AmdGpuTarget]
+from .kind import TargetKind
 
 
-def check_rule(index: int, match: MatcherKind, strategy: StrategyKind, target: "TargetModel", target_index: int) -> None:
+def check_rule(index: int, match: MatcherKind, strategy: StrategyKind, target: TargetKind, target_index: int) -> None:
     """Raises ``problem`` when rule ``index`` (``match`` -> ``strategy``) cannot work on
     ``target`` (the set's ``targets[target_index]``)."""
     if target.backend not in strategy.backends:

@@ -6,9 +6,11 @@ import re
 from typing import ClassVar, Literal
 
 from pydantic import field_validator, model_validator
+from typing_extensions import Self
 
 from ..model.all_of import leaves
-from ..model.base import Described, StrategyModel, StrictBool, SymbolName, problem
+from ..errors import StrategyError
+from ..model.base import Described, StrictBool, SymbolName, problem
 from ..model.codegen import Codegen, TileUsingForall
 from ..model.element_types import ELEMENT_BITS
 from ..model.kinds import Backend, Injection, LoopShape, MatcherKind, StrategyKind
@@ -16,6 +18,7 @@ from ..model.layout import DataLayout
 from ..model.lowering import CpuLowering
 from ..model.matchers import ContractionMatch, ConvolutionMatch, OpNameMatch
 from .host import native_vector_bytes
+from .kind import TargetKind
 
 # IREE 3.13 refuses vectors of ``native vector bytes x this`` bytes or more
 # (LLVMCPUVerifyVectorSizeLegality, --iree-llvmcpu-max-allowed-number-of-native-vectors).
@@ -41,7 +44,7 @@ FOLD_BATCH_MATMULS_PASS = "iree-global-opt-convert-batch-matmul-to-matmul"
 """The pass of :attr:`CpuTarget.fold_batch_matmuls`."""
 
 
-class CpuTarget(StrategyModel):
+class CpuTarget(TargetKind):
     """An llvm-cpu target. Emits ``--iree-hal-local-target-device-backends=llvm-cpu`` flags.
 
     ``cpu`` is an LLVM CPU name (``host``, ``znver4``, ``skylake-avx512``, ``generic``);
@@ -66,12 +69,14 @@ class CpuTarget(StrategyModel):
     """
 
     backend: ClassVar[Backend] = Backend.LLVM_CPU
+    default_name: ClassVar[str] = "cpu"
     # Named ops that are linalg.generic by the time codegen configuration runs.
     ops_gone_at_codegen: ClassVar[tuple[str, ...]] = ("linalg.conv_",)
+    runs_on_host: ClassVar[bool] = True
 
     kind: Literal["llvm-cpu"] = "llvm-cpu"
     """The discriminator: --iree-hal-local-target-device-backends=llvm-cpu."""
-    name: SymbolName = "cpu"
+    name: SymbolName = default_name
     """The target's name, which rules name in their target field."""
     cpu: str = "host"
     """--iree-llvmcpu-target-cpu: an LLVM CPU name (host, znver4, skylake-avx512, generic)."""
@@ -159,10 +164,21 @@ class CpuTarget(StrategyModel):
         native = native_vector_bytes(self.cpu, self.features)
         return None if native is None else native * MAX_NATIVE_VECTORS
 
-    def baseline(self) -> "CpuTarget":
+    def baseline(self) -> Self:
         """This CPU with IREE's own defaults (ukernels, no im2col, no channels-last): the reference that
         ``tdsl bench`` and ``tdsl run`` compare strategies against."""
         return self.model_copy(update={"ukernels": "default", "im2col_convs": False, "channels_last_convs": False, "fold_batch_matmuls": False, "data_tiling": False, "allow_large_vectors": False})
+
+    def fallback_path(self) -> str:
+        return "IREE's data tiling path" if self.data_tiling else super().fallback_path()
+
+    def accepting(self, error: StrategyError) -> tuple[Self, str] | None:
+        """With ``ukernels='none'`` when ``error`` is this target's refusal of a graph-level
+        mmt4d under IREE's mmt4d ukernel (see :meth:`check_strategy`)."""
+        if self.ukernels != "none" and "ukernels" in str(error):
+            why = "the CPU target needs ukernels='none' for these rules (graph-level mmt4d): imported with CpuTarget(ukernels='none')"
+            return self.model_copy(update={"ukernels": "none"}), why
+        return None
 
     def check_strategy(self, index: int, match: MatcherKind, strategy: StrategyKind, target_index: int) -> None:
         """Raises ``problem`` when ``strategy`` cannot work with this CPU target."""

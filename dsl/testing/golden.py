@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from ..files import atomic_write
-from ..iree.compile import compile
-from ..iree.phases import ir_after
+from ..compiler.compile import compile
+from ..compiler.phases import ir_after
 from ..sets.strategy_set import StrategySet
 
 UPDATE_OPTION = "--update-goldens"

@@ -26,8 +26,8 @@ from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 from ..errors import OutputError
 from ..files import atomic_write
-from ..iree.dispatch_profile import DispatchTime
-from ..iree.machine import machine
+from ..measure.dispatch_profile import DispatchTime
+from ..measure.machine import machine
 
 CACHE_SCHEMA_VERSION = 1
 """Version of the tables; a store written with another version is refused, not migrated."""

@@ -31,7 +31,7 @@ def with_large_vectors(refused: Variant) -> Variant:
     shipped keeps its label and its build error."""
     assert refused.strategies is not None
     name = "program:data_tiling=True" if refused.label == DATA_TILING else refused.label
-    targets = tuple(t.model_copy(update={"allow_large_vectors": True}) if isinstance(t, CpuTarget) else t for t in refused.strategies.targets)
+    targets = tuple(t.model_copy(update={"allow_large_vectors": True}) if "allow_large_vectors" in type(t).model_fields else t for t in refused.strategies.targets)
     strategies = StrategySet(name=refused.strategies.name, targets=targets, rules=refused.strategies.rules)
     return Variant(f"{name},allow_large_vectors=True", strategies, values={**refused.values, "allow_large_vectors": True})
 

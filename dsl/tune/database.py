@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, Sequence
 
-from ..iree.dispatch_profile import DispatchTime
+from ..measure.dispatch_profile import DispatchTime
 from .cache import ArtifactKey, CachedBuild, MachineKey
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..iree.ops import python_names, python_source
+from ..compiler.ops import python_names, python_source
 from ..sets.loader import dump
 from ..sets.strategy_set import StrategySet
 

@@ -34,12 +34,12 @@ from types import FrameType, TracebackType
 from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from ..errors import ArgumentError, TdslError
-from ..iree.timing import ALLOCATORS, benchmark_command, benchmark_env, benchmark_seconds, time_round
-from ..iree.compile import CompileReport, compile
-from ..iree.dispatches import short_pipeline
-from ..iree.frontend import ParameterArchive
-from ..iree.iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
-from ..iree.machine import machine
+from ..measure.timing import ALLOCATORS, benchmark_command, benchmark_env, benchmark_seconds, time_round
+from ..compiler.compile import CompileReport, compile
+from ..compiler.dispatches import short_pipeline
+from ..programs.program import ParameterArchive
+from ..compiler.options import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
+from ..measure.machine import machine
 from ..sets.strategy_set import StrategySet
 
 SAMPLE_CACHE_BYTES = 2 << 30
@@ -300,7 +300,7 @@ def round_seed(jobs: Sequence[SampleJob]) -> int:
 
 def sample_round(jobs: Sequence[SampleJob], seed: int = 0) -> list[SampleResult]:
     """Times one round's ``jobs`` side by side: every module loaded in one runner process
-    (:func:`tdsl.iree.timing.time_round`), called in turn, a burst of calls each (the first
+    (:func:`tdsl.measure.timing.time_round`), called in turn, a burst of calls each (the first
     untimed, refilling the caches) in a fresh seeded order each cycle, until every job has
     had ``min_time_s`` of timed calls; each job's result is the median of its timed calls. Jobs of one
     module (the reference first and last) are separate slots, timed as separately as two
@@ -352,7 +352,7 @@ class Runner(Protocol):
     """Times built candidates on runners (machines), a round at a time."""
 
     def machines(self) -> list[dict[str, Any]]:
-        """:func:`tdsl.iree.machine.machine` as seen on each runner, by runner index."""
+        """:func:`tdsl.measure.machine.machine` as seen on each runner, by runner index."""
         ...
 
     def sample_rounds(

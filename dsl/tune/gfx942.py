@@ -29,11 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..iree.hsaco import KernelResources
-from ..iree.frontend import Program, check_runnable, externalize_weights, load_program
-from ..iree.machine import ISA_NAMES
-from ..iree.ops import Dispatch, list_dispatches, python_source
-from ..iree.progress import NO_PROGRESS, Progress
+from ..compiler.hsaco import KernelResources
+from ..programs.load import load_program
+from ..programs.parameters import check_runnable, externalize_weights
+from ..programs.program import Program
+from ..measure.machine import ISA_NAMES
+from ..compiler.ops import Dispatch, list_dispatches, python_source
+from ..compiler.options import CompileOptions
+from ..compiler.progress import NO_PROGRESS, Progress
 from ..sets.space import Pruned, Space
 from ..sets.strategy_set import Rule, StrategySet
 from ..targets import AmdGpuTarget
@@ -102,7 +105,7 @@ class Gfx942Result:
     interrupted: bool
     seconds: float
     cache_stats: dict[str, Any]
-    target: str = "gfx942"
+    target: str = AmdGpuTarget.default_name
 
     @property
     def command(self) -> str:
@@ -180,7 +183,7 @@ class Gfx942Tuner:
             check_runnable(built)  # the finalists run on the device
         target = AmdGpuTarget()
         session = TuneSession(built, options, executor, cache, progress, target=target)
-        listing = list_dispatches(built.mlir_path, target, extra_flags=options.extra_flags, timeout_s=options.timeout_s, memory_gb=options.memory_gb)
+        listing = list_dispatches(built.mlir_path, target, options=CompileOptions(extra_flags=options.extra_flags, timeout_s=options.timeout_s, memory_gb=options.memory_gb))
         ordered = _jobs(listing.dispatches, options.ops)
         ranker = _Ranker(session, target, report)
         interrupted = False

@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ..iree.ops import Dispatch, OpView, ProgramOps, python_source
+from ..compiler.ops import Dispatch, OpView, ProgramOps, python_source
 from ..sets.space import Pruned, Space
 from .measure import MIN_NOISE, Variant
 from .ready import cpu_spaces

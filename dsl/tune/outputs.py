@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 
 from ..files import replace_files
-from ..iree.machine import json_header
+from ..measure.machine import json_header
 from .emitted import Emitted
 from .target_tuner import TuneOutcome
 

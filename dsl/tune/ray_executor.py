@@ -16,9 +16,9 @@ from types import TracebackType
 from typing import Any, Callable, Sequence
 
 from ..errors import ArgumentError
-from ..iree.frontend import ParameterArchive
-from ..iree.machine import machine
-from ..iree.timing import ROUND_LOAD_S
+from ..programs.program import ParameterArchive
+from ..measure.machine import machine
+from ..measure.timing import ROUND_LOAD_S
 from .executor import (
     _CACHE, BuildJob, BuildResult, SampleJob, SampleResult, _check_runner, _ignore, build, clear_sample_cache, failed_build, failed_sample, one_line, round_seed, sample, sample_round,
 )

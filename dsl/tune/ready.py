@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import Any, Mapping, Protocol, Sequence, Union
 
 from ..errors import TdslError
-from ..iree.hsaco import KernelResources
-from ..iree.ops import Dispatch, OpView
+from ..compiler.hsaco import KernelResources
+from ..compiler.ops import Dispatch, OpView
 from ..model.kinds import MatcherKind
 from ..sets.space import Candidate, Space
 from ..sets.strategy_set import StrategySet

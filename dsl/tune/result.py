@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..iree.machine import ISA_NAMES
+from ..measure.machine import ISA_NAMES
 from ..sets.strategy_set import StrategySet
 from .measure import Variant, speedup
 from .op_jobs import OpJob
@@ -38,7 +38,7 @@ class TuneResult:
     cache_stats: dict[str, Any]
     share_basis: str = "flops"
     """What the jobs' shares are shares of: ``time`` (IREE default's time per dispatch,
-    profiled on this machine: :func:`tdsl.iree.dispatch_profile.dispatch_times`) or
+    profiled on this machine: :func:`tdsl.measure.dispatch_profile.dispatch_times`) or
     ``flops`` (flops x launches, where the profile failed; :attr:`share_note` says why)."""
     share_note: str = ""
 

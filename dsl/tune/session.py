@@ -16,13 +16,15 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from ..errors import TdslError
-from ..iree.dispatch_profile import DispatchTime
-from ..iree.frontend import Program, make_inputs, signatures
-from ..iree.timing import MALLOC_STEADY_STATE
-from ..iree.iree_compile import DEFAULT_MEMORY_GB
-from ..iree.machine import versions
-from ..iree.ops import ProgramOps, list_dispatches
-from ..iree.progress import Progress
+from ..measure.dispatch_profile import DispatchTime
+from ..programs.inputs import make_inputs
+from ..programs.program import Program
+from ..programs.signatures import signatures
+from ..measure.timing import MALLOC_STEADY_STATE
+from ..compiler.options import DEFAULT_MEMORY_GB, CompileOptions
+from ..measure.machine import versions
+from ..compiler.ops import ProgramOps, list_dispatches
+from ..compiler.progress import Progress
 from ..sets.loader import to_data
 from ..sets.strategy_set import Rule, StrategySet
 from ..targets import AmdGpuTarget, CpuTarget
@@ -252,7 +254,7 @@ class TuneSession:
         the build or the profile fails."""
         import tempfile
 
-        from ..iree.dispatch_profile import calls_for, dispatch_times
+        from ..measure.dispatch_profile import calls_for, dispatch_times
 
         if variant.vmfb is None or variant.artifact is None:
             raise TdslError(f"{variant.label} has no build to profile: {variant.build_error or 'not built'}")
@@ -276,7 +278,8 @@ class TuneSession:
         key = target.model_dump_json()
         if key not in self._listings:
             self._listings[key] = list_dispatches(
-                self.program.mlir_path, target, extra_flags=self.options.extra_flags, timeout_s=self.options.timeout_s, memory_gb=self.options.memory_gb
+                self.program.mlir_path, target,
+                options=CompileOptions(extra_flags=self.options.extra_flags, timeout_s=self.options.timeout_s, memory_gb=self.options.memory_gb),
             )
         return self._listings[key]
 

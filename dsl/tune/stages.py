@@ -83,8 +83,8 @@ class OpStage:
             self.convolution(job, base)
             return
         base_set = base.strategies or tuned_set([CpuTarget()])
-        target = base_set.targets[0]
-        assert isinstance(target, CpuTarget) and job.dispatch is not None
+        target = CpuTarget.expect(base_set.targets[0], "the CPU tuner")
+        assert job.dispatch is not None
         targets = tuple(base_set.targets)
         dispatch = job.folded or job.dispatch
         view, match = dispatch.graph_op, dispatch.graph_matcher
@@ -126,8 +126,7 @@ class OpStage:
         dispatch = job.rewritten or job.dispatch
         assert dispatch is not None and dispatch.graph_op is not None and dispatch.graph_matcher is not None
         base_set = base.strategies or tuned_set([CpuTarget()])
-        target = base_set.targets[0]
-        assert isinstance(target, CpuTarget)
+        target = CpuTarget.expect(base_set.targets[0], "the CPU tuner")
         space = ready.convolution_space(dispatch.graph_op, dispatch.graph_matcher, self.isa, target, job.name, dispatch.pipeline or "", dispatch.lowering_config)
         make = before_base(base_set.targets, base_set)
         first = next(iter(space.take(iter([(space.index_of(v), v) for v in space.seeds]))), None) or next(iter(space.candidates(count=self.budget, seed=self.session.options.seed)), None)

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Callable, Protocol
 
 from ..errors import ArgumentError
-from ..iree.frontend import Program
-from ..iree.progress import Progress
+from ..programs.program import Program
+from ..compiler.progress import Progress
 from ..sets.space import Space
 from ..sets.strategy_set import StrategySet
 from .database import Database

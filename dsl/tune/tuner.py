@@ -6,7 +6,7 @@ The tuner is :class:`CpuTuner` (the :class:`~tdsl.tune.target_tuner.TargetTuner`
 :class:`~tdsl.tune.stages.OpStage` per job, :class:`~tdsl.tune.model_stage.ModelStage`.
 
 1. **Pick the work.** The program's dispatches come from the op listing
-   (:func:`tdsl.iree.ops.list_dispatches`); every contraction and convolution with an
+   (:func:`tdsl.compiler.ops.list_dispatches`); every contraction and convolution with an
    op-level space (:func:`tdsl.strategies.cpu.space.tunable`,
    :func:`~tdsl.strategies.cpu.space.convolution_tunable`) is a tuning job, one per distinct
    graph-level matcher (a shape launched several times is one job), ordered by its share
@@ -45,7 +45,7 @@ The tuner is :class:`CpuTuner` (the :class:`~tdsl.tune.target_tuner.TargetTuner`
    (:func:`tdsl.run`, dtype tolerance); a rule whose outputs differ is dropped.
 
 An ``.onnx`` model's candidates build from its import with the large weights in a parameter
-archive (:func:`tdsl.iree.frontend.externalize_weights`) that every run reads at load: a
+archive (:func:`tdsl.programs.parameters.externalize_weights`) that every run reads at load: a
 module is code only (a 150 MB model's data-tiling build: 126 KB in 2.5 s instead of 152 MB in 3.6 s),
 while each call runs as with the weights inline. The numeric check runs the model with its
 weights inline, as the user's program has them.
@@ -64,10 +64,12 @@ from pathlib import Path
 from typing import Any, Callable, cast, get_args
 
 from ..errors import TdslError
-from ..iree.dispatch_profile import with_measured_launches
-from ..iree.frontend import Program, check_runnable, externalize_weights, load_program
-from ..iree.ops import ProgramOps
-from ..iree.progress import NO_PROGRESS, Progress
+from ..measure.dispatch_profile import with_measured_launches
+from ..programs.load import load_program
+from ..programs.parameters import check_runnable, externalize_weights
+from ..programs.program import Program
+from ..compiler.ops import ProgramOps
+from ..compiler.progress import NO_PROGRESS, Progress
 from ..sets.space import Space
 from ..sets.strategy_set import Rule, StrategySet
 from ..targets import CpuTarget
@@ -138,7 +140,7 @@ class CpuTuner:
             tuned, numerics, chosen = _numerics(program, session, tuned, final, chosen)
         return TuneResult(
             payload=str(program.source),
-            target="cpu",
+            target=CpuTarget.default_name,
             machine=session.machine,
             options=options,
             tuned=tuned,
@@ -235,7 +237,7 @@ def _is_iree_default(strategies: StrategySet) -> bool:
     """True for a set without rules whose target is IREE's own default for its CPU (nothing
     to check: it is the numerics reference)."""
     target = strategies.targets[0]
-    return not strategies.rules and isinstance(target, CpuTarget) and target == target.baseline()
+    return not strategies.rules and target == target.baseline()
 
 
 def _checked(
@@ -245,7 +247,7 @@ def _checked(
     the rules whose outputs differ (each checked alone with the target); where the target's
     own knobs (a program-level winner: ukernels, im2col, channels-last) give outputs that
     differ, ``fallback``'s set (IREE's faster path) with ``fell_back`` set. With the verdict."""
-    from ..iree.numerics import run
+    from ..measure.run import run
 
     reference = IREE_DEFAULT
     verdict = cache.get_verdict(key, reference)
@@ -268,7 +270,7 @@ def _checked(
 
 
 def _verdict(run: Any, program: Program, strategies: StrategySet, options: TuneOptions) -> dict[str, Any]:
-    report = run(program, strategies, "cpu", check=False, timeout_s=options.timeout_s, memory_gb=options.memory_gb, extra_flags=options.extra_flags)
+    report = run(program, strategies, CpuTarget.default_name, check=False, timeout_s=options.timeout_s, memory_gb=options.memory_gb, extra_flags=options.extra_flags)
     data = report.to_json()
     comparisons = [
         {"function": f["function"], **{k: c.get(k) for k in ("reference", "result", "max_abs_error", "max_rel_error", "tolerance", "tolerance_kind", "ok")}}

@@ -15,7 +15,7 @@ or more elements STRIPPED: the tensor keeps its name, dims and data type, its da
 removed, and its ``doc_string`` holds a refill recipe measured from the exported values
 (``tdsl.stripped {"mean": .., "std": .., "min": .., "max": ..}`` or ``{"value": c}`` for a
 constant tensor such as a LayerNorm scale). Integer tensors (shapes, position ids) and small
-tensors keep their data. :func:`tdsl.iree.frontend.refill_weights` draws the stripped
+tensors keep their data. :func:`tdsl.programs.weights.refill_weights` draws the stripped
 tensors again from a seeded generator (normal(mean, std) clipped to [min, max]), so the
 refilled model behaves like a freshly initialised one: softmax and layernorm stay sane.
 """

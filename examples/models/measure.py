@@ -31,9 +31,11 @@ from typing import Any
 import numpy as np
 
 import tdsl
-from tdsl.iree import frontend as fe
-from tdsl.iree.timing import benchmark_tool
-from tdsl.iree.bench import onnxruntime_sample
+from tdsl.programs.inputs import make_inputs
+from tdsl.programs.load import load_program
+from tdsl.programs.signatures import signatures
+from tdsl.measure.timing import benchmark_tool
+from tdsl.measure.bench import onnxruntime_sample
 from tdsl.targets.host import detect_isa
 
 HERE = Path(__file__).resolve().parent
@@ -65,9 +67,9 @@ def ort_sample(model: Path, inputs: list[Path], min_time_s: float) -> float:
 
 
 def measure(name: str, work: Path, rounds: int, min_time_s: float) -> dict[str, Any]:
-    program = fe.load_program(HERE / name / "model.onnx", weights_seed=0)
+    program = load_program(HERE / name / "model.onnx", weights_seed=0)
     assert program.onnx_path is not None
-    [sig] = fe.signatures(program)
+    [sig] = signatures(program)
     variants = {"iree-default": [], "iree-data-tiling": ["--iree-opt-data-tiling"]}
     counts: dict[str, dict[str, int | None]] = {}
     modules: dict[str, Path] = {}
@@ -75,7 +77,7 @@ def measure(name: str, work: Path, rounds: int, min_time_s: float) -> dict[str, 
         modules[variant] = work / f"{name}.{variant}.vmfb"
         report = tdsl.compile(program.mlir_path, None, "cpu", modules[variant], extra_flags=extra)
         counts[variant] = {"executables": len(report.dispatches), "launches": report.launches, "launches_at_load": report.launches_at_load}
-    inputs = fe.make_inputs(sig, seed=1)
+    inputs = make_inputs(sig, seed=1)
     paths = []
     for arg, array in zip(sig.inputs, inputs):
         paths.append(work / f"{name}.{arg.name}.npy")

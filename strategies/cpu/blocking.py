@@ -30,6 +30,7 @@ from ...model.all_of import AllOf
 from ...model.lowering import CpuLowering
 from ...model.matchers import PackMatch, ProducerMatch
 from ...sets.strategy_set import Rule
+from ...targets import CpuTarget
 from ...targets.host import Caches
 
 from .tiles import InnerTile
@@ -71,7 +72,7 @@ def lhs_pack_match(element_type: str, m0: Any, k0: Any) -> AllOf:
     return AllOf(matchers=[PackMatch(element_type=element_type, **tiled), ALONE])
 
 
-def lhs_pack_rule(name: str, tile: InnerTile, element_type: str, target: str = "cpu") -> Rule:
+def lhs_pack_rule(name: str, tile: InnerTile, element_type: str, target: str = CpuTarget.default_name) -> Rule:
     """Codegen tiles for the LHS pack of the mmt4d (``inner_tiles = [m0, k0]``): 16 source
     columns per vector step instead of IREE's one inner tile. Measured on the 1024x1024
     f32 LHS pack with the AVX2 6x1 tile, 1 thread: 1.07-1.40 ms vs 2.15-2.60 ms with IREE's

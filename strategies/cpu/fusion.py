@@ -44,6 +44,7 @@ from ...model.lowering import CpuLowering
 from ...model.matchers import ConsumerMatch, ContractionMatch, DagMatch
 from ...sets.strategy_set import Rule
 
+from ...targets import CpuTarget
 from ...targets.host import Isa, detect_isa
 
 from .tiles import inner_tile
@@ -57,7 +58,7 @@ def head_split_fusion(
     k: int,
     consumer_interchange: Sequence[int],
     types: tuple[str, str, str] = ("f32", "f32", "f32"),
-    target: str = "cpu",
+    target: str = CpuTarget.default_name,
 ) -> list[Rule]:
     """Two rules for an ``m x prod(heads) x k`` matmul whose result is expanded to
     ``(m, *heads)`` and consumed through a permutation (see the module docstring).
@@ -161,7 +162,7 @@ def head_transpose_fusion(
     data_tiling: bool = True,
     isa: Isa | None = None,
     element_type: str = "f32",
-    target: str = "cpu",
+    target: str = CpuTarget.default_name,
 ) -> list[Rule]:
     """Ready-library rules (``Rule.optional``) that put exported head splits in their
     projection's dispatch: per layout of ``layouts`` and rank (3 and 4), a ``DagMatch`` of

@@ -13,7 +13,7 @@ from ...model.lowering import CpuLowering
 from ...model.matchers import ContractionMatch, OpNameMatch
 from ...sets.strategy_set import Rule, StrategySet
 from ...targets import CpuTarget
-from ...iree.ops import OpView
+from ...compiler.ops import OpView
 from ...model.knobs import Choice, PowersOfTwo
 from ...model.kinds import MatcherKind
 from ...sets.space import Constraint, Space, Values

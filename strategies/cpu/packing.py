@@ -27,6 +27,7 @@ from ...model.lowering import CpuLowering, GraphCpuLowering
 from ...model.matchers import ContractionMatch, DimConstraint, OperandMatch
 from ...sets.strategy_set import Rule
 
+from ...targets import CpuTarget
 from ...targets.host import Isa
 
 from .tiles import InnerTile, inner_tile
@@ -96,7 +97,7 @@ NARROW_K_MAX = 1024
 """The largest K of a "narrow" matmul: from K = 2048 on, data tiling wins again."""
 
 
-def narrow_matmul_rule(name: str, types: tuple[str, str, str], target: str = "cpu") -> Rule:
+def narrow_matmul_rule(name: str, types: tuple[str, str, str], target: str = CpuTarget.default_name) -> Rule:
     """Keeps a 2-D (k, n)-weight matmul with N <= :data:`NARROW_N_MAX` and K <=
     :data:`NARROW_K_MAX` (M, N, K multiples of 16) away from data tiling, on IREE default's
     vector tiles (8x16, K step 16; 16 x N workgroups, so that no M remainder is left),
@@ -133,7 +134,7 @@ def narrow_matmul_rule(name: str, types: tuple[str, str, str], target: str = "cp
 
 
 def packing_rules(
-    isa: Isa, types: tuple[str, str, str], target: str = "cpu", small_max: Optional[int] = SMALL_MAX
+    isa: Isa, types: tuple[str, str, str], target: str = CpuTarget.default_name, small_max: Optional[int] = SMALL_MAX
 ) -> list[Rule]:
     """Rules that pack every 2-D matmul of these element types with K >= ``K_MIN``, plain
     and transposed-B.

@@ -59,12 +59,13 @@ from __future__ import annotations
 from ...model.lowering import GraphCpuLowering
 from ...model.matchers import ContractionMatch
 from ...sets.strategy_set import Rule
+from ...targets import CpuTarget
 from ...targets.host import Isa, detect_isa
 
 from .measured import CHOICES
 
 
-def i64_accumulator_tiles(isa: Isa | None = None, target: str = "cpu") -> list[Rule]:
+def i64_accumulator_tiles(isa: Isa | None = None, target: str = CpuTarget.default_name) -> list[Rule]:
     """Ready-library rules (``Rule.optional``) that pin 4x32 vector tiles, K by 8, on every
     i32 x i32 -> i64 matmul (lhs M x K, rhs K x N) without batch or with batch 1 (ONNX
     ``MatMulInteger`` with zero points, 2-D or 3-D activation), at the graph level;

@@ -24,7 +24,7 @@ Two levels, measured differently (see :mod:`tdsl.tune`):
   matmul) is pinned on codegen's op instead (:class:`tdsl.CpuLowering`, codegen's matcher).
 
 The matcher of each op-level rule is the op listing's exact graph-level matcher
-(:func:`tdsl.iree.ops.matcher_for`), so a tuned rule applies to that shape and layout
+(:func:`tdsl.compiler.ops.matcher_for`), so a tuned rule applies to that shape and layout
 only; thresholds (K, size bounds) are not knobs here because a per-op rule needs none.
 * **Op level, packed** (:func:`~tdsl.strategies.cpu.layout_spaces.packing_space`): one 2-D contraction (or a batch-1 batch
   matmul, its unit batch folded first: ``DataLayout.fold_unit_dims``) packed at the graph
@@ -68,7 +68,7 @@ from ...model.layout import DataLayout
 from ...model.lowering import CpuLowering, GraphCpuLowering
 from ...sets.strategy_set import Rule, StrategySet
 from ...targets import CpuTarget
-from ...iree.ops import OpView
+from ...compiler.ops import OpView
 from ...model.element_types import ELEMENT_BITS
 from ...model.knobs import Choice, PowersOfTwo
 from ...model.kinds import MatcherKind

@@ -3,7 +3,7 @@ when this module is imported (:mod:`tdsl.strategies` imports it)."""
 
 from __future__ import annotations
 
-from ...iree.ops import OpView
+from ...compiler.ops import OpView
 from ...model.kinds import MatcherKind
 from ...sets.space import Space
 from ...sets.strategy_set import StrategySet

@@ -70,7 +70,7 @@ from ...model.matchers import ContractionMatch, ConvolutionMatch
 from ...sets.strategy_set import Rule
 from ...errors import TdslError
 from ...model.element_types import element_bytes
-from ...targets import GFX942, AmdGpuArch, MmaIntrinsic
+from ...targets import GFX942, AmdGpuArch, AmdGpuTarget, MmaIntrinsic
 from ...targets.amdgpu_resources import ROW_PAD_BYTES
 
 MEMORY_LATENCY_CYCLES = 1000
@@ -766,16 +766,16 @@ def choose_convolution(problem: Union[Convolution, Convolution2d], name: str, fa
     return choose(problem, name, facts)
 
 
-def rule_for(problem: Contraction, name: str, target: str = "gfx942", facts: AmdGpuArch = GFX942) -> Rule:
+def rule_for(problem: Contraction, name: str, target: str = AmdGpuTarget.default_name, facts: AmdGpuArch = GFX942) -> Rule:
     """A gfx942 Rule: the exact-shape matcher and the chosen configuration."""
     return Rule(target=target, match=problem.match(), strategy=choose(problem, name, facts))
 
 
-def rules_for(problems: Sequence[tuple[str, Contraction]], target: str = "gfx942") -> list[Rule]:
+def rules_for(problems: Sequence[tuple[str, Contraction]], target: str = AmdGpuTarget.default_name) -> list[Rule]:
     """One rule per named problem, in order."""
     return [rule_for(problem, name, target) for name, problem in problems]
 
 
-def conv_rule_for(problem: Union[Convolution, Convolution2d], name: str, target: str = "gfx942", facts: AmdGpuArch = GFX942) -> Rule:
+def conv_rule_for(problem: Union[Convolution, Convolution2d], name: str, target: str = AmdGpuTarget.default_name, facts: AmdGpuArch = GFX942) -> Rule:
     """A gfx942 Rule for one convolution: exact-shape matcher and the chosen configuration."""
     return Rule(target=target, match=problem.match(), strategy=choose(problem, name, facts))

@@ -59,7 +59,7 @@ over the estimate, which :func:`rerank_with_resources` sees).
 model's, whose constants are assumptions about MI300X, and candidates are only verified
 to validate, render and (in the tests, a few) compile for gfx942 with ``iree-compile``.
 :func:`rerank_with_resources` refines the order with what compiling reports (registers,
-spills, LDS from the HSACO metadata, :mod:`tdsl.iree.hsaco`), still without running
+spills, LDS from the HSACO metadata, :mod:`tdsl.compiler.hsaco`), still without running
 anything. To measure, on a machine with an AMD GPU: ``tdsl tune MODEL --target gfx942
 --device hip://0 -o DIR`` (the runner times the built candidates on that IREE device), or
 compile a candidate set with ``tdsl compile`` and time the module with
@@ -76,7 +76,7 @@ from ...model.lowering import GpuLowering
 from ...sets.strategy_set import Rule, StrategySet
 from ...targets import AmdGpuTarget
 from ...errors import TdslError
-from ...iree.hsaco import KernelResources
+from ...compiler.hsaco import KernelResources
 from ...model.knobs import Choice, KnobError
 from ...sets.space import Candidate, Constraint, Space, Values
 from ...targets import GFX942, AmdGpuArch, MmaIntrinsic
@@ -295,7 +295,7 @@ def _near(values: Sequence[Any], chosen: Any, size: Any, spread: Optional[int]) 
 
 
 def gfx942_space(
-    problem: Problem, name: str, target: str = "gfx942", facts: AmdGpuArch = GFX942, *, spread: Optional[int] = SPREAD
+    problem: Problem, name: str, target: str = AmdGpuTarget.default_name, facts: AmdGpuArch = GFX942, *, spread: Optional[int] = SPREAD
 ) -> Space:
     """The search space of ``problem`` on gfx942 (module docstring): a :class:`Gfx942Space`
     over one rule named ``name`` for ``target``, the chooser's configuration first. Raises

@@ -7,13 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence, Union
 
-from ...iree.hsaco import KernelResources
-from ...iree.ops import Dispatch
+from ...compiler.hsaco import KernelResources
+from ...compiler.ops import Dispatch
 from ...model.kinds import MatcherKind
 from ...sets.space import Space
 from ...tune.ready import RankedCandidate, register_gfx942_spaces
 
-from ..emit import gpu_problem
+from .dispatch import gpu_problem
 from .chooser import Contraction, Convolution
 from .space import Ranked, gfx942_space, rank, rerank_with_resources
 

@@ -18,7 +18,7 @@ from .. import bindings as mlir
 from ..errors import RunFailed
 
 if TYPE_CHECKING:
-    from .frontend import ParameterArchive
+    from ..programs.program import ParameterArchive
 
 NUMPY_DTYPES: dict[str, Any] = {
     "f64": np.float64,

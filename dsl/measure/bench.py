@@ -7,7 +7,7 @@ of a row) -- and, where a function is a plain matmul / batch matmul
 / convolution, also times numpy (OpenBLAS, in a fresh process with
 ``OPENBLAS_CORETYPE`` unset: this environment may export ``Haswell``, which caps
 OpenBLAS at AVX2). In every repetition IREE's three builds are timed side by side in one
-process (:func:`tdsl.iree.timing.time_round`: each loaded, then called in turn in short
+process (:func:`tdsl.measure.timing.time_round`: each loaded, then called in turn in short
 bursts, a fresh shuffled order per cycle), so they see the same spells of a drifting core;
 numpy runs in a process of its own. Repetitions are interleaved in a shuffled order. The
 report gives medians, GFLOP/s (the flops of every contraction and convolution of a
@@ -36,19 +36,23 @@ import numpy as np
 
 from .. import bindings as mlir
 from ..sets.loader import as_strategy_set
-from .compile import compile
-from .frontend import ParameterArchive, Program, check_runnable, make_inputs, signatures
-from .numerics import compile_default, program_of
-from .ops import graph_linalg_ops
-from .iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, CompileFailed
+from ..programs.inputs import make_inputs
+from ..programs.parameters import check_runnable
+from ..programs.program import ParameterArchive, Program
+from ..programs.signatures import signatures
+from ..compiler.compile import compile_default, compile_with_options
+from ..programs.load import program_of
+from ..compiler.ops import graph_linalg_ops
+from ..compiler.iree_compile import CompileFailed
+from ..compiler.options import DEFAULT_MEMORY_GB, DEFAULT_OPTIONS, DEFAULT_TIMEOUT_S, CompileOptions, flag_tuple
 from ..errors import BenchFailed
 from ..files import staged
 from .execute import numpy_reference
 from .machine import ISA_NAMES, machine
-from .progress import NO_PROGRESS, Progress
+from ..compiler.progress import NO_PROGRESS, Progress
 from .timing import ALLOCATORS, SAMPLE_TIMEOUT_S, iree_sample, run_tool, time_round
 from ..sets.strategy_set import StrategySet
-from ..targets import CpuTarget
+from ..targets import CpuTarget, Target
 
 STRATEGY = "strategy"
 DEFAULT = "iree-default"
@@ -305,7 +309,7 @@ def _machine() -> dict[str, Any]:
 def bench(
     payload: Path | str | Program,
     strategies: StrategySet | str | Path,
-    target: str = "cpu",
+    target: Target | str = CpuTarget.default_name,
     *,
     threads: Sequence[int] = (1,),
     repetitions: int = 5,
@@ -330,9 +334,36 @@ def bench(
     per ``iree-compile`` run and a ``sample`` step per timed sample. ``payload`` is an
     ``.onnx`` model (then onnxruntime is timed too), a torch/ONNX-dialect or linalg
     ``.mlir`` file, or a loaded program; seeded inputs as in :func:`tdsl.run`."""
+    options = CompileOptions(timeout_s=timeout_s, memory_gb=memory_gb, extra_flags=flag_tuple(extra_flags), serial_loading=serial_loading)
+    return bench_with_options(
+        payload, strategies, target, options=options, threads=threads, repetitions=repetitions, min_time_s=min_time_s, seed=seed,
+        input_ranges=input_ranges, dims=dims, weights_seed=weights_seed, numpy_baseline=numpy_baseline, allocator=allocator,
+        progress=progress,
+    )
+
+
+def bench_with_options(
+    payload: Path | str | Program,
+    strategies: StrategySet | str | Path,
+    target: Target | str = CpuTarget.default_name,
+    *,
+    options: CompileOptions = DEFAULT_OPTIONS,
+    threads: Sequence[int] = (1,),
+    repetitions: int = 5,
+    min_time_s: float = 0.1,
+    seed: int = 0,
+    input_ranges: Mapping[str, tuple[float, float]] = {},
+    dims: Mapping[str, int] = {},
+    weights_seed: int = 0,
+    numpy_baseline: bool = True,
+    allocator: str = "default",
+    progress: Progress = NO_PROGRESS,
+) -> BenchReport:
+    """:func:`bench` with its ``iree-compile`` options as one value."""
     strategy_set = as_strategy_set(strategies)
-    target_model = strategy_set.target(target)
-    if not isinstance(target_model, CpuTarget):
+    strategy_set, target_model = strategy_set.for_target(target)
+    target = target_model.name
+    if not target_model.runs_on_host:
         raise BenchFailed(f"tdsl bench measures on this CPU; target {target!r} is {target_model.backend}")
     if repetitions < 1 or any(t < 1 for t in threads):
         raise BenchFailed("repetitions and thread counts must be at least 1")
@@ -364,17 +395,14 @@ def bench(
         work = Path(tmp)
         modules = {STRATEGY: work / "strategy.vmfb", DEFAULT: work / "default.vmfb", DATA_TILING: work / "dt.vmfb"}
         progress.expect("compile", 2 + (program.kind != "linalg"))
-        compile(
-            payload, strategy_set, target, modules[STRATEGY], timeout_s=timeout_s, memory_gb=memory_gb,
-            extra_flags=extra_flags, serial_loading=serial_loading, progress=progress,
-        )
+        compile_with_options(payload, strategy_set, target, modules[STRATEGY], options=options, progress=progress)
         # IREE's own paths keep IREE's default ukernels (data tiling uses the mmt4d ukernel);
         # only the strategy build carries the target's ukernel override.
-        flags = [*target_model.baseline().compile_flags(), *extra_flags]
+        flags = [*target_model.baseline().compile_flags(), *options.extra_flags]
         for name, label, more in ((DEFAULT, "IREE default", []), (DATA_TILING, "IREE data tiling", ["--iree-opt-data-tiling"])):
             with progress.step("compile", label):
                 try:
-                    compile_default(payload, [*flags, *more], modules[name], timeout_s, memory_gb)
+                    compile_default(payload, [*flags, *more], modules[name], options)
                 except CompileFailed as err:
                     # IREE's own path failing is a finding, not a bad input: the strategy is
                     # still timed against the paths that compiled.
@@ -388,7 +416,7 @@ def bench(
             # A torch/ONNX-dialect program has its contractions in linalg form only after
             # IREE's input conversion.
             with progress.step("compile", "linalg form (flops)"):
-                counted = function_flops(graph_linalg_ops(payload, flags, timeout_s, memory_gb))
+                counted = function_flops(graph_linalg_ops(payload, flags, options))
         # One item per (function, threads): IREE's builds timed as one round, side by side
         # in one process; numpy and onnxruntime one process each.
         plan: list[tuple[str, int, str, Any]] = []

@@ -6,7 +6,7 @@ that selects exactly it.
 pipeline for ``target`` (no strategies): to ``abi`` (the graph level, where data-layout
 rules act) and to ``executable-configurations`` (the configured dispatches codegen works
 on; the same run writes IREE's stream statistics, which give the launches per call, as for
-the compile report: :func:`tdsl.iree.dispatches.read_launches`). Ops are read with the
+the compile report: :func:`tdsl.compiler.dispatches.read_launches`). Ops are read with the
 bindings (:func:`tdsl.bindings.linalg_ops`); a dispatch's root op is linked to its
 graph-level op by their common source location.
 
@@ -32,11 +32,12 @@ from ..render import LAYOUT_MARKER, MARKER, render
 from ..model.kinds import Phase
 from ..model.matchers import ContractionMatch, ConvolutionMatch, FunctionMatch, OperandMatch, OpNameMatch, contraction_with_layout
 from ..sets.strategy_set import StrategySet
-from ..targets import AmdGpuTarget, CpuTarget
+from ..targets import Target, resolve
 from ..targets.cpu import PREPROCESSING_PIPELINE
 from .dispatches import STATISTICS_FILE, Launches, read_launches, statistics_flags
 from .phases import compile_to_phase
-from .iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, run_iree_compile
+from .iree_compile import run_iree_compile
+from .options import DEFAULT_OPTIONS, CompileOptions
 
 CONTRACTION_ROLES = ("batch", "m", "n", "k")
 CONVOLUTION_ROLES = ("batch", "output_image", "output_channel", "filter_loop", "input_channel", "depth")
@@ -150,7 +151,7 @@ class ProgramOps:
 
     def to_json(self, shares: Mapping[str, float] | None = None) -> dict[str, Any]:
         """The listing as JSON; with ``shares`` (a profile's share of the time per dispatch,
-        :func:`tdsl.iree.dispatch_profile.time_shares`) each dispatch has its ``time_share``."""
+        :func:`tdsl.measure.dispatch_profile.time_shares`) each dispatch has its ``time_share``."""
         return {
             "payload": str(self.payload),
             "target": self.target,
@@ -279,12 +280,10 @@ def matcher_for(view: OpView, function: str | None = None) -> MatcherKind | None
         return names
 
 
-def _phase_ir(payload: Path, flags: Sequence[str], phase: str, timeout_s: float, memory_gb: float) -> str:
+def _phase_ir(payload: Path, flags: Sequence[str], phase: str, options: CompileOptions) -> str:
     with tempfile.TemporaryDirectory(prefix="tdsl-ops-") as tmp:
         out = Path(tmp) / f"{phase}.mlir"
-        run_iree_compile(
-            payload, [*flags, f"--compile-to={phase}", "--mlir-print-debuginfo"], out, timeout_s=timeout_s, memory_gb=memory_gb
-        )
+        run_iree_compile(payload, [*flags, f"--compile-to={phase}", "--mlir-print-debuginfo"], out, options)
         return out.read_text()
 
 
@@ -293,23 +292,24 @@ ASYNC_SUFFIX = "$async"
 (``main_graph`` calls ``main_graph$async``, which holds the ops)."""
 
 
-def graph_linalg_ops(payload: Path, flags: Sequence[str], timeout_s: float, memory_gb: float) -> list[bindings.LinalgOp]:
+def graph_linalg_ops(payload: Path, flags: Sequence[str], options: CompileOptions = DEFAULT_OPTIONS) -> list[bindings.LinalgOp]:
     """The linalg ops of ``payload`` as graph-level strategies see them: after IREE's input
     conversion (the ``abi`` phase), where a torch/ONNX-dialect program is linalg, or, when
     ``flags`` run passes before the preprocessing transform spec
     (``--iree-preprocessing-pass-pipeline``), after those (the ``preprocessing`` phase);
-    each op's ``function`` is the public function it runs in (:data:`ASYNC_SUFFIX` removed)."""
+    each op's ``function`` is the public function it runs in (:data:`ASYNC_SUFFIX` removed).
+    ``flags`` are the whole command (extra flags included); ``options`` give the limits."""
     phase = "preprocessing" if any(f.startswith(PREPROCESSING_PIPELINE) for f in flags) else "abi"
-    ops = bindings.linalg_ops(_phase_ir(payload, flags, phase, timeout_s, memory_gb))
+    ops = bindings.linalg_ops(_phase_ir(payload, flags, phase, options))
     return [replace(op, function=op.function[: -len(ASYNC_SUFFIX)]) if op.function and op.function.endswith(ASYNC_SUFFIX) else op for op in ops]
 
 
-def _configured_ir(payload: Path, flags: Sequence[str], timeout_s: float, memory_gb: float) -> tuple[str, Launches]:
+def _configured_ir(payload: Path, flags: Sequence[str], options: CompileOptions) -> tuple[str, Launches]:
     """The IR after ``executable-configurations`` and the launches of the same run's stream
     statistics (none when the program has no dispatch)."""
     with tempfile.TemporaryDirectory(prefix="tdsl-ops-stats-") as tmp:
         statistics = Path(tmp) / STATISTICS_FILE
-        ir = _phase_ir(payload, [*flags, *statistics_flags(statistics)], "executable-configurations", timeout_s, memory_gb)
+        ir = _phase_ir(payload, [*flags, *statistics_flags(statistics)], "executable-configurations", options)
         return ir, read_launches(statistics.read_text()) if statistics.is_file() else Launches({})
 
 
@@ -328,10 +328,7 @@ def coverage(
     payload: Path,
     strategies: StrategySet,
     target: str,
-    *,
-    extra_flags: Sequence[str] = (),
-    timeout_s: float = DEFAULT_TIMEOUT_S,
-    memory_gb: float = DEFAULT_MEMORY_GB,
+    options: CompileOptions = DEFAULT_OPTIONS,
 ) -> dict[str, list[str]]:
     """{source site: names of the strategies applied there}: compiles ``payload`` with
     ``strategies`` and reads the tdsl markers off the configured dispatches' ops."""
@@ -339,8 +336,8 @@ def coverage(
     rendered = render(strategies, target)
     with tempfile.TemporaryDirectory(prefix="tdsl-ops-cover-") as tmp:
         rendered.write(tmp)
-        flags = [*extra_flags, "--mlir-print-debuginfo"]
-        configured = compile_to_phase(payload, rendered, Path(tmp), Phase.EXECUTABLE_CONFIGURATIONS, flags, timeout_s, memory_gb)
+        debuginfo = replace(options, extra_flags=(*options.extra_flags, "--mlir-print-debuginfo"))
+        configured = compile_to_phase(payload, rendered, Path(tmp), Phase.EXECUTABLE_CONFIGURATIONS, debuginfo)
     for op in bindings.linalg_ops(configured):
         for key in (LAYOUT_MARKER, MARKER):
             name = op.values.get(key)
@@ -388,21 +385,21 @@ def _root(ops: list[bindings.LinalgOp]) -> bindings.LinalgOp | None:
 
 def list_dispatches(
     payload: Path | str,
-    target: CpuTarget | AmdGpuTarget,
+    target: Target | str,
     *,
-    extra_flags: Sequence[str] = (),
-    timeout_s: float = DEFAULT_TIMEOUT_S,
-    memory_gb: float = DEFAULT_MEMORY_GB,
+    options: CompileOptions = DEFAULT_OPTIONS,
     ready: StrategySet | None = None,
 ) -> ProgramOps:
     """Every dispatch of ``payload`` compiled for ``target`` with IREE's defaults; see the
     module docstring. With ``ready`` (a set with rules for ``target``), each dispatch also
-    lists the strategies of that set that apply to its root op."""
+    lists the strategies of that set that apply to its root op. ``target`` is a target
+    model or the name of a default one (:func:`tdsl.targets.resolve`)."""
     payload = Path(payload)
-    covered = coverage(payload, ready, target.name, extra_flags=extra_flags, timeout_s=timeout_s, memory_gb=memory_gb) if ready else {}
-    flags = [*target.compile_flags(), *extra_flags]
-    graph = graph_linalg_ops(payload, flags, timeout_s, memory_gb)
-    configured_ir, launches = _configured_ir(payload, flags, timeout_s, memory_gb)
+    target = resolve(target)
+    covered = coverage(payload, ready, target.name, options) if ready else {}
+    flags = [*target.compile_flags(), *options.extra_flags]
+    graph = graph_linalg_ops(payload, flags, options)
+    configured_ir, launches = _configured_ir(payload, flags, options)
     by_site: dict[str, list[bindings.LinalgOp]] = {}
     for graph_op in graph:
         by_site.setdefault(_site(graph_op), []).append(graph_op)

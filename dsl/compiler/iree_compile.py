@@ -29,15 +29,8 @@ from .. import bindings as mlir
 from ..errors import TdslError
 from ..files import atomic_write, failure_dir, staged
 from .diagnostics import CompilerDiagnostic, parse_diagnostics
+from .options import DEFAULT_OPTIONS, CompileOptions
 
-DEFAULT_TIMEOUT_S = 300.0
-DEFAULT_MEMORY_GB = 16.0
-# The smallest --memory-gb the command line accepts. iree-compile 3.13 needs about 0.4 GiB
-# of address space to start and compile a small matmul on a 2-core machine (0.26 GiB with
-# --mlir-disable-threading; each extra core adds a malloc arena and a thread stack, about
-# 72 MiB); below that it cannot even load libIREECompiler.so (exit 127) or abort in
-# pthread_create. 1 GiB leaves room for a few more cores and a larger payload.
-MIN_MEMORY_GB = 1.0
 
 # stderr markers of a run that hit the address-space cap (RLIMIT_AS makes allocations fail).
 _MEMORY_MARKERS = (
@@ -101,31 +94,32 @@ def run_iree_compile(
     payload: Path | str,
     flags: Sequence[str],
     output: Path | str | None,
+    options: CompileOptions = DEFAULT_OPTIONS,
     *,
-    timeout_s: float = DEFAULT_TIMEOUT_S,
-    memory_gb: float = DEFAULT_MEMORY_GB,
     check: bool = True,
     locate: Locate | None = None,
 ) -> CompileResult:
-    """Runs ``iree-compile payload flags -o output`` under a timeout and an address-space cap.
+    """Runs ``iree-compile payload flags -o output`` under ``options``' timeout and
+    address-space cap. ``flags`` are the whole command: the caller has placed
+    ``options.extra_flags`` among them.
 
     The output appears only if compilation succeeds (written to a temporary file and
     renamed). With ``check`` a failure raises :class:`CompileFailed`: one line naming the
     strategy field of the first error and the directory that keeps the evidence.
     ``locate`` maps the diagnostics of a failed run before they are described, while the
-    files the run wrote (an executable dump) still exist: :func:`tdsl.iree.compile.compile`
+    files the run wrote (an executable dump) still exist: :func:`tdsl.compiler.compile.compile`
     names the rule that configured the dispatch a codegen error is in
-    (:func:`~tdsl.iree.diagnostics.locate_in_dispatches`).
+    (:func:`~tdsl.compiler.diagnostics.locate_in_dispatches`).
     """
     payload = Path(payload)
     if not payload.is_file():
         raise CompileFailed(f"payload {str(payload)!r} does not exist")
     if output is None:
-        result = _invoke(payload, flags, os.devnull, timeout_s, memory_gb)
+        result = _invoke(payload, flags, os.devnull, options)
     else:
         try:
             with staged(output) as tmp:
-                result = _invoke(payload, flags, str(tmp), timeout_s, memory_gb)
+                result = _invoke(payload, flags, str(tmp), options)
                 if not result.ok:
                     raise _Discard()
             result = replace(result, output=Path(output))
@@ -135,10 +129,10 @@ def run_iree_compile(
         result = replace(result, diagnostics=tuple(locate(result.diagnostics)))
     if check and not result.ok:
         try:
-            evidence: Path | None = keep_evidence(result, payload, memory_gb)
+            evidence: Path | None = keep_evidence(result, payload, options)
         except OSError:
             evidence = None
-        raise CompileFailed(describe_failure(result, payload, memory_gb, timeout_s, evidence), result, evidence)
+        raise CompileFailed(describe_failure(result, payload, options, evidence), result, evidence)
     return result
 
 
@@ -146,7 +140,7 @@ class _Discard(Exception):
     """Leaves a staged output unwritten (the compile failed)."""
 
 
-def _invoke(payload: Path, flags: Sequence[str], output: str, timeout_s: float, memory_gb: float) -> CompileResult:
+def _invoke(payload: Path, flags: Sequence[str], output: str, options: CompileOptions) -> CompileResult:
     command = (
         mlir.tool_path("iree-compile"),
         str(payload),
@@ -162,13 +156,13 @@ def _invoke(payload: Path, flags: Sequence[str], output: str, timeout_s: float, 
             capture_output=True,
             text=True,
             errors="replace",
-            timeout=timeout_s,
-            preexec_fn=_limits(memory_gb),
+            timeout=options.timeout_s,
+            preexec_fn=_limits(options.memory_gb),
         )
     except subprocess.TimeoutExpired as err:
         raw = err.stderr or b""
         stderr = raw.decode(errors="replace") if isinstance(raw, bytes) else raw
-        return CompileResult(command, -signal.SIGKILL, stderr, tuple(parse_diagnostics(stderr)), timeout_s, None, True)
+        return CompileResult(command, -signal.SIGKILL, stderr, tuple(parse_diagnostics(stderr)), options.timeout_s, None, True)
     diagnostics = tuple(parse_diagnostics(proc.stderr))
     return CompileResult(command, proc.returncode, proc.stderr, diagnostics, time.perf_counter() - start, None)
 
@@ -223,8 +217,7 @@ def _crashed_pass(stderr: str) -> str:
 def describe_failure(
     result: CompileResult,
     payload: Path,
-    memory_gb: float,
-    timeout_s: float = DEFAULT_TIMEOUT_S,
+    options: CompileOptions = DEFAULT_OPTIONS,
     evidence: Path | None = None,
 ) -> str:
     """One line on a failed compile: what kind of failure, its first error (with the strategy
@@ -233,17 +226,17 @@ def describe_failure(
     code = _signal_name(result.returncode)
     if kind == "timeout":
         head = (
-            f"iree-compile ran past the {timeout_s:g} s timeout on {payload} and was killed "
+            f"iree-compile ran past the {options.timeout_s:g} s timeout on {payload} and was killed "
             "(some transform pattern sets never converge; raise --timeout only if it is slow, not stuck)"
         )
     elif kind == "memory" and result.returncode in (-signal.SIGKILL, 137):
         head = (
             f"iree-compile was killed (SIGKILL) on {payload}: out of memory (the system's, or the "
-            f"{memory_gb:g} GiB address-space cap; raise --memory-gb or free memory)"
+            f"{options.memory_gb:g} GiB address-space cap; raise --memory-gb or free memory)"
         )
     elif kind == "memory":
         head = (
-            f"iree-compile ran out of memory ({code}) on {payload}: it hit the {memory_gb:g} GiB "
+            f"iree-compile ran out of memory ({code}) on {payload}: it hit the {options.memory_gb:g} GiB "
             "address-space cap (raise --memory-gb)"
         )
     elif kind == "crash":
@@ -300,7 +293,7 @@ LOG_NAME = "iree-compile.log"
 _COPIES = "copies.txt"
 
 
-def keep_evidence(result: CompileResult, payload: Path, memory_gb: float) -> Path:
+def keep_evidence(result: CompileResult, payload: Path, options: CompileOptions) -> Path:
     """Writes the evidence of a failed run to a new :func:`failure_dir`: ``iree-compile.log``
     (the whole stderr), ``command.sh`` (the command, with the copies' paths, under the same
     memory cap) and copies of every file or directory a ``--flag=PATH`` names (rendered
@@ -339,7 +332,7 @@ def keep_evidence(result: CompileResult, payload: Path, memory_gb: float) -> Pat
                 arg = arg[: -len(original)] + copy
         rewritten.append(arg)
     rewritten[1] = str(payload.resolve())
-    cap_kib = int(memory_gb * (1 << 20))
+    cap_kib = int(options.memory_gb * (1 << 20))
     atomic_write(where / "command.sh", f"#!/bin/sh\nulimit -v {cap_kib}\n{shlex.join(rewritten)}\n")
     atomic_write(where / _COPIES, "".join(f"{a}\t{b}\n" for a, b in copies))
     return where

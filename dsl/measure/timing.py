@@ -2,7 +2,7 @@
 (:func:`iree_sample`), or a round of modules side by side in one process
 (:func:`time_round`).
 
-:func:`time_round` starts :mod:`tdsl.iree.round_runner` on the modules of one round, which
+:func:`time_round` starts :mod:`tdsl.measure.round_runner` on the modules of one round, which
 loads each in its own instance and calls them in turn, a short burst each in a fresh seeded
 order per cycle, until every one has had ``min_time_s`` of timed calls. On a shared or
 virtual machine one core's speed drifts by tens of percent over seconds; modules called
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import BenchFailed
-from .frontend import ParameterArchive
+from ..programs.program import ParameterArchive
 
 SAMPLE_TIMEOUT_S = 600.0
 """Seconds of calls one module gets per sample before it is stopped (``tdsl bench``)."""

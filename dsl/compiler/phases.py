@@ -17,12 +17,14 @@ from __future__ import annotations
 import re
 import tempfile
 from pathlib import Path
-from typing import Sequence, overload
+from typing import overload
 
 from .. import bindings as mlir
 from ..model.kinds import Phase
 from ..sets.loader import as_strategy_set
-from .iree_compile import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S, CompileFailed, run_iree_compile
+from .flags import with_threading
+from .iree_compile import CompileFailed, run_iree_compile
+from .options import DEFAULT_OPTIONS, CompileOptions
 from ..errors import TdslError
 from ..render import PREPROCESSING, Rendered, render
 from ..sets.strategy_set import StrategySet
@@ -90,18 +92,12 @@ def compile_to_phase(
     rendered: Rendered,
     scripts: Path,
     phase: Phase,
-    extra_flags: Sequence[str] = (),
-    timeout_s: float = DEFAULT_TIMEOUT_S,
-    memory_gb: float = DEFAULT_MEMORY_GB,
+    options: CompileOptions = DEFAULT_OPTIONS,
 ) -> str:
-    """The payload's IR after ``phase`` with the rendered scripts injected."""
+    """The payload's IR after ``phase`` with the rendered scripts injected (and
+    ``options``' extra flags after them)."""
     with tempfile.TemporaryDirectory(prefix="tdsl-ir-") as tmp:
         out = Path(tmp) / f"{phase}.mlir"
-        run_iree_compile(
-            payload,
-            [*rendered.flags(scripts), *extra_flags, f"--compile-to={phase}"],
-            out,
-            timeout_s=timeout_s,
-            memory_gb=memory_gb,
-        )
+        flags = [*with_threading(rendered.flags(scripts), options.serial_loading), *options.extra_flags, f"--compile-to={phase}"]
+        run_iree_compile(payload, flags, out, options)
         return out.read_text()

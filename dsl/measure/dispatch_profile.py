@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import NamedTuple, Sequence
 
 from ..errors import BenchFailed
-from .ops import Dispatch, ProgramOps
+from ..compiler.ops import Dispatch, ProgramOps
 from .timing import benchmark_command, benchmark_env, benchmark_tool, run_tool
 
 PROFILE_MODE = "host-execution"

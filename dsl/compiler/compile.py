@@ -4,7 +4,7 @@
 directory, runs ``iree-compile`` with the injection flags under a timeout and memory
 cap, and reads the configured dispatches back to prove which rules applied, and how often
 each is launched per call (IREE's stream statistics, written by the same run: see
-:mod:`tdsl.iree.dispatches`). The module (``output``) is written only if everything succeeded. ``strategies=None`` compiles with
+:mod:`tdsl.compiler.dispatches`). The module (``output``) is written only if everything succeeded. ``strategies=None`` compiles with
 IREE's default pipeline for a target given by name (``cpu`` or ``gfx942``): the report a
 user reads before writing a rule. ``baseline=True`` also compiles with IREE's default
 pipeline and reports both builds side by side, per dispatch.
@@ -21,27 +21,22 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
-from .iree_compile import (
-    DEFAULT_MEMORY_GB,
-    DEFAULT_TIMEOUT_S,
-    CompileFailed,
-    CompileResult,
-    run_iree_compile,
-)
+from .iree_compile import CompileFailed, CompileResult, run_iree_compile
 from ..errors import OutputError, StrategyNotApplied, TargetError
 from ..files import atomic_write, staged
 from ..sets.loader import as_strategy_set
 from .. import bindings as mlir
 from ..model.kinds import Injection, Phase
-from ..render import LAYOUT_RULE_MARKER, PREPROCESSING, SERIAL_LOADING, injections, render
+from ..render import LAYOUT_RULE_MARKER, PREPROCESSING, injections, render
 from .diagnostics import CompilerDiagnostic, locate_in_dispatches, rule_names
-from .flags import THREADING_ON, rendered_flags, with_threading
+from .flags import rendered_flags, with_threading
 from .phases import compile_to_phase, phase_of
 from .hsaco import KernelResources, resources
 from .dispatches import STATISTICS_FILE, DispatchSummary, Launches, launches_in, short_pipeline, spelled, statistics_flags, summarize_dump
+from .options import DEFAULT_MEMORY_GB, DEFAULT_OPTIONS, DEFAULT_TIMEOUT_S, CompileOptions, flag_tuple
 from .progress import NO_PROGRESS, Progress
 from ..sets.strategy_set import StrategySet
-from ..targets import AmdGpuTarget, CpuTarget, Target
+from ..targets import Target, named, target_names
 
 IREE_DEFAULT = "iree-default"
 """How reports name a build with IREE's default pipeline (no tdsl scripts)."""
@@ -54,26 +49,23 @@ DEFAULT_CPU_PIPELINE = "Default"
 """llvm-cpu's fallback pipeline: no tiling and no vectorization (scalar loops)."""
 
 
-def default_targets() -> dict[str, Target]:
-    """{name: target} a compile without strategies accepts: ``cpu`` and ``gfx942``."""
-    return {t.name: t for t in (CpuTarget(), AmdGpuTarget())}
-
-
-def default_target(name: str) -> Target:
-    """The target called ``name`` among :func:`default_targets`."""
-    found = default_targets()
-    if name not in found:
+def default_target(target: Target | str) -> Target:
+    """``target``, or the default target called ``target`` (:func:`tdsl.targets.named`):
+    what a compile without strategies builds for."""
+    found = named(target) if isinstance(target, str) else target
+    if found is None:
         raise TargetError(
-            f"--target {name!r}: without strategies, expected one of {sorted(found)} (IREE's default "
+            f"--target {target!r}: without strategies, expected one of {sorted(target_names())} (IREE's default "
             "pipeline for that target)"
         )
-    return found[name]
+    return found
 
 
-def baseline_flags(target: Target) -> list[str]:
-    """The flags of IREE's default pipeline for ``target`` (a CPU target with IREE's own
-    ukernel and convolution defaults)."""
-    return (target.baseline() if isinstance(target, CpuTarget) else target).compile_flags()
+def kernel_resources(dump: Path, target: Target) -> tuple[KernelResources, ...]:
+    """The GPU kernels of an executable dump with their resources, for a target with GPU
+    facts (none for other targets)."""
+    facts = target.gpu_facts
+    return tuple(resources(dump, facts)) if facts is not None else ()
 
 
 @dataclass(frozen=True)
@@ -447,7 +439,7 @@ def side_by_side(
 def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
     payload: Path | str,
     strategies: StrategySet | str | Path | None,
-    target: str,
+    target: Target | str,
     output: Path | str | None = None,
     *,
     dump_ir: str | Phase | None = None,
@@ -463,7 +455,9 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
 ) -> CompileReport:
     """Renders ``strategies`` for ``target``, compiles ``payload`` and reports what applied.
 
-    ``strategies=None``: IREE's default pipeline for ``target`` (``cpu`` or ``gfx942``).
+    ``target``: a target name of the set, or a target model (:meth:`~tdsl.StrategySet.for_target`).
+    ``strategies=None``: IREE's default pipeline for ``target`` (a model, or the name of a
+    default target: :func:`tdsl.targets.named`).
     ``dump_ir``: also write the IR at that phase (one of :data:`PHASES`) to
     ``dump_ir_to`` (default ``<output or payload stem>.<phase>.mlir``).
     ``strict``: a rule that matched nothing is an error (no output is written).
@@ -477,7 +471,31 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
     gone) and, with ``baseline``, IREE default's dump in its ``iree-default`` subdirectory.
     ``baseline``: also compile with IREE's default pipeline; the report holds it.
     ``progress``: receives one ``compile`` step per ``iree-compile`` run.
+    ``timeout_s`` / ``memory_gb``: each ``iree-compile`` run's timeout and address-space cap
+    (:class:`~tdsl.compiler.options.CompileOptions`).
     """
+    options = CompileOptions(timeout_s=timeout_s, memory_gb=memory_gb, extra_flags=flag_tuple(extra_flags), serial_loading=serial_loading)
+    return compile_with_options(
+        payload, strategies, target, output, options=options, dump_ir=dump_ir, dump_ir_to=dump_ir_to, strict=strict,
+        keep_dump=keep_dump, baseline=baseline, progress=progress,
+    )
+
+
+def compile_with_options(
+    payload: Path | str,
+    strategies: StrategySet | str | Path | None,
+    target: Target | str,
+    output: Path | str | None = None,
+    *,
+    options: CompileOptions = DEFAULT_OPTIONS,
+    dump_ir: str | Phase | None = None,
+    dump_ir_to: Path | str | None = None,
+    strict: bool = False,
+    keep_dump: Path | str | None = None,
+    baseline: bool = False,
+    progress: Progress = NO_PROGRESS,
+) -> CompileReport:
+    """:func:`compile` with its ``iree-compile`` options as one value."""
     payload = Path(payload)
     if not payload.is_file():
         raise CompileFailed(f"payload {str(payload)!r} does not exist")
@@ -490,37 +508,36 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
     kept = Path(keep_dump) if keep_dump is not None else None
     if kept is not None:
         check_dump_dir(kept)
-    extra = tuple(extra_flags)
+    extra = options.extra_flags
     if strategies is None:
         target_model = default_target(target)
+        target = target_model.name
         with tempfile.TemporaryDirectory(prefix="tdsl-") as tmp:
             progress.expect("compile", 1 + (phase is not None))
-            default = _default_build(payload, target, target_model, out, extra, timeout_s, memory_gb, Path(tmp) / "dump", progress)
+            default = _default_build(payload, target, target_model, out, options, Path(tmp) / "dump", progress)
             ir_dump = None
             if phase is not None:
                 ir_dump = Path(dump_ir_to) if dump_ir_to else (out or payload).with_suffix(f".{phase}.mlir")
                 with progress.step("compile", f"IR after {phase}"):
                     with tempfile.TemporaryDirectory(prefix="tdsl-ir-") as ir_tmp:
                         ir_out = Path(ir_tmp) / f"{phase}.mlir"
-                        run_iree_compile(payload, [*default.flags, *extra, f"--compile-to={phase}"], ir_out, timeout_s=timeout_s, memory_gb=memory_gb)
+                        run_iree_compile(payload, [*default.flags, *extra, f"--compile-to={phase}"], ir_out, options)
                         atomic_write(ir_dump, ir_out.read_text())
             if kept is not None:
                 keep_dump_dir(Path(tmp) / "dump", kept)
         return _replace(default, output=out, ir_dump=ir_dump, dump_dir=kept)
-    strategy_set = as_strategy_set(strategies)
+    strategy_set, target_model = as_strategy_set(strategies).for_target(target)
+    target = target_model.name
     rendered = render(strategy_set, target)
-    target_model = strategy_set.target(target)
     has_preprocessing = rendered.script(PREPROCESSING) is not None
     progress.expect("compile", 1 + has_preprocessing + (phase is not None) + baseline)
-    # compile_to_phase injects the rendered flags as they are: turn threading back on there.
-    phase_extra = (*extra, THREADING_ON) if not serial_loading and SERIAL_LOADING in rendered.flags(".") else extra
     with tempfile.TemporaryDirectory(prefix="tdsl-") as tmp:
         scripts = Path(tmp) / "scripts"
         rendered.write(scripts)
         dump = Path(tmp) / "dump"
         dump.mkdir()
         flags = [
-            *with_threading(rendered.flags(scripts), serial_loading),
+            *with_threading(rendered.flags(scripts), options.serial_loading),
             *extra,
             f"--iree-hal-dump-executable-files-to={dump}",
             f"--iree-hal-dump-executable-binaries-to={dump}",
@@ -534,14 +551,14 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
                 return locate_in_dispatches(diagnostics, dump, names)
 
             with progress.step("compile", "strategy build"):
-                result = run_iree_compile(payload, flags, module, timeout_s=timeout_s, memory_gb=memory_gb, locate=locate)
+                result = run_iree_compile(payload, flags, module, options, locate=locate)
             dispatches = tuple(summarize_dump(dump))
             launch_counts = launches_in(dump)
-            kernels = tuple(resources(dump, rendered.target.facts)) if isinstance(rendered.target, AmdGpuTarget) else ()
+            kernels = kernel_resources(dump, rendered.target)
             layout_hits: dict[int, list[str]] = {}
             if has_preprocessing:
                 with progress.step("compile", "IR after preprocessing (where layout rules applied)"):
-                    ir = compile_to_phase(payload, rendered, scripts, Phase.PREPROCESSING, phase_extra, timeout_s, memory_gb)
+                    ir = compile_to_phase(payload, rendered, scripts, Phase.PREPROCESSING, options)
                 layout_hits = layout_rules_by_function(ir)
             outcomes = tuple(_outcomes(strategy_set, target, dispatches, layout_hits))
             if strict and any(not o.applied and not o.optional for o in outcomes):
@@ -553,20 +570,20 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
             if phase is not None:
                 ir_dump = Path(dump_ir_to) if dump_ir_to else (out or payload).with_suffix(f".{phase}.mlir")
                 with progress.step("compile", f"IR after {phase}"):
-                    ir_text = compile_to_phase(payload, rendered, scripts, phase, phase_extra, timeout_s, memory_gb)
+                    ir_text = compile_to_phase(payload, rendered, scripts, phase, options)
                 atomic_write(ir_dump, ir_text)
             base = None
             if baseline:
-                base = _default_build(payload, target, target_model, None, extra, timeout_s, memory_gb, dump / IREE_DEFAULT, progress)
+                base = _default_build(payload, target, target_model, None, options, dump / IREE_DEFAULT, progress)
             if kept is not None:
                 shutil.copytree(scripts, dump / "scripts")
                 keep_dump_dir(dump, kept)
     # Paths that exist after return: the kept scripts, else names relative to the scripts'
     # directory (as `tdsl render --relative` writes them; that directory is gone).
     flags_shown = tuple(
-        rendered_flags(rendered, kept / "scripts", serial_loading=serial_loading)
+        rendered_flags(rendered, kept / "scripts", serial_loading=options.serial_loading)
         if kept is not None
-        else rendered_flags(rendered, scripts, serial_loading=serial_loading, relative=True)
+        else rendered_flags(rendered, scripts, serial_loading=options.serial_loading, relative=True)
     )
     return CompileReport(
         payload=payload,
@@ -596,15 +613,14 @@ def _default_build(
     target: str,
     target_model: Target,
     output: Path | None,
-    extra: tuple[str, ...],
-    timeout_s: float,
-    memory_gb: float,
+    options: CompileOptions,
     dump: Path,
     progress: Progress,
 ) -> CompileReport:
     """``payload`` compiled with IREE's default pipeline for ``target_model``, its dump in ``dump``."""
-    flags = baseline_flags(target_model)
+    flags = target_model.baseline_flags()
     dump.mkdir(parents=True, exist_ok=True)
+    extra = options.extra_flags
     command = [
         *flags,
         *extra,
@@ -613,8 +629,8 @@ def _default_build(
         *statistics_flags(dump / STATISTICS_FILE),
     ]
     with progress.step("compile", "IREE default"):
-        result = run_iree_compile(payload, command, output, timeout_s=timeout_s, memory_gb=memory_gb)
-    kernels = tuple(resources(dump, target_model.facts)) if isinstance(target_model, AmdGpuTarget) else ()
+        result = run_iree_compile(payload, command, output, options)
+    kernels = kernel_resources(dump, target_model)
     return CompileReport(
         payload=payload,
         target=target,
@@ -627,6 +643,13 @@ def _default_build(
         extra_flags=extra,
         launch_counts=launches_in(dump),
     )
+
+
+def compile_default(payload: Path, target_flags: Sequence[str], output: Path, options: CompileOptions = DEFAULT_OPTIONS) -> None:
+    """Compiles ``payload`` with IREE's default pipeline (no tdsl scripts): ``target_flags``
+    are the whole command (the caller places ``options.extra_flags``); ``options`` give the
+    limits."""
+    run_iree_compile(payload, list(target_flags), output, options)
 
 
 def check_dump_dir(path: Path) -> None:
