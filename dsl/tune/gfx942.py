@@ -170,7 +170,7 @@ class Gfx942Tuner:
     """The :class:`~tdsl.tune.target_tuner.TargetTuner` of AMD GPU targets (kind ``rocm``):
     the module docstring's ranking, ``budget`` candidates per op at most compiled."""
 
-    kind = AmdGpuTarget().kind
+    kind = AmdGpuTarget.kind_name()
     searches_user_spaces = False
 
     def tune(

@@ -107,7 +107,7 @@ class CpuTuner:
     """The :class:`~tdsl.tune.target_tuner.TargetTuner` of CPU targets (kind ``llvm-cpu``):
     the module docstring's stages, ``budget`` candidates per op and space."""
 
-    kind = CpuTarget().kind
+    kind = CpuTarget.kind_name()
     searches_user_spaces = True
 
     def tune(
