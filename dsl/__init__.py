@@ -50,6 +50,10 @@ from .model.registry import Strategy
 from .sets.strategy_set import Rule, StrategySet, combine
 from .targets import GFX942, AmdGpuTarget, CpuTarget
 
+# Last: the ready library registers its tuning spaces with tdsl.tune.ready, and its modules
+# import the ones above (never this package).
+from . import strategies as strategies  # noqa: E402,F401
+
 try:
     __version__ = version("tdsl")
 except PackageNotFoundError:  # running from a checkout that is not installed

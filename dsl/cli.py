@@ -501,12 +501,14 @@ def _cmd_tune(args: argparse.Namespace) -> int:
     if args.plot and not plot_available():
         raise ArgumentError("--plot needs matplotlib: pip install 'tdsl[plot]' (or pip install matplotlib)")
     from .targets import named, target_names
-    from .tune import TUNERS, TuneOptions, open_cache, open_executor, table, write_outputs
+    from .tune import TuneOptions, open_cache, open_executor, tunable_kinds, tuner_for, write_outputs
+    from .tune.session import tuning_session
 
     target = named(args.target)
-    if target is None or target.kind not in TUNERS:
-        tunable = [n for n in target_names() if (t := named(n)) is not None and t.kind in TUNERS]
+    if target is None or target.kind not in tunable_kinds():
+        tunable = [n for n in target_names() if (t := named(n)) is not None and t.kind in tunable_kinds()]
         raise ArgumentError(f"--target: expected {' or '.join(tunable)}, received {args.target!r}")
+    tuner = tuner_for(target.kind)
 
     options = TuneOptions(
         budget=args.budget, time_s=args.time, rounds=args.rounds, min_time_s=args.min_time, threads=args.threads,
@@ -514,13 +516,13 @@ def _cmd_tune(args: argparse.Namespace) -> int:
         timeout_s=args.timeout, memory_gb=args.memory_gb, extra_flags=tuple(extra_flags(args)), device=args.device,
         serial_loading=not args.no_serial_loading,
     )
-    space: dict[str, Any] = {}
+    space = None
     if args.space is not None:
-        if not target.runs_on_host:
+        if not tuner.searches_user_spaces:
             raise ArgumentError(f"--space: tunes a space for this CPU; use --target {_host_targets()}")
         from .sets.space import load_space
 
-        space = {"space": load_space(args.space)}
+        space = load_space(args.space)
     program = _program(args)
     progress = _progress(args)
     lines: list[str] = []
@@ -530,14 +532,14 @@ def _cmd_tune(args: argparse.Namespace) -> int:
         if _verbosity(args) >= 0:
             print(f"tdsl tune: {line}", file=sys.stderr)
 
-    result: Any
     with open_cache(args.cache) as cache, open_executor(args.executor, args.address, args.workers) as executor:
-        result = TUNERS[target.kind](program, options=options, executor=executor, cache=cache, progress=progress, report=report, **space)
+        with tuning_session(executor, cache, progress) as (running, store):
+            result = tuner.tune(program, options=options, executor=running, cache=store, progress=progress, report=report, space=space)
     try:
         paths = write_outputs(result, args.output, with_plot=args.plot)
     except OSError as err:
         raise OutputError(f"-o {str(args.output)!r}: cannot write the results: {_os_reason(err)}") from None
-    print(table(result))
+    print(result.table())
     for path in paths:
         print(path)
     return EXIT_INTERRUPTED if result.interrupted else EXIT_OK
@@ -762,7 +764,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", type=Path, required=True, metavar="DIR", help="directory for tuned.py, tuned.yaml, report.json")
     p.add_argument("--ops", action="append", default=[], metavar="TEXT", help="tune only dispatches whose name or shapes contain TEXT (repeatable)")
     p.add_argument("--space", metavar="FILE.py[:NAME]|FILE.yaml", help="search your own space instead of the ready ones: a Space or a StrategySet with knobs defined in FILE.py, or a .yaml/.json set with knob mappings ({knob: choice, name: N, values: [..]})")
-    p.add_argument("--budget", type=positive_int, default=24, metavar="N", help="candidates per op and space (default 24; a 2-D matmul has two spaces)")
+    p.add_argument("--budget", type=positive_int, default=24, metavar="N", help="candidates built per op and space (default 24; a 2-D matmul has two spaces); on gfx942 the cost model's best N are compiled, at most 6")
     p.add_argument("--time", type=positive_float, metavar="SECONDS", help="stop after this many seconds and emit what was measured")
     p.add_argument("--rounds", type=positive_int, default=5, help="interleaved rounds for the finalists (default 5)")
     p.add_argument("--min-time", type=positive_float, default=0.05, metavar="SECONDS", help="seconds of timed calls per build and round (default 0.05)")

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from typing import Callable, Optional, Union
 
-from tdsl import AmdGpuTarget, CpuTarget, StrategySet
-from tdsl.compiler.ops import Dispatch
-from tdsl.model.kinds import MatcherKind, StrategyKind
-from tdsl.targets import Target
+from ..sets.strategy_set import StrategySet
+from ..targets import AmdGpuTarget, CpuTarget
+from ..compiler.ops import Dispatch
+from ..model.kinds import MatcherKind, StrategyKind
+from ..targets import Target
 
 from .gpu.dispatch import gpu_choice
 

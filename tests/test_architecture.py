@@ -11,7 +11,10 @@ Layers, bottom to top; a module may import its own layer and the ones below:
    limits, flags, diagnostics, ``compile()`` and its report, phases, dispatches), then
    ``measure`` (execution, numerics and ``run()``, timing, ``bench()``)
 4. ``importer`` (``tdsl import``: specs read with the bindings into strategy sets)
-5. ``testing``, ``cli``, ``schema``, the package itself and ``__main__``
+5. ``tune`` (``tdsl tune``; reads the ready spaces from its registry, :mod:`tdsl.tune.ready`)
+6. ``strategies`` (the ready library, ``strategies/`` in the checkout: it registers its
+   tuning spaces with ``tune`` and imports the defining modules, never the package itself)
+7. ``testing``, ``cli``, ``schema``, the package itself and ``__main__``
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from pathlib import Path
 import pytest
 
 DSL = Path(__file__).resolve().parent.parent / "dsl"
+STRATEGIES = DSL.parent / "strategies"
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("tdsl.errors", "tdsl.files", "tdsl.bindings")),
@@ -34,6 +38,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("measure", ("tdsl.measure",)),
     ("importer", ("tdsl.importer",)),
     ("tune", ("tdsl.tune",)),
+    ("ready library", ("tdsl.strategies",)),
     ("top", ("tdsl.testing", "tdsl.cli", "tdsl.schema", "tdsl.__main__", "tdsl")),
 ]
 
@@ -50,12 +55,17 @@ def _layer(module: str) -> int:
 
 
 def _modules() -> dict[str, Path]:
+    """Every module of the package: ``dsl/`` as ``tdsl``, ``strategies/`` as ``tdsl.strategies``
+    (``dsl/strategies`` is a link to it, for mypy)."""
     found = {}
-    for path in sorted(DSL.rglob("*.py")):
-        parts = ["tdsl", *path.relative_to(DSL).with_suffix("").parts]
-        if parts[-1] == "__init__":
-            parts.pop()
-        found[".".join(parts)] = path
+    for root, package in ((DSL, ["tdsl"]), (STRATEGIES, ["tdsl", "strategies"])):
+        for path in sorted(root.rglob("*.py")):
+            if root == DSL and path.relative_to(DSL).parts[0] == "strategies":
+                continue
+            parts = [*package, *path.relative_to(root).with_suffix("").parts]
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
     return found
 
 
@@ -127,6 +137,20 @@ def test_the_layer_test_catches_an_upward_import(tmp_path: Path) -> None:
     bad.write_text("from ..render import render\nfrom ..compiler.compile import compile\n")
     upward = [n for n in _imports("tdsl.model.bad", bad) if _layer(n) > _layer("tdsl.model.bad")]
     assert sorted(upward) == ["tdsl.compiler.compile", "tdsl.render.render"]
+
+
+def test_the_ready_library_is_checked_and_imports_no_higher_layer(tmp_path: Path) -> None:
+    """``strategies/`` is a layer of its own, above ``tune`` (it registers its spaces there)
+    and below the top: a ready module importing ``tdsl`` itself or the CLI is reported, one
+    importing the registry is not; ``tune`` importing the ready library is reported."""
+    assert "tdsl.strategies.cpu.space" in _modules()
+    bad = tmp_path / "bad.py"
+    bad.write_text("from tdsl import Rule\nfrom tdsl.cli import main\nfrom tdsl.tune.ready import register_cpu_spaces\n")
+    upward = [n for n in _imports("tdsl.strategies.cpu.bad", bad) if _layer(n) > _layer("tdsl.strategies.cpu.bad")]
+    assert sorted(upward) == ["tdsl", "tdsl.cli"]
+    bad.write_text("from ..strategies.cpu.space import tunable\n")
+    upward = [n for n in _imports("tdsl.tune.bad", bad) if _layer(n) > _layer("tdsl.tune.bad")]
+    assert upward == ["tdsl.strategies.cpu.space"]
 
 
 def test_only_the_bindings_shim_imports_iree_compiler() -> None:

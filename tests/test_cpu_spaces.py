@@ -17,7 +17,8 @@ from tdsl import ContractionMatch, CpuLowering, CpuTarget, GraphCpuLowering, Rul
 from tdsl.errors import StrategyError
 from tdsl.bindings import linalg_ops
 from tdsl.compiler.ops import OpView, matcher_for
-from tdsl.strategies.cpu.space import IN_PLACE_MAPS, MMT4D_MAPS, contraction_space, convolution_space, convolution_tunable, packable, packing_space, panel_space
+from tdsl.strategies.cpu.layout_spaces import IN_PLACE_MAPS, MMT4D_MAPS, packable, packing_space, panel_space
+from tdsl.strategies.cpu.space import contraction_space, convolution_space, convolution_tunable
 
 UNIT_BATCH = Path(__file__).resolve().parent / "payloads" / "cpu" / "unit_batch.mlir"
 
@@ -255,7 +256,8 @@ def test_the_widened_integer_matmul_of_onnx_matmulinteger_gets_pinned_tiles_only
     -> i64 matmul: it gets the pinned-tile space (an 8-row MLP measured 1.14x IREE default
     with it), and no packing or panel space, with the reason (there is no mmt4d inner tile
     for those types) instead of an error; a candidate compiles and applies."""
-    from tdsl.strategies.cpu.space import panelable, tunable
+    from tdsl.strategies.cpu.layout_spaces import panelable
+    from tdsl.strategies.cpu.space import tunable
 
     [found] = [op for op in linalg_ops(WIDENED_INTEGER_MATMUL) if op.name == "linalg.matmul"]
     view = OpView.of(found)

@@ -14,7 +14,7 @@ from tdsl.errors import BenchFailed
 from tdsl.measure.dispatch_profile import dispatch_times
 from tdsl.compiler.ops import ProgramOps, list_dispatches
 from tdsl.measure.dispatch_profile import with_measured_launches
-from tdsl.tune.tuner import op_jobs
+from tdsl.tune.op_jobs import op_jobs
 
 SMALL_BESIDE_LARGE = Path(__file__).resolve().parent / "payloads" / "cpu" / "small_beside_large.mlir"
 

@@ -374,8 +374,8 @@ def test_tune_gives_the_widened_integer_matmul_a_job() -> None:
     """dynamic_linear (quantize_dynamic's MatMulInteger, i32 x i32 -> i64 at IREE's graph
     level): ``tdsl tune`` has a pinned-tile job for it (where the ready library has tiles
     on AVX-512 only, the tuner measures them on the machine at hand), and no packing space."""
-    from tdsl.strategies.cpu.space import packable
-    from tdsl.tune.tuner import op_jobs
+    from tdsl.strategies.cpu.layout_spaces import packable
+    from tdsl.tune.op_jobs import op_jobs
 
     program = load_program(ONNX_DIR / "dynamic_linear.onnx")
     jobs = op_jobs(list_dispatches(program.mlir_path, CpuTarget()))

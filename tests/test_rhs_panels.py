@@ -1,4 +1,4 @@
-"""RHS panels (tdsl.strategies.cpu.space.panel_space): a matmul whose RHS alone is packed into
+"""RHS panels (tdsl.strategies.cpu.layout_spaces.panel_space): a matmul whose RHS alone is packed into
 ``[N/N0, K, N0]`` panels, LHS and result in place (``DataLayout.lower_unpack``), the panel op
 pinned -- which ops get the space, what its candidates are on generated shapes, and on the
 compiler: one dispatch per matmul beside data tiling, constant weights packed at compile
@@ -18,7 +18,7 @@ from tdsl import ContractionMatch, CpuLowering, CpuTarget, DataLayout, Pack, Pac
 from tdsl.bindings import linalg_ops
 from tdsl.errors import StrategyError
 from tdsl.compiler.ops import OpView, matcher_for
-from tdsl.strategies.cpu.space import PANEL_MAPS, panel_space, panelable
+from tdsl.strategies.cpu.layout_spaces import PANEL_MAPS, panel_space, panelable
 
 from test_cpu_spaces import UNIT_BATCH, _view
 

@@ -23,7 +23,8 @@ from tdsl.tune import LocalExecutor, TuneCache, TuneOptions, table, tune, write_
 from tdsl.tune import tuner as tuner_module
 from tdsl.tune.executor import BuildJob, BuildResult, SampleJob, SampleResult, failed_build
 from tdsl.tune.measure import MIN_NOISE, Variant, fastest, inconclusive, noise, speedup, wins
-from tdsl.tune.outputs import REPORT_JSON, TUNED_PY, TUNED_YAML, notes, rule_comments
+from tdsl.tune.outputs import REPORT_JSON, TUNED_PY, TUNED_YAML
+from tdsl.tune.result import notes, rule_comments
 
 MATMUL = """
 util.global private @w = #util.byte_pattern<1> : tensor<128x64xf32>
@@ -683,7 +684,7 @@ def test_an_op_below_the_timing_floor_is_listed_but_not_tuned_unless_named(tmp_p
     with --ops tunes it anyway."""
     from tdsl import CpuTarget
     from tdsl.compiler.ops import list_dispatches
-    from tdsl.tune.tuner import MIN_SHARE, op_jobs
+    from tdsl.tune.op_jobs import MIN_SHARE, op_jobs
 
     path = tmp_path / "two.mlir"
     path.write_text(SMALL_BESIDE_LARGE.read_text())
@@ -721,7 +722,7 @@ def test_one_job_covers_every_dispatch_of_its_shape(tmp_path: Path) -> None:
     job: its launches, share and report list them all, not the first one's alone."""
     from tdsl import CpuTarget
     from tdsl.compiler.ops import list_dispatches
-    from tdsl.tune.tuner import op_jobs
+    from tdsl.tune.op_jobs import op_jobs
 
     path = tmp_path / "two.mlir"
     path.write_text(TWO_OF_ONE_SHAPE)
@@ -954,7 +955,7 @@ def test_a_packing_whose_lhs_pack_rule_finds_nothing_is_built_again_with_irees_p
     Each is built again as the same point with IREE's pack configuration (one build per new
     point), the space then prunes such candidates (constraint
     ``lhs_pack_fused_into_its_producer``), and a stand-in can win."""
-    from tdsl.strategies.cpu.space import LHS_PACK_FUSED
+    from tdsl.strategies.cpu.layout_spaces import LHS_PACK_FUSED
 
     def lhs_pack(data: dict[str, Any] | None) -> list[int]:
         return [i for i, r in enumerate(data["rules"]) if r["strategy"]["name"].endswith("_lhs_pack")] if data else []
@@ -996,7 +997,7 @@ def test_generated_pack_failures_are_stood_in_for_once_and_only_where_the_lhs_pa
     called for."""
     import hashlib
 
-    from tdsl.strategies.cpu.space import LHS_PACK_FUSED
+    from tdsl.strategies.cpu.layout_spaces import LHS_PACK_FUSED
 
     path = tmp_path_factory.mktemp("gen") / "mm.mlir"
     path.write_text(MATMUL)

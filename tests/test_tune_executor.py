@@ -30,12 +30,12 @@ from tdsl.tune.executor import (
     BuildJob,
     BuildResult,
     LocalExecutor,
-    RayExecutor,
     SampleJob,
     SampleResult,
     build,
     sample,
 )
+from tdsl.tune.ray_executor import RayExecutor
 from weighted import write_weighted
 
 ROOT = Path(__file__).resolve().parent.parent

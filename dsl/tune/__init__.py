@@ -1,36 +1,40 @@
 """``tdsl tune``: declared search spaces measured against IREE's paths.
 
-* :mod:`tdsl.tune.tuner` -- the CPU loop (program-level knobs, one op at a time, the model
-  pass, keep-the-baseline, numerics) and :func:`tune`;
-* :mod:`tdsl.tune.gfx942` -- gfx942 candidates ranked by a cost model and compile-checked;
-* :mod:`tdsl.tune.measure` -- interleaved rounds, medians, noise, the verdict;
-* :mod:`tdsl.tune.executor` -- builders and runners, local or on Ray;
-* :mod:`tdsl.tune.cache` -- the SQLite store of builds, samples and verdicts;
-* :mod:`tdsl.tune.outputs` -- tuned.py, tuned.yaml, report.json, the table and the plot.
+The interfaces (after TVM's meta_schedule):
 
-The spaces themselves are strategy sets with knobs (:mod:`tdsl.model.knobs`,
-:class:`tdsl.sets.space.Space`); the ready ones are in :mod:`tdsl.strategies.cpu.space`
-and :mod:`tdsl.strategies.gpu.space`.
+* :class:`~tdsl.tune.target_tuner.TargetTuner` -- one per target kind, in a registry
+  (:func:`~tdsl.tune.target_tuner.tuner_for`): :class:`~tdsl.tune.tuner.CpuTuner` (program
+  knobs, one op at a time, the model pass, numerics) and
+  :class:`~tdsl.tune.gfx942.Gfx942Tuner` (ranked by a cost model, compile-checked); both
+  return a :class:`~tdsl.tune.target_tuner.TuneOutcome`, what
+  :mod:`tdsl.tune.outputs` writes (tuned.py, tuned.yaml, report.json, the plot);
+* the CPU stages, objects run in order: :class:`~tdsl.tune.stages.ProgramStage`,
+  :class:`~tdsl.tune.stages.OpStage`, :class:`~tdsl.tune.model_stage.ModelStage`;
+* :class:`~tdsl.tune.search.SearchStrategy` -- proposes a space's candidates, is told how
+  they did (:class:`~tdsl.tune.search.ScreenThenNeighbours`);
+* :class:`~tdsl.tune.executor.Builder` and :class:`~tdsl.tune.executor.Runner` -- build in
+  parallel and time rounds, local (:class:`~tdsl.tune.executor.LocalExecutor`) or on Ray
+  (:class:`~tdsl.tune.ray_executor.RayExecutor`);
+* :class:`~tdsl.tune.database.Database` -- builds, samples, profiles and verdicts
+  (:class:`~tdsl.tune.cache.TuneCache`, SQLite);
+* :mod:`tdsl.tune.measure` -- interleaved rounds, medians, noise, the verdict.
+
+The ready spaces are strategy sets with knobs (:class:`tdsl.sets.space.Space`) that the ready
+library (:mod:`tdsl.strategies`) registers in :mod:`tdsl.tune.ready`.
 """
 
 from __future__ import annotations
 
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Iterator
 
-from ..targets import AmdGpuTarget, CpuTarget
 from .cache import TuneCache
 from .executor import Executor, LocalExecutor
+from .gfx942 import Gfx942Result, Gfx942Tuner, tune_gfx942
 from .outputs import table, write_outputs
-from .gfx942 import Gfx942Result, tune_gfx942
-from .tuner import TuneFailed, TuneOptions, TuneResult, tune
-
-
-TUNERS: dict[str, Callable[..., Any]] = {CpuTarget.kind_name(): tune, AmdGpuTarget.kind_name(): tune_gfx942}
-"""The tuner of each target kind (``tdsl tune --target``), keyed by
-:meth:`tdsl.targets.TargetKind.kind_name`; each takes the program and the keywords of
-:func:`tune` (``space`` only where the target runs on this machine)."""
+from .target_tuner import TargetTuner, TuneOutcome, tunable_kinds, tuner_for
+from .tuner import CpuTuner, TuneFailed, TuneOptions, TuneResult, tune
 
 
 @contextmanager
@@ -48,7 +52,7 @@ def open_executor(kind: str = "local", address: str = "auto", workers: int | Non
     """A local process pool or a Ray cluster at ``address`` (``tdsl[ray]``), closed on exit."""
     executor: Executor
     if kind == "ray":
-        from .executor import RayExecutor
+        from .ray_executor import RayExecutor
 
         executor = RayExecutor(address=address)
     else:
@@ -59,4 +63,7 @@ def open_executor(kind: str = "local", address: str = "auto", workers: int | Non
         executor.close()
 
 
-__all__ = ["TUNERS", "Gfx942Result", "tune_gfx942", "Executor", "LocalExecutor", "TuneCache", "TuneFailed", "TuneOptions", "TuneResult", "open_cache", "open_executor", "table", "tune", "write_outputs"]
+__all__ = [
+    "CpuTuner", "Executor", "Gfx942Result", "Gfx942Tuner", "LocalExecutor", "TargetTuner", "TuneCache", "TuneFailed", "TuneOptions",
+    "TuneOutcome", "TuneResult", "open_cache", "open_executor", "table", "tunable_kinds", "tune", "tune_gfx942", "tuner_for", "write_outputs",
+]

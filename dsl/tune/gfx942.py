@@ -26,8 +26,10 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from pathlib import Path
+from typing import Any, Mapping, Sequence
 
+from ..compiler.hsaco import KernelResources
 from ..programs.load import load_program
 from ..programs.parameters import check_runnable, externalize_weights
 from ..programs.program import Program
@@ -35,13 +37,17 @@ from ..measure.machine import ISA_NAMES
 from ..compiler.ops import Dispatch, list_dispatches, python_source
 from ..compiler.options import CompileOptions
 from ..compiler.progress import NO_PROGRESS, Progress
-from ..sets.space import Pruned
-from ..sets.strategy_set import Rule
+from ..sets.space import Pruned, Space
+from ..sets.strategy_set import Rule, StrategySet
 from ..targets import AmdGpuTarget
-from .cache import TuneCache
 from .executor import Executor
+from .ready import Gfx942Problem, RankedCandidate, gfx942_spaces
 from .measure import Variant, noise, speedup, wins
-from .tuner import IREE_DEFAULT, TuneOptions, Tuner, _Stop, job_head, tuned_set, tuning_session, work
+from .candidates import tuned_set
+from .database import Database
+from .op_jobs import job_head, work
+from .session import IREE_DEFAULT, Stop, TuneOptions, TuneSession, tuning_session
+from .target_tuner import Report, register_tuner
 
 COMPILED = 6
 """The most candidates per job compiled to read their resources."""
@@ -93,7 +99,7 @@ class Gfx942Result:
     payload: str
     options: TuneOptions
     machine: dict[str, Any]
-    tuned: Any
+    tuned: StrategySet
     jobs: list[RankedJob]
     measured: bool
     interrupted: bool
@@ -101,8 +107,19 @@ class Gfx942Result:
     cache_stats: dict[str, Any]
     target: str = AmdGpuTarget.default_name
 
+    @property
+    def command(self) -> str:
+        return "tdsl tune --target gfx942"
+
     def comments(self) -> list[str]:
         return [job.why for job in self.jobs if job.rule is not None]
+
+    def report(self) -> dict[str, object]:
+        return self.to_json()
+
+    def plot(self, path: Path) -> bool:
+        """Nothing to plot: without a device nothing was timed."""
+        return False
 
     def notes(self) -> list[str]:
         how = (f"measured on {self.options.device} against IREE default" if self.measured
@@ -149,122 +166,172 @@ def _flops(d: Dispatch) -> float:
     return work(d, d.root)
 
 
-def tune_gfx942(
-    payload: Any,
-    *,
-    options: TuneOptions = TuneOptions(),
-    executor: Executor | None = None,
-    cache: TuneCache | None = None,
-    progress: Progress = NO_PROGRESS,
-    report: Callable[[str], None] = lambda line: None,
-) -> Gfx942Result:
-    """Tunes ``payload`` for gfx942 as the module docstring says."""
-    from ..strategies.emit import gpu_problem
-    from ..strategies.gpu.space import gfx942_space, rank, rerank_with_resources
+class Gfx942Tuner:
+    """The :class:`~tdsl.tune.target_tuner.TargetTuner` of AMD GPU targets (kind ``rocm``):
+    the module docstring's ranking, ``budget`` candidates per op at most compiled."""
 
-    started = time.monotonic()
-    program = externalize_weights(payload if isinstance(payload, Program) else load_program(payload))
-    if options.device:
-        check_runnable(program)  # the finalists run on the device
-    target = AmdGpuTarget()
-    interrupted = False
-    with tuning_session(executor, cache, progress) as (executor, cache):
-        tuner = Tuner(program, options, executor, cache, progress, target=target)
-        listing = list_dispatches(program.mlir_path, target, options=CompileOptions(extra_flags=options.extra_flags, timeout_s=options.timeout_s, memory_gb=options.memory_gb))
-        total = sum(_flops(d) for d in listing.dispatches) or 1.0
-        jobs: dict[str, RankedJob] = {}
-        problems: dict[str, Any] = {}
-        for d in listing.dispatches:
-            text = f"{d.name} {d.root.shapes() if d.root else ''}"
-            if options.ops and not any(o in text for o in options.ops):
-                continue
-            found = gpu_problem(d)
-            key = python_source(found[0]) if not isinstance(found, str) else d.name
-            if key in jobs:
-                jobs[key].share += _flops(d) / total
-                jobs[key].merged.append(d)
-                continue
-            jobs[key] = RankedJob(name="", dispatch=d, share=_flops(d) / total, skipped=found if isinstance(found, str) else "")
-            if not isinstance(found, str):
-                problems[key] = found[1]
-        ordered = sorted(jobs.items(), key=lambda item: -item[1].share)
-        for i, (_, job) in enumerate(ordered):
-            job.name = f"op{i}"
-        rules: list[Rule] = []
-        reference: Variant | None = None
-        progress.expect("tune", sum(1 for _, j in ordered if not j.skipped))
+    kind = AmdGpuTarget.kind_name()
+    searches_user_spaces = False
+
+    def tune(
+        self, program: Program, *, options: TuneOptions, executor: Executor, cache: Database, progress: Progress, report: Report, space: Space | None = None
+    ) -> Gfx942Result:
+        """Tunes ``program`` for gfx942 as the module docstring says."""
+        started = time.monotonic()
+        built = externalize_weights(program)
+        if options.device:
+            check_runnable(built)  # the finalists run on the device
+        target = AmdGpuTarget()
+        session = TuneSession(built, options, executor, cache, progress, target=target)
+        listing = list_dispatches(built.mlir_path, target, options=CompileOptions(extra_flags=options.extra_flags, timeout_s=options.timeout_s, memory_gb=options.memory_gb))
+        ordered = _jobs(listing.dispatches, options.ops)
+        ranker = _Ranker(session, target, report)
+        interrupted = False
+        progress.expect("tune", sum(1 for job, _ in ordered if not job.skipped))
         try:
-            for key, job in ordered:
-                if job.skipped:
-                    continue
-                progress.begin("tune", job.name)
-                try:
-                    space = gfx942_space(problems[key], job.name)
-                except Exception as err:  # noqa: BLE001 - a TdslError naming why the chooser has no space
-                    job.skipped = f"no space: {err}"
-                    progress.advance("tune")
-                    continue
-                ranked = rank(space, problems[key])
-                job.space_size, job.valid, job.pruned = space.size, len(ranked), space.pruned
-                top = ranked[: min(options.budget, COMPILED)]
-                job.compiled = [Variant(f"{job.name}#{r.candidate.index}", tuned_set([target], r.candidate.strategies.rules), values=r.candidate.values, op=job.name) for r in top]
-                tuner.build(job.compiled)
-                resources = {}
-                for r, v in zip(top, job.compiled):
-                    dispatches = set(v.build_report.get("rule_dispatches", {}).get("0", []))
-                    kernels = [k for k in v.build_report.get("kernels", []) if k.get("name") in dispatches]
-                    if v.vmfb is not None and kernels:
-                        resources[r.candidate.index] = kernels[0]
-                built = {r.candidate.index for r, v in zip(top, job.compiled) if v.vmfb is not None}
-                reranked = [r for r in rerank_with_resources(top, resources) if r.candidate.index in built] + ranked[len(top):]
-                job.ranking = [r.to_json() for r in reranked[: max(options.budget, COMPILED)]]
-                if not built:
-                    job.why = "no candidate compiled: " + next((v.build_error for v in job.compiled if v.build_error), "?")
-                    progress.advance("tune")
-                    continue
-                best = reranked[0]
-                rule = best.candidate.strategies.rules[0]
-                if options.device:
-                    if reference is None:
-                        reference = Variant(IREE_DEFAULT, None)
-                        tuner.build([reference])
-                    by_index = {r.candidate.index: v for r, v in zip(top, job.compiled)}
-                    finalists = [by_index[r.candidate.index] for r in reranked[: options.finalists] if r.candidate.index in by_index]
-                    job.measured, job.reference = finalists, reference
-                    reference.samples, reference.by_round = [], []
-                    tuner.measure([reference, *finalists], reference, options.rounds, options.seed, f"{job.name}:gfx942")
-                    job.noise = noise(reference)
-                    winner = min((v for v in finalists if v.ok and v.median), key=lambda v: v.median or math.inf, default=None)
-                    if winner is None or not wins(winner, reference, job.noise):
-                        job.why = f"no candidate beat IREE default on {options.device} by more than {job.noise:.1%}"
-                        progress.advance("tune")
-                        continue
-                    rule = next(r.candidate.strategies.rules[0] for r in reranked if by_index.get(r.candidate.index) is winner)
-                    job.why = (f"{job.name} ({job.dispatch.root.shapes() if job.dispatch.root else job.dispatch.name}, x{job.launches}): "
-                               f"{speedup(winner, reference) or 0:.2f}x over IREE default on {options.device} (noise {job.noise:.1%}); knobs {winner.values}")
-                else:
-                    res = best.resources
-                    job.why = (f"{job.name} ({job.dispatch.root.shapes() if job.dispatch.root else job.dispatch.name}, x{job.launches}): "
-                               f"ranked 1 of {job.valid} valid ({job.space_size} in the space) by the cost model, est. {best.to_json()['time_us']:.2f} us, "
-                               f"MFMA utilization {best.estimate.utilization:.0%}"
-                               + (f"; compiled: {res.vgprs} VGPR, {res.agprs} AGPR, {res.spills} spills, {res.waves_per_simd} waves/SIMD" if res else "")
-                               + f"; not measured on a GPU; knobs {best.candidate.values}")
-                job.rule = rule.model_copy(update={"optional": False})
-                rules.append(job.rule)
-                report(f"{job.name}: {job.why}")
-                progress.advance("tune")
-                tuner._check_time()
-        except (KeyboardInterrupt, _Stop) as stop:
+            for job, problem in ordered:
+                if not job.skipped and problem is not None:
+                    ranker.run(job, problem)
+        except (KeyboardInterrupt, Stop) as stop:
             interrupted = isinstance(stop, KeyboardInterrupt)
             report("interrupted: emitting what was ranked" if interrupted else "time budget spent: emitting what was ranked")
         return Gfx942Result(
-            payload=str(program.source),
+            payload=str(built.source),
             options=options,
-            machine=tuner.machine,
-            tuned=tuned_set([target], rules),
-            jobs=[job for _, job in ordered],
+            machine=session.machine,
+            tuned=tuned_set([target], ranker.rules),
+            jobs=[job for job, _ in ordered],
             measured=bool(options.device),
             interrupted=interrupted,
             seconds=time.monotonic() - started,
             cache_stats=cache.stats(),
         )
+
+
+def _jobs(dispatches: Sequence[Dispatch], ops: Sequence[str]) -> list[tuple[RankedJob, Gfx942Problem | None]]:
+    """One job per distinct matcher of the dispatches ``ops`` selects (all where empty), by
+    flops x launches, largest first, with its problem (None where it was skipped)."""
+    ready = gfx942_spaces()
+    total = sum(_flops(d) for d in dispatches) or 1.0
+    jobs: dict[str, tuple[RankedJob, Gfx942Problem | None]] = {}
+    for d in dispatches:
+        text = f"{d.name} {d.root.shapes() if d.root else ''}"
+        if ops and not any(o in text for o in ops):
+            continue
+        found = ready.problem(d)
+        key = python_source(found.match) if not isinstance(found, str) else d.name
+        if key in jobs:
+            jobs[key][0].share += _flops(d) / total
+            jobs[key][0].merged.append(d)
+            continue
+        job = RankedJob(name="", dispatch=d, share=_flops(d) / total, skipped=found if isinstance(found, str) else "")
+        jobs[key] = (job, None if isinstance(found, str) else found)
+    ordered = sorted(jobs.values(), key=lambda item: -item[0].share)
+    for i, (job, _) in enumerate(ordered):
+        job.name = f"op{i}"
+    return ordered
+
+
+class _Ranker:
+    """Ranks, compiles and (with a device) measures one job at a time; collects the rules."""
+
+    def __init__(self, session: TuneSession, target: AmdGpuTarget, report: Report) -> None:
+        self.session, self.target, self.report = session, target, report
+        self.rules: list[Rule] = []
+        self.reference: Variant | None = None
+
+    def run(self, job: RankedJob, problem: Gfx942Problem) -> None:
+        """Ranks ``job``'s space, compiles the best and picks its rule (module docstring)."""
+        options, progress = self.session.options, self.session.progress
+        progress.begin("tune", job.name)
+        try:
+            space = problem.space(job.name)
+        except Exception as err:  # noqa: BLE001 - a TdslError naming why the chooser has no space
+            job.skipped = f"no space: {err}"
+            progress.advance("tune")
+            return
+        ranked = problem.rank(space)
+        job.space_size, job.valid, job.pruned = space.size, len(ranked), space.pruned
+        top = list(ranked[: min(options.budget, COMPILED)])
+        reranked = self._compiled(job, top, ranked)
+        if not any(v.vmfb is not None for v in job.compiled):
+            job.why = "no candidate compiled: " + next((v.build_error for v in job.compiled if v.build_error), "?")
+            progress.advance("tune")
+            return
+        rule = self._measured(job, top, reranked) if options.device else self._ranked(job, reranked[0])
+        if rule is None:
+            progress.advance("tune")
+            return
+        job.rule = rule.model_copy(update={"optional": False})
+        self.rules.append(job.rule)
+        self.report(f"{job.name}: {job.why}")
+        progress.advance("tune")
+        self.session.check_time()
+
+    def _compiled(self, job: RankedJob, top: list[RankedCandidate], ranked: Sequence[RankedCandidate]) -> list[RankedCandidate]:
+        """Builds ``top`` and re-ranks it with its kernels' resources (the failed dropped),
+        the rest of ``ranked`` after it; sets the job's compiled variants and ranking."""
+        budget = self.session.options.budget
+        job.compiled = [Variant(f"{job.name}#{r.candidate.index}", tuned_set([self.target], r.candidate.strategies.rules), values=r.candidate.values, op=job.name) for r in top]
+        self.session.build(job.compiled)
+        resources: dict[int, KernelResources | Mapping[str, Any]] = {}
+        for r, v in zip(top, job.compiled):
+            dispatches = set(v.build_report.get("rule_dispatches", {}).get("0", []))
+            kernels = [k for k in v.build_report.get("kernels", []) if k.get("name") in dispatches]
+            if v.vmfb is not None and kernels:
+                resources[r.candidate.index] = kernels[0]
+        built = {r.candidate.index for r, v in zip(top, job.compiled) if v.vmfb is not None}
+        reranked = [r for r in gfx942_spaces().rerank(top, resources) if r.candidate.index in built] + list(ranked[len(top):])
+        job.ranking = [r.to_json() for r in reranked[: max(budget, COMPILED)]]
+        return reranked
+
+    def _measured(self, job: RankedJob, top: list[RankedCandidate], reranked: list[RankedCandidate]) -> Rule | None:
+        """The rule of the finalist that beat IREE default on the device, else None (why in the job)."""
+        options = self.session.options
+        if self.reference is None:
+            self.reference = Variant(IREE_DEFAULT, None)
+            self.session.build([self.reference])
+        reference = self.reference
+        by_index = {r.candidate.index: v for r, v in zip(top, job.compiled)}
+        finalists = [by_index[r.candidate.index] for r in reranked[: options.finalists] if r.candidate.index in by_index]
+        job.measured, job.reference = finalists, reference
+        reference.samples, reference.by_round = [], []
+        self.session.measure([reference, *finalists], reference, options.rounds, options.seed, f"{job.name}:gfx942")
+        job.noise = noise(reference)
+        winner = min((v for v in finalists if v.ok and v.median), key=lambda v: v.median or math.inf, default=None)
+        if winner is None or not wins(winner, reference, job.noise):
+            job.why = f"no candidate beat IREE default on {options.device} by more than {job.noise:.1%}"
+            return None
+        rule = next(r.candidate.strategies.rules[0] for r in reranked if by_index.get(r.candidate.index) is winner)
+        job.why = (f"{job.name} ({job.dispatch.root.shapes() if job.dispatch.root else job.dispatch.name}, x{job.launches}): "
+                   f"{speedup(winner, reference) or 0:.2f}x over IREE default on {options.device} (noise {job.noise:.1%}); knobs {winner.values}")
+        return rule
+
+    def _ranked(self, job: RankedJob, best: RankedCandidate) -> Rule:
+        """The rule of the cost model's first, with why in the job (not measured)."""
+        res = best.resources
+        job.why = (f"{job.name} ({job.dispatch.root.shapes() if job.dispatch.root else job.dispatch.name}, x{job.launches}): "
+                   f"ranked 1 of {job.valid} valid ({job.space_size} in the space) by the cost model, est. {best.to_json()['time_us']:.2f} us, "
+                   f"MFMA utilization {best.estimate.utilization:.0%}"
+                   + (f"; compiled: {res.vgprs} VGPR, {res.agprs} AGPR, {res.spills} spills, {res.waves_per_simd} waves/SIMD" if res else "")
+                   + f"; not measured on a GPU; knobs {best.candidate.values}")
+        return best.candidate.strategies.rules[0]
+
+
+def tune_gfx942(
+    payload: Path | str | Program,
+    *,
+    options: TuneOptions = TuneOptions(),
+    executor: Executor | None = None,
+    cache: Database | None = None,
+    progress: Progress = NO_PROGRESS,
+    report: Report = lambda line: None,
+) -> Gfx942Result:
+    """Tunes ``payload`` (an ``.onnx`` model or ``.mlir`` program) for gfx942 as the module
+    docstring says, with a local executor and the default cache where none are given."""
+    program = payload if isinstance(payload, Program) else load_program(payload)
+    with tuning_session(executor, cache, progress) as (running, store):
+        return Gfx942Tuner().tune(program, options=options, executor=running, cache=store, progress=progress, report=report)
+
+
+register_tuner(Gfx942Tuner())

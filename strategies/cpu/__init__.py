@@ -1,7 +1,7 @@
 """llvm-cpu strategy library: graph-level mmt4d packing per ISA and element type, ``auto``,
 and fusion strategies."""
 
-from tdsl.targets.host import Caches, detect_caches, detect_isa
+from ...targets.host import Caches, detect_caches, detect_isa
 
 from .blocking import mmt4d_blocking
 from .chooser import auto

@@ -26,8 +26,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from tdsl import AllOf, CpuLowering, CpuTarget, PackMatch, ProducerMatch, Rule
-from tdsl.targets.host import Caches
+from ...model.all_of import AllOf
+from ...model.lowering import CpuLowering
+from ...model.matchers import PackMatch, ProducerMatch
+from ...sets.strategy_set import Rule
+from ...targets import CpuTarget
+from ...targets.host import Caches
 
 from .tiles import InnerTile
 

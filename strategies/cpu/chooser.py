@@ -29,9 +29,11 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from tdsl import ContractionMatch, CpuTarget, OpNameMatch, Rule, StrategySet
+from ...model.matchers import ContractionMatch, OpNameMatch
+from ...sets.strategy_set import Rule, StrategySet
+from ...targets import CpuTarget
 
-from tdsl.targets.host import Caches, Isa, detect_caches, detect_isa
+from ...targets.host import Caches, Isa, detect_caches, detect_isa
 
 from .blocking import lhs_pack_rule, mmt4d_blocking
 from .measured import CHOICES, Weights

@@ -38,9 +38,14 @@ from dataclasses import dataclass
 from math import prod
 from typing import Literal, Sequence
 
-from tdsl import AllOf, ConsumerMatch, ContractionMatch, CpuLowering, CpuTarget, DagMatch, DataLayout, Rule
+from ...model.all_of import AllOf
+from ...model.layout import DataLayout
+from ...model.lowering import CpuLowering
+from ...model.matchers import ConsumerMatch, ContractionMatch, DagMatch
+from ...sets.strategy_set import Rule
 
-from tdsl.targets.host import Isa, detect_isa
+from ...targets import CpuTarget
+from ...targets.host import Isa, detect_isa
 
 from .tiles import inner_tile
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from tdsl.targets.host import Isa
+from ...targets.host import Isa
 
 Weights = Literal["constant", "runtime"]
 

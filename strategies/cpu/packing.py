@@ -20,22 +20,15 @@ from __future__ import annotations
 
 from typing import Optional
 
-from tdsl.errors import TdslError
-from tdsl import (
-    AllOf,
-    ContractionMatch,
-    CpuLowering,
-    CpuTarget,
-    DataLayout,
-    DimConstraint,
-    GraphCpuLowering,
-    OperandMatch,
-    PackGreedily,
-    PackTranspose,
-    Rule,
-)
+from ...errors import TdslError
+from ...model.all_of import AllOf
+from ...model.layout import DataLayout, PackGreedily, PackTranspose
+from ...model.lowering import CpuLowering, GraphCpuLowering
+from ...model.matchers import ContractionMatch, DimConstraint, OperandMatch
+from ...sets.strategy_set import Rule
 
-from tdsl.targets.host import Isa
+from ...targets import CpuTarget
+from ...targets.host import Isa
 
 from .tiles import InnerTile, inner_tile
 

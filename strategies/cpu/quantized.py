@@ -56,8 +56,11 @@ the frontend's lowering fixes and no tiling recovers).
 
 from __future__ import annotations
 
-from tdsl import ContractionMatch, CpuTarget, GraphCpuLowering, Rule
-from tdsl.targets.host import Isa, detect_isa
+from ...model.lowering import GraphCpuLowering
+from ...model.matchers import ContractionMatch
+from ...sets.strategy_set import Rule
+from ...targets import CpuTarget
+from ...targets.host import Isa, detect_isa
 
 from .measured import CHOICES
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tdsl.errors import TdslError
-from tdsl.targets.host import Isa
+from ...errors import TdslError
+from ...targets.host import Isa
 
 
 

@@ -65,11 +65,13 @@ from dataclasses import dataclass
 from math import prod
 from typing import Optional, Sequence, Union
 
-from tdsl import AmdGpuTarget, ContractionMatch, ConvolutionMatch, GpuLowering, Rule
-from tdsl.errors import TdslError
-from tdsl.model.element_types import element_bytes
-from tdsl.targets import GFX942, AmdGpuArch, MmaIntrinsic
-from tdsl.targets.amdgpu_resources import ROW_PAD_BYTES
+from ...model.lowering import GpuLowering
+from ...model.matchers import ContractionMatch, ConvolutionMatch
+from ...sets.strategy_set import Rule
+from ...errors import TdslError
+from ...model.element_types import element_bytes
+from ...targets import GFX942, AmdGpuArch, AmdGpuTarget, MmaIntrinsic
+from ...targets.amdgpu_resources import ROW_PAD_BYTES
 
 MEMORY_LATENCY_CYCLES = 1000
 """Cycles a K iteration waits for its global loads (to LDS, and the barrier) unless MFMA work hides them."""

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from typing import Union
 
-from tdsl import ContractionMatch, ConvolutionMatch, GpuLowering, TdslError
-from tdsl.compiler.ops import Dispatch
-from tdsl.model.kinds import MatcherKind
+from ...errors import TdslError
+from ...model.lowering import GpuLowering
+from ...model.matchers import ContractionMatch, ConvolutionMatch
+from ...compiler.ops import Dispatch
+from ...model.kinds import MatcherKind
 
 from .chooser import Contraction, Convolution, choose_contraction, choose_convolution
 

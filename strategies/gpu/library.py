@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Optional, Sequence, Union
 
-from tdsl import AmdGpuTarget, StrategySet
+from ...sets.strategy_set import StrategySet
+from ...targets import AmdGpuTarget
 
 from .chooser import Contraction, Convolution, Convolution2d, conv_rule_for, rules_for
 

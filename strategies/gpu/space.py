@@ -72,12 +72,14 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence, Union
 
-from tdsl import AmdGpuTarget, GpuLowering, Rule, StrategySet
-from tdsl.errors import TdslError
-from tdsl.compiler.hsaco import KernelResources
-from tdsl.model.knobs import Choice, KnobError
-from tdsl.sets.space import Candidate, Constraint, Space, Values
-from tdsl.targets import GFX942, AmdGpuArch, MmaIntrinsic
+from ...model.lowering import GpuLowering
+from ...sets.strategy_set import Rule, StrategySet
+from ...targets import AmdGpuTarget
+from ...errors import TdslError
+from ...compiler.hsaco import KernelResources
+from ...model.knobs import Choice, KnobError
+from ...sets.space import Candidate, Constraint, Space, Values
+from ...targets import GFX942, AmdGpuArch, MmaIntrinsic
 
 from .chooser import (
     MAX_VGPRS,
@@ -136,7 +138,7 @@ class _Setup:
     padded: dict[str, bool]
 
 
-class Gfx942Space(Space):  # type: ignore[misc]  # tdsl is Any to mypy over strategies/ (pyproject's files)
+class Gfx942Space(Space):
     """A :class:`Space` over one gfx942 rule whose candidates derive ``subgroup``,
     ``workgroup_size``, ``padding`` (and VectorDistribute's ``subgroup_basis``) from the
     knob values (module docstring): use :meth:`candidate`, not ``template.with_values``."""

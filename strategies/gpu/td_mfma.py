@@ -15,7 +15,7 @@ TileAndFuse configurations of :mod:`tdsl.strategies.gpu.chooser` for speed.
 
 from __future__ import annotations
 
-from tdsl import Codegen, Fuse, GpuThreads, MmaChain, TileUsingFor, TileUsingForall
+from ...model.codegen import Codegen, Fuse, GpuThreads, MmaChain, TileUsingFor, TileUsingForall
 
 
 def mfma_matmul(name: str = "td_mfma_matmul", tile: int = 32, intrinsic: str = "MFMA_F32_16x16x16_F16", k_tile: int = 16) -> Codegen:
