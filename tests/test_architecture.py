@@ -12,7 +12,7 @@ Layers, bottom to top; a module may import its own layer and the ones below:
    ``measure`` (execution, numerics and ``run()``, timing, ``bench()``)
 4. ``importer`` (``tdsl import``: specs read with the bindings into strategy sets)
 5. ``tune`` (``tdsl tune``; reads the ready spaces from its registry, :mod:`tdsl.tune.ready`)
-6. ``strategies`` (the ready library, ``strategies/`` in the checkout: it registers its
+6. ``strategies`` (the ready library, ``dsl/strategies/``: it registers its
    tuning spaces with ``tune`` and imports the defining modules, never the package itself)
 7. ``testing``, ``cli``, ``schema``, the package itself and ``__main__``
 """
@@ -25,7 +25,6 @@ from pathlib import Path
 import pytest
 
 DSL = Path(__file__).resolve().parent.parent / "dsl"
-STRATEGIES = DSL.parent / "strategies"
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("tdsl.errors", "tdsl.files", "tdsl.bindings")),
@@ -55,17 +54,13 @@ def _layer(module: str) -> int:
 
 
 def _modules() -> dict[str, Path]:
-    """Every module of the package: ``dsl/`` as ``tdsl``, ``strategies/`` as ``tdsl.strategies``
-    (``dsl/strategies`` is a link to it, for mypy)."""
+    """Every module of the package (``dsl/`` is ``tdsl``, the ready library included)."""
     found = {}
-    for root, package in ((DSL, ["tdsl"]), (STRATEGIES, ["tdsl", "strategies"])):
-        for path in sorted(root.rglob("*.py")):
-            if root == DSL and path.relative_to(DSL).parts[0] == "strategies":
-                continue
-            parts = [*package, *path.relative_to(root).with_suffix("").parts]
-            if parts[-1] == "__init__":
-                parts.pop()
-            found[".".join(parts)] = path
+    for path in sorted(DSL.rglob("*.py")):
+        parts = ["tdsl", *path.relative_to(DSL).with_suffix("").parts]
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
     return found
 
 

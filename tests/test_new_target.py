@@ -92,9 +92,8 @@ print(report.text())
 
 def test_a_new_target_is_its_module_and_one_registry_line(tmp_path: Path) -> None:
     package = tmp_path / "site" / "tdsl"
-    shutil.copytree(ROOT / "dsl", package, ignore=shutil.ignore_patterns("__pycache__", "strategies"))  # dsl/strategies links to strategies/
+    shutil.copytree(ROOT / "dsl", package, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "templates", package / "templates", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(ROOT / "strategies", package / "strategies", ignore=shutil.ignore_patterns("__pycache__"))
     before = {p.relative_to(package): p.read_bytes() for p in package.rglob("*") if p.is_file()}
 
     (package / "targets" / "fakecpu.py").write_text(textwrap.dedent(TARGET).lstrip())

@@ -17,7 +17,7 @@ from pathlib import Path
 from tdsl.targets import TARGET_KINDS, TargetKind
 
 ROOT = Path(__file__).resolve().parent.parent
-CHECKED = (ROOT / "dsl", ROOT / "strategies")
+CHECKED = (ROOT / "dsl",)
 OWNER = ROOT / "dsl" / "targets"
 
 CLASSES = {kind.__name__ for kind in TARGET_KINDS} | {TargetKind.__name__}

@@ -22,7 +22,7 @@ from ..compiler.ops import Dispatch, OpView
 from ..model.kinds import MatcherKind
 from ..sets.space import Candidate, Space
 from ..sets.strategy_set import StrategySet
-from ..targets import CpuTarget
+from ..targets import AmdGpuTarget, CpuTarget
 from ..targets.host import Isa
 
 
@@ -137,5 +137,5 @@ def cpu_spaces() -> CpuSpaces:
 def gfx942_spaces() -> Gfx942Spaces:
     """The registered gfx942 spaces; a one-line TdslError where none are."""
     if not _GFX942:
-        raise TdslError(_MISSING.format(what="gfx942"))
+        raise TdslError(_MISSING.format(what=AmdGpuTarget.default_name))
     return _GFX942[0]
