@@ -229,7 +229,7 @@ def test_every_tdsl_name_the_page_gives_exists(page: str) -> None:
 @pytest.mark.parametrize("page", pages())
 def test_every_repository_path_the_page_names_exists(page: str) -> None:
     text = _strip_code((ROOT / page).read_text())
-    for path in re.findall(r"`((?:dsl|tests|benchmarks|examples|strategies|templates|docs|\.ci)/[^`\s<>*]*)`", text):
+    for path in re.findall(r"`((?:dsl|tests|benchmarks|examples|templates|docs|\.ci)/[^`\s<>*]*)`", text):
         assert (ROOT / path).exists(), f"{page}: `{path}` does not exist"
 
 
