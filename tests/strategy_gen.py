@@ -1,7 +1,7 @@
 """Hypothesis generators of strategy sets as plain data (dicts and lists, what YAML or JSON
 gives), valid ones and mutated ones, and the one check every generated set must pass.
 
-Used by ``tests/test_fuzz_strategies.py`` (a bounded run in the default suite) and by
+Used by ``tests/model/test_fuzz_strategies.py`` (a bounded run in the default suite) and by
 ``benchmarks/fuzz_strategies.py`` / ``benchmarks/compile_fuzz.py`` (long runs).
 
 * :func:`valid_sets` draws sets that are meant to validate: every model and field, with
