@@ -301,7 +301,7 @@ class ContractionMatch(MatcherKind):
         return None if any(r is None for r in ranks) else sum(r for r in ranks if r is not None)
 
 
-def contraction_with_layout(fields: dict[str, Any], maps: tuple[str, ...]) -> Optional[ContractionMatch]:
+def contraction_with_layout(fields: dict[str, object], maps: tuple[str, ...]) -> Optional[ContractionMatch]:
     """The contraction matcher of ``fields`` (without ``maps``) with the ``operand_layout``
     whose indexing maps are ``maps`` exactly, if one is and validates (a layout needs an exact
     batch of at most one dim, and the ``k_`` ones ``m = []``)."""
