@@ -84,11 +84,7 @@ from ...targets import GFX942, AmdGpuArch, MmaIntrinsic
 from .chooser import (
     MAX_VGPRS,
     SUBGROUP_COUNTS,
-    Contraction,
-    Convolution,
-    Convolution2d,
     Estimate,
-    Gemm,
     Tiling,
     _group_tiles,
     _intrinsics,
@@ -101,6 +97,7 @@ from .chooser import (
     make_tiling,
     rank_key,
 )
+from .problems import Contraction, Convolution, Convolution2d, Gemm
 
 SPREAD = 2
 """Default ``spread`` of :func:`gfx942_space`: knob values within this factor of the chooser's."""

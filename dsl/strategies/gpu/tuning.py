@@ -14,7 +14,7 @@ from ...sets.space import Space
 from ...tune.ready import RankedCandidate, register_gfx942_spaces
 
 from .dispatch import gpu_problem
-from .chooser import Contraction, Convolution
+from .problems import Contraction, Convolution
 from .space import Ranked, gfx942_space, rank, rerank_with_resources
 
 
