@@ -114,14 +114,14 @@ PER_OP = "per_op"
 """The key of :func:`deferred_fields` that names the sequence run on each folded op."""
 
 
-def deferred_fields(ops: list[Op]) -> dict[str, dict[str, Any]]:
+def deferred_fields(ops: list[Op]) -> dict[str, dict[str, object]]:
     """The DataLayout fields tdsl renders as work after a run, by strategy name:
     ``propagate_reshapes`` (ops at ``<name>.propagate_reshapes``),
     ``consumer_interchange`` (the interchange at ``<name>.consumer_interchange``) and
     ``fold_unit_dims`` (ops at ``<name>.fold_unit_dims``; the sequence its
     ``transform.include`` runs on each folded op, which holds the pack steps, under
     :data:`PER_OP`)."""
-    found: dict[str, dict[str, Any]] = {}
+    found: dict[str, dict[str, object]] = {}
 
     def visit(op: Op) -> None:
         loc = op.loc or ""

@@ -115,7 +115,7 @@ def fold_alternatives(sequences: list[list[Leaf]], scope: Optional[str]) -> Matc
         data = first.model_dump()
         for g in groups:
             values = [getattr(m, g) for m in models]
-            distinct: list[Any] = []
+            distinct: list[object] = []
             for v in values:
                 if v is not None and v[0] not in distinct:
                     distinct.append(v[0])

@@ -9,7 +9,7 @@
 :class:`PackMatch` or :class:`DagMatch`, tdsl's consumer check -> :class:`ConsumerMatch`,
 ``get_operand`` + ``get_defining_op`` + ``operation_name`` -> :class:`ProducerMatch`);
 ``transform.include`` of another matcher is inlined; ``transform.param.constant`` values
-(a tuning spec's configs) are collected for the action. Any other op raises
+(a tuning spec's configs) are collected for the action. object other op raises
 :class:`~tdsl.importer.problems.Unsupported` naming it.
 """
 

@@ -41,7 +41,7 @@ class PairRead:
 class PairReader:
     def __init__(self, module: Module, path: str, allow_raw: bool, injection: Injection, own: bool = False):
         self.own = own
-        self.deferred: dict[str, dict[str, Any]] = {}
+        self.deferred: dict[str, dict[str, object]] = {}
         self.module = module
         self.path = path
         self.allow_raw = allow_raw
@@ -124,7 +124,7 @@ class PairReader:
             fields, marks = read_layout(action)
             deferred = dict(self.deferred.get(marks.name or "", {}))
             per_op = deferred.pop(PER_OP, None)
-            if per_op is not None:  # fold_unit_dims: the pack steps run on each folded op
+            if isinstance(per_op, str):  # fold_unit_dims: the pack steps run on each folded op
                 sequence = self.module.sequence(per_op)
                 if sequence is None:
                     raise Unsupported("transform.include", action.line, f"the sequence @{per_op} in the spec")

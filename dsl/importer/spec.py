@@ -5,7 +5,7 @@ A spec tdsl rendered itself (module ``@tdsl_<set>``, actions ``@tdsl_r<i>_<name>
 markers) imports back to the same rules: the set and strategy names, the rule indices, the
 ``one_of`` alternatives folded back from their matcher sequences, ``AllOf`` and function
 scopes from the locations, so rendering the imported set gives the same script byte for
-byte. Any other spec gives one rule per pair, named after its matcher sequence (made a
+byte. object other spec gives one rule per pair, named after its matcher sequence (made a
 valid tdsl symbol, and reported when that changed it).
 
 What the import changed or dropped (upgraded spellings, renamed sequences, IREE's
@@ -78,7 +78,7 @@ def _target_model(name: str, targets: Optional[Seq[Target]]) -> Target:
     return found
 
 
-def _backends(strategy: StrategyKind) -> frozenset[Any]:
+def _backends(strategy: StrategyKind) -> frozenset[object]:
     """The backends ``strategy`` is for: its kind's, narrowed for raw MLIR by the dialect
     of the attributes it holds (``#iree_gpu.`` / ``#iree_cpu.``)."""
     from ..model.kinds import Backend

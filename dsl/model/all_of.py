@@ -80,7 +80,7 @@ else:
     Matcher = Annotated[Union[(*LEAF_MATCHER_KINDS, AllOf)], Field(discriminator="kind")]
 
 
-Alternative = list[tuple[int, MatcherKind, dict[str, Any]]]
+Alternative = list[tuple[int, MatcherKind, dict[str, object]]]
 """One concrete alternative of a matcher: (leaf index, leaf, chosen dims) to render in order."""
 
 

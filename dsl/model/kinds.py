@@ -139,7 +139,7 @@ class MatcherKind(StrategyModel):
     if TYPE_CHECKING:
         kind: str
 
-    def alternatives(self) -> list[dict[str, Any]]:
+    def alternatives(self) -> list[dict[str, object]]:
         """The concrete alternatives this matcher expands to (one matcher sequence each)."""
         return [{}]
 

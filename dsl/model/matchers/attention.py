@@ -78,7 +78,7 @@ class AttentionMatch(MatcherKind):
     def sequence_count(self) -> int:
         return math.prod(len(dim_alternatives(getattr(self, g))) for g in self.GROUPS)
 
-    def alternatives(self) -> list[dict[str, Any]]:
+    def alternatives(self) -> list[dict[str, object]]:
         combos = itertools.product(*(dim_alternatives(getattr(self, g)) for g in self.GROUPS))
         return [dict(zip(self.GROUPS, combo)) for combo in combos]
 

@@ -227,7 +227,7 @@ class ContractionMatch(MatcherKind):
         dims = ", ".join(f"d{d}" for d in range(len(results[2]) + 1))
         return tuple(f"({dims}) -> (" + ", ".join(f"d{d}" for d in r) + ")" for r in results)
 
-    def alternatives(self) -> list[dict[str, Any]]:
+    def alternatives(self) -> list[dict[str, object]]:
         groups = self.GROUPS
         combos = itertools.product(*(dim_alternatives(getattr(self, g)) for g in groups))
         return [dict(zip(groups, combo)) for combo in combos]

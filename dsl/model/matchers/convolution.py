@@ -90,6 +90,6 @@ class ConvolutionMatch(MatcherKind):
             return (count, count + 1) if self.depth is None else None
         return count + depth, count + depth
 
-    def alternatives(self) -> list[dict[str, Any]]:
+    def alternatives(self) -> list[dict[str, object]]:
         combos = itertools.product(*(dim_alternatives(getattr(self, g)) for g in self.GROUPS))
         return [dict(zip(self.GROUPS, combo)) for combo in combos]

@@ -124,7 +124,7 @@ class PackMatch(MatcherKind):
             return self.unpacked_type(), self.packed_type()
         return self.packed_type(), self.unpacked_type()
 
-    def alternatives(self) -> list[dict[str, Any]]:
+    def alternatives(self) -> list[dict[str, object]]:
         if self.op == "unpack":
             return [{"padding": False}]
         return [{"padding": True}, {"padding": False}]

@@ -15,7 +15,7 @@ MAX_SEQUENCES = 64
 """The most matcher sequences one rule may expand to (the product of its ``one_of`` sets)."""
 
 
-def _canonical_dims(value: Any) -> Any:
+def _canonical_dims(value: object) -> object:
     """``None``/``"any"`` -> None; ``7`` -> ((7,),); ``[56, 56]`` -> ((56, 56),);
     ``[[128], [256]]`` or ``{"one_of": [[128], [256]]}`` -> ((128,), (256,))."""
     if value is None or value == "any":
@@ -38,7 +38,7 @@ def _canonical_dims(value: Any) -> Any:
     )
 
 
-def _check_dims(value: Optional[tuple[tuple[int, ...], ...]]) -> Any:
+def _check_dims(value: Optional[tuple[tuple[int, ...], ...]]) -> object:
     if value is None:
         return None
     if not value:
