@@ -9,7 +9,7 @@ from typing import Any, Optional
 from ..errors import TdslError
 from ..model.all_of import AllOf, expand
 from ..model.kinds import MatcherKind
-from ..model.matchers import ContractionMatch, DagMatch, FunctionMatch, OpNameMatch
+from ..model.matchers import ContractionMatch, DagMatch, FunctionMatch, OpNameMatch, maps_loop_shape
 from .matchers import Leaf
 
 
@@ -46,8 +46,7 @@ def _dag_roles(pattern: str) -> Optional[tuple[str, ...]]:
     maps = root.attr("indexing_maps")
     if not isinstance(maps, tuple) or len(maps) != 3 or not all(isinstance(m, MapA) for m in maps):
         return None
-    probe = ContractionMatch.model_construct(maps=tuple(m.text for m in maps if isinstance(m, MapA)))
-    shape = probe._roles_from_maps()
+    shape = maps_loop_shape(tuple(m.text for m in maps if isinstance(m, MapA)))
     return None if shape is None else shape.roles
 
 

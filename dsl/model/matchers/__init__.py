@@ -26,7 +26,7 @@ renders (inside the matcher sequence)::
 
 from ..element_types import ElementType
 from .attention import AttentionMatch
-from .contraction import ContractionMatch, OperandLayout, contraction_with_layout
+from .contraction import ContractionMatch, OperandLayout, contraction_with_layout, maps_loop_shape
 from .convolution import ConvolutionMatch
 from .dag import DagMatch, PackMatch, dag_leaf
 from .dims import MAX_SEQUENCES, AffineMapText, Dims, TensorTypeText, check_sequence_count, map_dims
@@ -56,4 +56,5 @@ __all__ = [
     "contraction_with_layout",
     "dag_leaf",
     "map_dims",
+    "maps_loop_shape",
 ]

@@ -47,15 +47,15 @@ class AttentionMatch(MatcherKind):
     """Element type of the running sum result (online_attention only)."""
     maps: tuple[AffineMapText, ...]
     """The op's indexing_maps: query, key, value, scale[, mask], output[, max, sum]."""
-    batch: Dims
+    batch: Dims = None
     """Batch dim sizes (dims_equal %batch): None any, a list, or one_of lists."""
-    m: Dims
+    m: Dims = None
     """Query row dim sizes (dims_equal %m): None any, a list, or one_of lists."""
-    n: Dims
+    n: Dims = None
     """Value column dim sizes (dims_equal %n): None any, a list, or one_of lists."""
-    k1: Dims
+    k1: Dims = None
     """Head dim sizes (dims_equal %k1): None any, a list, or one_of lists."""
-    k2: Dims
+    k2: Dims = None
     """Key row dim sizes (dims_equal %k2): None any, a list, or one_of lists."""
 
     GROUPS: ClassVar[tuple[str, ...]] = ("batch", "m", "n", "k1", "k2")

@@ -26,6 +26,26 @@ from .dims import (
 OperandLayout = Literal["mk_kn", "mk_nk", "km_kn", "km_nk", "k_kn", "k_nk"]
 
 
+def maps_loop_shape(maps: Optional[tuple[str, ...]]) -> Optional[LoopShape]:
+    """The loop roles a contraction's three indexing ``maps`` imply (b: all three, m: lhs
+    and result, n: rhs and result, k: lhs and rhs), when each map is a projected permutation."""
+    if maps is None:
+        return None
+    read = [map_dims(m) for m in maps]
+    if any(r is None for r in read):
+        return None
+    operands = tuple(r[1] for r in read if r is not None)
+    count = read[0][0] if read[0] is not None else 0
+    roles = []
+    for d in range(count):
+        use = (d in operands[0], d in operands[1], d in operands[2])
+        role = {(True, True, True): "b", (True, False, True): "m", (False, True, True): "n", (True, True, False): "k"}.get(use)
+        if role is None:
+            return None
+        roles.append(role)
+    return LoopShape.of(tuple(roles), (operands[0], operands[1], operands[2]), "maps")
+
+
 class ContractionMatch(MatcherKind):
     """Matches contractions (named or generic). Emits ``transform.iree.match.contraction``
     plus one ``transform.iree.match.dims_equal`` per constrained group.
@@ -73,13 +93,13 @@ class ContractionMatch(MatcherKind):
     """Requires K >= k_min: transform.iree.match.dim_bounds umin on the lhs's K dim (needs operand_layout)."""
     size_max: Optional[Size] = None
     """Requires M, N, K <= size_max: dim_bounds umax on the lhs's M, K and rhs's N (needs operand_layout)."""
-    batch: Dims
+    batch: Dims = None
     """Batch dim sizes (transform.iree.match.dims_equal %batch): None any, a list, or one_of lists."""
-    m: Dims
+    m: Dims = None
     """M dim sizes (transform.iree.match.dims_equal %m): None any, a list, or one_of lists."""
-    n: Dims
+    n: Dims = None
     """N dim sizes (transform.iree.match.dims_equal %n): None any, a list, or one_of lists."""
-    k: Dims
+    k: Dims = None
     """K dim sizes (transform.iree.match.dims_equal %k): None any, a list, or one_of lists."""
 
     GROUPS: ClassVar[tuple[str, ...]] = ("batch", "m", "n", "k")
@@ -102,25 +122,6 @@ class ContractionMatch(MatcherKind):
                 if getattr(self, field) is not None:
                     raise problem(field, "None with maps (use an operand matcher for bounds)", getattr(self, field))
         return self
-
-    def _roles_from_maps(self) -> Optional[LoopShape]:
-        """The loop roles the ``maps`` imply (b: all three, m: lhs and result, n: rhs and
-        result, k: lhs and rhs), when each map is a projected permutation."""
-        if self.maps is None:
-            return None
-        read = [map_dims(m) for m in self.maps]
-        if any(r is None for r in read):
-            return None
-        operands = tuple(r[1] for r in read if r is not None)
-        count = read[0][0] if read[0] is not None else 0
-        roles = []
-        for d in range(count):
-            use = (d in operands[0], d in operands[1], d in operands[2])
-            role = {(True, True, True): "b", (True, False, True): "m", (False, True, True): "n", (True, True, False): "k"}.get(use)
-            if role is None:
-                return None
-            roles.append(role)
-        return LoopShape.of(tuple(roles), (operands[0], operands[1], operands[2]), "maps")
 
     @model_validator(mode="after")
     def _k_min(self) -> "ContractionMatch":
@@ -240,7 +241,7 @@ class ContractionMatch(MatcherKind):
         about the payload (e.g. ``nmk`` for an NCHW 1x1 convolution collapsed to a matmul);
         tile lists follow it and tdsl's resource checks rely on it.
         """
-        from_maps = self._roles_from_maps()
+        from_maps = maps_loop_shape(self.maps)
         if from_maps is not None:
             return from_maps.roles
         ranks = [group_rank(getattr(self, g)) for g in ("batch", "m", "n", "k")]
@@ -253,7 +254,7 @@ class ContractionMatch(MatcherKind):
         return tuple(role for role, r in zip("bmnk", ranks) for _ in range(r or 0))
 
     def loop_shape(self) -> Optional[LoopShape]:
-        from_maps = self._roles_from_maps()
+        from_maps = maps_loop_shape(self.maps)
         if from_maps is not None:
             return from_maps
         maps = self.indexing_maps()

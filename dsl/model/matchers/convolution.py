@@ -31,21 +31,21 @@ class ConvolutionMatch(MatcherKind):
     """Element type of the result (output_type of transform.iree.match.convolution)."""
     maps: Optional[tuple[AffineMapText, ...]] = None
     """The op's three indexing_maps exactly (input, filter, output), pinning the layout."""
-    batch: Dims
+    batch: Dims = None
     """Batch dim sizes (dims_equal %batch): None any, a list, or one_of lists."""
-    output_image: Dims
+    output_image: Dims = None
     """Output image dim sizes (dims_equal %output_image): None any, a list, or one_of lists."""
-    output_channel: Dims
+    output_channel: Dims = None
     """Output channel dim sizes (dims_equal %output_channel): None any, a list, or one_of lists."""
-    filter: Dims
+    filter: Dims = None
     """Filter loop sizes (dims_equal on the filter group): None any, a list, or one_of lists."""
-    input_channel: Dims
+    input_channel: Dims = None
     """Input channel dim sizes (dims_equal %input_channel): None any, a list, or one_of lists."""
-    depth: Dims
+    depth: Dims = None
     """Depth (depthwise channel) dim sizes (dims_equal %depth): None any, a list, or one_of lists."""
-    strides: Dims
+    strides: Dims = None
     """Strides (dims_equal %strides): None any, a list, or one_of lists."""
-    dilations: Dims
+    dilations: Dims = None
     """Dilations (dims_equal %dilations): None any, a list, or one_of lists."""
 
     GROUPS: ClassVar[tuple[str, ...]] = (

@@ -39,10 +39,10 @@ class ReadyGfx942Spaces:
         found = gpu_problem(dispatch)
         return found if isinstance(found, str) else ChooserProblem(*found)
 
-    def rerank(self, ranked: Sequence[RankedCandidate], resources: Mapping[int, Union[KernelResources, Mapping[str, object]]]) -> list[RankedCandidate]:
+    def rerank(self, ranked: Sequence[RankedCandidate], resources: Mapping[int, Union[KernelResources, Mapping[str, Any]]]) -> list[RankedCandidate]:
         mine = [r for r in ranked if isinstance(r, Ranked)]
         assert len(mine) == len(ranked), "ranked by another cost model"
-        return list(rerank_with_resources(mine, dict(resources)))
+        return list(rerank_with_resources(mine, dict(resources.items())))
 
 
 register_gfx942_spaces(ReadyGfx942Spaces())
