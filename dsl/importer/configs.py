@@ -12,7 +12,7 @@ basis when the matcher fixes one M and one N loop.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
 from ..bindings import Attr, CompilationInfo, LoweringConfig, Mma, PipelineOptions, TranslationInfo
 from ..errors import StrategyError

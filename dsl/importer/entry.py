@@ -5,7 +5,7 @@ the work a tdsl render runs after a run, and tdsl symbols from sequence names.""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Optional
 
 from ..bindings import Unit
 from ..model.kinds import Injection

@@ -4,7 +4,7 @@ tdsl rule folded back into ``one_of`` sets; and the loop roles and root op they 
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
 from ..errors import TdslError
 from ..model.all_of import AllOf, expand

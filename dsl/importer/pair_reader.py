@@ -4,7 +4,7 @@ expresses it, else refused, or kept as raw MLIR with ``allow_raw``."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Optional
 
 from ..bindings import Attr
 from ..errors import StrategyError

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Sequence as Seq, Union
+from typing import Optional, Sequence as Seq, Union
 
 from ..errors import StrategyError, TargetError, TdslError
 from ..model.all_of import AllOf

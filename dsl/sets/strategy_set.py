@@ -26,7 +26,7 @@ Example::
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Literal, Union
+from typing import Iterable, Literal, Union
 
 from pydantic import Field, model_validator
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any, ClassVar, Literal, Optional, get_args
+from typing import ClassVar, Literal, Optional, get_args
 
 from pydantic import model_validator
 

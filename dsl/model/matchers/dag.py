@@ -3,7 +3,7 @@ written pattern, or the typed form for one pack or unpack."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Optional
+from typing import ClassVar, Literal, Optional
 
 from pydantic import model_validator
 

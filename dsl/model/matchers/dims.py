@@ -3,7 +3,7 @@ limit on the matcher sequences one rule expands to."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 from pydantic import AfterValidator, BeforeValidator, Field, Strict
 

@@ -24,7 +24,6 @@ chosen point was best or within noise of the best.
 
 from __future__ import annotations
 
-from typing import Any
 
 from ...model.all_of import AllOf
 from ...model.lowering import CpuLowering
