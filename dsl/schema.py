@@ -71,7 +71,7 @@ def _dims_widened(inner: JsonSchemaValue) -> JsonSchemaValue:
 
 # Before-validators by qualified name: what the field accepts, from its canonical schema.
 _BEFORE: dict[str, Callable[[JsonSchemaValue], JsonSchemaValue]] = {
-    "tdsl.model.matchers._canonical_dims": _dims_widened,
+    "tdsl.model.matchers.dims._canonical_dims": _dims_widened,
     "tdsl.model.base._one_or_more_names": _names_widened,
 }
 

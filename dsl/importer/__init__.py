@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from .command import import_command
 from .problems import Note, SpecImportError
-from .spec import Imported, ImportedRule, import_spec, import_specs, merge, read_file, read_spec, sanitize
+from .entry import sanitize
+from .spec import Imported, ImportedRule, import_spec, import_specs, merge, read_file, read_spec
 from .writer import write_python, write_yaml
 
 __all__ = [

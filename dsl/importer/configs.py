@@ -12,7 +12,7 @@ basis when the matcher fixes one M and one N loop.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
 from ..bindings import Attr, CompilationInfo, LoweringConfig, Mma, PipelineOptions, TranslationInfo
 from ..errors import StrategyError
@@ -73,7 +73,7 @@ class ConfigReader:
         )
 
     def _gpu(self, name: str, config: LoweringConfig, translation: TranslationInfo, decomposition: Optional[Attr]) -> GpuLowering:
-        fields: dict[str, Any] = {"name": name}
+        fields: dict[str, object] = {"name": name}
         for key, value in config.entries.items():
             if key in _GPU_LISTS:
                 fields[key] = _ints(value, key, self.line)
@@ -114,7 +114,7 @@ class ConfigReader:
         except StrategyError as err:
             raise self.fail(f"a GPU config tdsl accepts ({err})") from None
 
-    def _configuration(self, fields: dict[str, Any], translation: TranslationInfo) -> None:
+    def _configuration(self, fields: dict[str, object], translation: TranslationInfo) -> None:
         for key, value in (translation.configuration or {}).items():
             if key == "gpu_pipeline_options" and isinstance(value, PipelineOptions):
                 for option in ("prefetch_num_stages", "no_reduce_shared_memory_bank_conflicts", "reorder_workgroups_strategy", "use_igemm_convolution"):
@@ -125,13 +125,14 @@ class ConfigReader:
             else:
                 raise self.fail(f"the translation_info configuration entry {key!r} (tdsl models gpu_pipeline_options and llvm_func_attrs)")
 
-    def _upgrade_counts(self, name: str, fields: dict[str, Any]) -> None:
+    def _upgrade_counts(self, name: str, fields: dict[str, object]) -> None:
         """VectorDistribute with ``subgroup_m_count`` / ``subgroup_n_count`` and no basis (what
         IREE before subgroup_basis read): the basis with those counts on the M and N loop."""
         if fields.get("pipeline") != "VectorDistribute" or "subgroup_basis" in fields or "subgroup_m_count" not in fields:
             return
         roles = self.roles
         workgroup = fields.get("workgroup", ())
+        assert isinstance(workgroup, tuple)  # _ints read it
         if roles is None or len(roles) != len(workgroup) or roles.count("m") != 1 or roles.count("n") != 1:
             raise self.fail(
                 "subgroup_m_count / subgroup_n_count with VectorDistribute: IREE 3.13 reads subgroup_basis, and the "
@@ -157,7 +158,7 @@ class ConfigReader:
                 raise self.fail(f"decomposition_config.{key}: exactly {{lowering_config = #iree_gpu.lowering_config<..>}}")
             config = part["lowering_config"]
             assert isinstance(config, LoweringConfig)
-            fields: dict[str, Any] = {}
+            fields: dict[str, object] = {}
             for entry, entry_value in config.entries.items():
                 if entry == "mma_kind" and isinstance(entry_value, Mma):
                     fields[entry] = MmaLayout(intrinsic=entry_value.intrinsic, col_major=entry_value.col_major)
@@ -172,7 +173,7 @@ class ConfigReader:
         return decomposition
 
     def _cpu(self, name: str, config: LoweringConfig, translation: TranslationInfo) -> CpuLowering:
-        fields: dict[str, Any] = {"name": name}
+        fields: dict[str, object] = {"name": name}
         for key, value in config.entries.items():
             if key not in _CPU_LEVELS:
                 raise self.fail(f"the CPU lowering config entry {key!r} (tdsl's CpuLowering has the levels {', '.join(_CPU_LEVELS)})")

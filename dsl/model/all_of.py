@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Optional, Union
+from typing import TYPE_CHECKING, Annotated, ClassVar, Literal, Optional, Union
 
 from pydantic import Field, field_validator, model_validator
 
@@ -80,7 +80,7 @@ else:
     Matcher = Annotated[Union[(*LEAF_MATCHER_KINDS, AllOf)], Field(discriminator="kind")]
 
 
-Alternative = list[tuple[int, MatcherKind, dict[str, Any]]]
+Alternative = list[tuple[int, MatcherKind, dict[str, object]]]
 """One concrete alternative of a matcher: (leaf index, leaf, chosen dims) to render in order."""
 
 

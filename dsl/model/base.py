@@ -19,7 +19,7 @@ import typing
 from typing import Annotated, Any, ClassVar, Iterable, Sequence, Union
 
 from pydantic import AfterValidator, BeforeValidator, BaseModel, ConfigDict, PrivateAttr, Strict, ValidationError
-from pydantic_core import PydanticCustomError
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from ..errors import FieldProblem, StrategyError
 from . import knobs as _knobs
@@ -63,7 +63,7 @@ def _int_text(value: int) -> str:
     return f"{'-' if value < 0 else ''}an integer of about {digits} digits (about 2**{bits - 1})"
 
 
-def _fmt(value: Any, depth: int = 0) -> str:
+def _fmt(value: object, depth: int = 0) -> str:
     if isinstance(value, Described):
         return str(value)
     if isinstance(value, bool) or value is None:
@@ -95,14 +95,14 @@ def _fmt(value: Any, depth: int = 0) -> str:
     return text[: 2 * _MAX_TEXT] + ("..." if len(text) > 2 * _MAX_TEXT else "")
 
 
-def fmt(value: Any) -> str:
+def fmt(value: object) -> str:
     """Formats a received value compactly for an error message, on one line: strings are
     quoted with their line breaks escaped, long lists and huge integers are shortened."""
     return one_line(_fmt(value))
 
 
 def problem(
-    field: str, expected: str, received: Any, hint: str = "", strategy: str = ""
+    field: str, expected: str, received: object, hint: str = "", strategy: str = ""
 ) -> PydanticCustomError:
     """Builds the error a validator raises: ``raise problem("tile_sizes[1]", "...", value)``.
 
@@ -119,7 +119,7 @@ def problem(
     return PydanticCustomError("tdsl", "{field}: expected {expected}, received {received}", ctx)
 
 
-def is_symbol(value: Any) -> bool:
+def is_symbol(value: object) -> bool:
     """``value`` is a string that is an MLIR symbol name (what ``SymbolName`` accepts)."""
     return isinstance(value, str) and SYMBOL_RE.fullmatch(value) is not None
 
@@ -147,7 +147,7 @@ OpName = Annotated[str, Strict(), AfterValidator(_op_name)]
 """A registered-operation spelling, ``dialect.op``."""
 
 
-def _one_or_more_names(value: Any) -> Any:
+def _one_or_more_names(value: object) -> object:
     return (value,) if isinstance(value, str) else value
 
 
@@ -161,7 +161,7 @@ OpNames = Annotated[tuple[OpName, ...], BeforeValidator(_one_or_more_names), Aft
 """One or more operation names; a single name may be written without a list."""
 
 
-def in_range(lo: int, hi: int, below: str, above: str) -> Any:
+def in_range(lo: int, hi: int, below: str, above: str) -> object:
     """An AfterValidator: ``lo <= value <= hi``. ``below`` / ``above`` say what was
     expected when the value is too small / too large; the hint names the nearest legal value."""
 
@@ -202,7 +202,7 @@ StrictBool = Annotated[bool, Strict()]
 """A boolean that must be spelled ``true`` / ``false`` (not 0, 1 or "yes")."""
 
 
-def check_length(field: str, values: Sequence[Any], most: int = MAX_RANK, what: str = "one per loop") -> None:
+def check_length(field: str, values: Sequence[object], most: int = MAX_RANK, what: str = "one per loop") -> None:
     """Raises unless ``values`` has at most ``most`` entries."""
     if len(values) > most:
         raise problem(field, f"at most {most} entries ({what})", Described(f"{len(values)} entries"))
@@ -262,13 +262,16 @@ class StrategyModel(BaseModel):
             found = knobs_in(data) if _knobs.seen() else {}
             if found:
                 for concrete in _tries(data, found):
+                    assert isinstance(concrete, dict)  # keyword arguments stay a mapping
                     try:
                         super().__init__(**concrete)
                         break
                     except ValidationError:
                         continue
                 else:
-                    super().__init__(**_substitute(data, found, _first(found)))
+                    first = _substitute(data, found, _first(found))
+                    assert isinstance(first, dict)
+                    super().__init__(**first)
                 self._knob_paths = found
             else:
                 super().__init__(**data)
@@ -319,7 +322,7 @@ class StrategyModel(BaseModel):
         concrete model); paths are field names and indices from this model."""
         return dict(self._knob_paths)
 
-    def with_values(self, assignment: dict[str, Any]) -> Any:
+    def with_values(self, assignment: dict[str, object]) -> Any:
         """This model with every knob replaced by ``assignment[knob name]``, validated in
         full as a concrete model (raises :class:`StrategyError` where the values do not fit)."""
         return type(self).model_validate(_substitute(self.model_dump(mode="json"), self._knob_paths, assignment))
@@ -341,7 +344,7 @@ _STRUCTURAL_TRIES = 16
 structurally (a model is accepted when one assignment validates)."""
 
 
-def knobs_in(data: Any, path: _knobs.Path = ()) -> dict[_knobs.Path, Knob]:
+def knobs_in(data: object, path: _knobs.Path = ()) -> dict[_knobs.Path, Knob]:
     """{path: knob} of the knobs in received ``data``: knob values, and the knobs of models
     built with knobs (their paths prefixed). Raises when two knobs of one name differ."""
     found: dict[_knobs.Path, Knob] = {}
@@ -360,7 +363,7 @@ def knobs_in(data: Any, path: _knobs.Path = ()) -> dict[_knobs.Path, Knob]:
     return found
 
 
-def _plain(data: Any) -> Any:
+def _plain(data: object) -> object:
     """``data`` as mutable plain data: models dumped (JSON mode), tuples as lists."""
     if isinstance(data, BaseModel):
         return data.model_dump(mode="json")
@@ -371,25 +374,25 @@ def _plain(data: Any) -> Any:
     return data
 
 
-def _substitute(data: Any, found: dict[_knobs.Path, Knob], assignment: dict[str, Any]) -> Any:
+def _substitute(data: object, found: dict[_knobs.Path, Knob], assignment: dict[str, object]) -> object:
     """Plain ``data`` with the value ``assignment`` gives each knob's name at its path."""
     out = _plain(data)
     for path, knob in sorted(found.items(), key=lambda item: len(item[0])):
         value = _plain(assignment[knob.name])
         if not path:
             return value
-        node = out
+        node: Any = out  # nested dicts and lists, indexed by the path's keys
         for key in path[:-1]:
             node = node[key]
         node[path[-1]] = value
     return out
 
 
-def _first(found: dict[_knobs.Path, Knob]) -> dict[str, Any]:
+def _first(found: dict[_knobs.Path, Knob]) -> dict[str, object]:
     return {name: knob.values()[0] for name, knob in _knobs.merge(found).items()}
 
 
-def _tries(data: Any, found: dict[_knobs.Path, Knob]) -> Iterable[Any]:
+def _tries(data: object, found: dict[_knobs.Path, Knob]) -> Iterable[object]:
     """``data`` with the knobs' first values, then with a few seeded assignments."""
     named = list(_knobs.merge(found).values())
     size = _knobs.knob_size(named)
@@ -403,22 +406,22 @@ def _tries(data: Any, found: dict[_knobs.Path, Knob]) -> Iterable[Any]:
 # Turning pydantic's ValidationError into a StrategyError with field paths.
 
 
-def _union_members(annotation: Any) -> list[Any]:
+def _union_members(annotation: object) -> list[object]:
     origin = typing.get_origin(annotation)
     if origin is Annotated:
         return _union_members(typing.get_args(annotation)[0])
     if origin in (Union, types.UnionType):
-        members: list[Any] = []
+        members: list[object] = []
         for arg in typing.get_args(annotation):
             members.extend(_union_members(arg))
         return members
     return [annotation]
 
 
-def _tagged(members: list[Any]) -> dict[Any, type[BaseModel]]:
+def _tagged(members: list[object]) -> dict[object, type[BaseModel]]:
     """{kind tag: model} when ``members`` hold several models told apart by ``kind`` (a
     discriminated union: pydantic puts the tag into the error location)."""
-    tags: dict[Any, type[BaseModel]] = {}
+    tags: dict[object, type[BaseModel]] = {}
     for member in members:
         if isinstance(member, type) and issubclass(member, BaseModel):
             kind = member.model_fields.get("kind")
@@ -428,7 +431,7 @@ def _tagged(members: list[Any]) -> dict[Any, type[BaseModel]]:
     return tags if len(models) > 1 else {}
 
 
-def _descend(annotation: Any, key: Any) -> tuple[Any, bool]:
+def _descend(annotation: object, key: object) -> tuple[object, bool]:
     """Type found below ``annotation`` at loc element ``key``; bool: key was a union tag.
 
     In a discriminated union the location names the tag first (``function`` for a
@@ -451,14 +454,14 @@ def _descend(annotation: Any, key: Any) -> tuple[Any, bool]:
     return None, False
 
 
-def _model_of(annotation: Any) -> type[BaseModel] | None:
+def _model_of(annotation: object) -> type[BaseModel] | None:
     members = [
         m for m in _union_members(annotation) if isinstance(m, type) and issubclass(m, BaseModel)
     ]
     return members[0] if len(members) == 1 else None
 
 
-def _child(node: Any, key: Any) -> Any:
+def _child(node: object, key: object) -> object:
     if isinstance(node, dict):
         return node.get(key)
     if isinstance(node, (list, tuple)) and isinstance(key, int) and 0 <= key < len(node):
@@ -468,7 +471,7 @@ def _child(node: Any, key: Any) -> Any:
     return None
 
 
-def _anchor_name(annotation: Any, node: Any) -> str | None:
+def _anchor_name(annotation: object, node: object) -> str | None:
     """The strategy/set name if ``node`` (raw dict or model) is a naming model with a valid
     name; None otherwise (then errors below it keep the path from the outer anchor, so the
     path names the bad or missing ``name`` itself)."""
@@ -486,7 +489,7 @@ _PATH_PART = re.compile(r"[A-Za-z0-9_.\[\]]+")
 _INDEX_PARTS = re.compile(r"(\[\d+\])+")
 
 
-def path_text(parts: Iterable[Any]) -> str:
+def path_text(parts: Iterable[object]) -> str:
     """``("rules", 0, "match", "m")`` -> ``rules[0].match.m`` (the form of field paths and
     locations). A part that is not a field name (an unknown key with spaces, quotes or line
     breaks) is shown quoted in brackets: ``rules[0]['bad key']``."""
@@ -505,7 +508,7 @@ def path_text(parts: Iterable[Any]) -> str:
     return text
 
 
-def _builtin_problem(err: Any, site: Any) -> tuple[str, str, str]:
+def _builtin_problem(err: ErrorDetails, site: object) -> tuple[str, str, str]:
     """(expected, received, hint) for one of pydantic's own error types."""
     etype, msg, value = err["type"], err["msg"], err.get("input")
     if etype == "missing":
@@ -530,7 +533,7 @@ def _builtin_problem(err: Any, site: Any) -> tuple[str, str, str]:
     return expected, fmt(value), ""
 
 
-def strategy_error(cls: type[BaseModel], data: Any, err: ValidationError) -> StrategyError:
+def strategy_error(cls: type[BaseModel], data: object, err: ValidationError) -> StrategyError:
     """Converts pydantic's error into a StrategyError anchored at the innermost named model.
 
     Every part of every problem is one line (received values are escaped by :func:`fmt`)."""
@@ -538,9 +541,9 @@ def strategy_error(cls: type[BaseModel], data: Any, err: ValidationError) -> Str
     problems: list[FieldProblem] = []
     first_anchor = anchor
     for e in err.errors(include_url=False):
-        annotation: Any = cls
-        node: Any = data
-        rel: list[Any] = []
+        annotation: object = cls
+        node: object = data
+        rel: list[object] = []
         this_anchor = anchor
         in_input = True  # the path so far exists in the input (below a canonicalised
         # spelling, e.g. ``k: 7`` read as ``((7,),)``, the input has no deeper path)
@@ -585,8 +588,8 @@ def strategy_error(cls: type[BaseModel], data: Any, err: ValidationError) -> Str
     return StrategyError(one_line(first_anchor), problems)
 
 
-def _site_of(cls: type[BaseModel], loc: Sequence[Any]) -> Any:
-    annotation: Any = cls
+def _site_of(cls: type[BaseModel], loc: Sequence[object]) -> object:
+    annotation: object = cls
     for key in loc:
         annotation, _ = _descend(annotation, key)
     return annotation

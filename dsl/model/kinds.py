@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Any, ClassVar, Optional
+from typing import TYPE_CHECKING, ClassVar, Optional
 
 from .base import StrategyModel
 
@@ -139,7 +139,7 @@ class MatcherKind(StrategyModel):
     if TYPE_CHECKING:
         kind: str
 
-    def alternatives(self) -> list[dict[str, Any]]:
+    def alternatives(self) -> list[dict[str, object]]:
         """The concrete alternatives this matcher expands to (one matcher sequence each)."""
         return [{}]
 

@@ -22,7 +22,7 @@ from typing import Any, Iterator, Sequence
 
 from .. import errors
 
-Path = tuple[Any, ...]
+Path = tuple[object, ...]
 """Where a knob stands: field names and list indices from the model it was given to."""
 
 
@@ -42,7 +42,7 @@ def seen() -> bool:
     return _SEEN
 
 
-def _check_name(name: Any) -> None:
+def _check_name(name: object) -> None:
     if not isinstance(name, str) or not name.isidentifier():
         raise KnobError("name", "a knob name: a Python identifier such as 'tile_m'", repr(name))
 
@@ -60,7 +60,7 @@ class Knob:
             raise KnobError(self.name, "at least one value", "none")
         _SEEN = True
 
-    def values(self) -> tuple[Any, ...]:  # pragma: no cover - abstract
+    def values(self) -> tuple[object, ...]:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def __len__(self) -> int:
@@ -71,14 +71,14 @@ class Knob:
 class Choice(Knob):
     """One of ``options`` (numbers, strings, booleans, lists, whole strategy models)."""
 
-    options: tuple[Any, ...] = ()
+    options: tuple[object, ...] = ()
 
-    def __init__(self, name: str, options: Sequence[Any]) -> None:
+    def __init__(self, name: str, options: Sequence[object]) -> None:
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "options", tuple(options))
         self.__post_init__()
 
-    def values(self) -> tuple[Any, ...]:
+    def values(self) -> tuple[object, ...]:
         return self.options
 
 
@@ -146,7 +146,7 @@ class KnobTuple(Knob):
         object.__setattr__(self, "knobs", knobs)
         self.__post_init__()
 
-    def values(self) -> tuple[Any, ...]:
+    def values(self) -> tuple[object, ...]:
         return tuple(list(v) for v in itertools.product(*(k.values() for k in self.knobs)))
 
 
@@ -155,7 +155,7 @@ def knob_size(knobs: Sequence[Knob]) -> int:
     return math.prod(len(k) for k in knobs)
 
 
-def assignments(knobs: Sequence[Knob]) -> Iterator[dict[str, Any]]:
+def assignments(knobs: Sequence[Knob]) -> Iterator[dict[str, object]]:
     """Every assignment {name: value} of ``knobs``, in a fixed order (the last knob varies
     fastest, each knob's values in their own order)."""
     names = [k.name for k in knobs]
@@ -163,9 +163,9 @@ def assignments(knobs: Sequence[Knob]) -> Iterator[dict[str, Any]]:
         yield dict(zip(names, values))
 
 
-def assignment_at(knobs: Sequence[Knob], index: int) -> dict[str, Any]:
+def assignment_at(knobs: Sequence[Knob], index: int) -> dict[str, object]:
     """The ``index``-th assignment of :func:`assignments`, computed directly."""
-    picked: dict[str, Any] = {}
+    picked: dict[str, object] = {}
     for knob in reversed(knobs):
         values = knob.values()
         index, rest = divmod(index, len(values))
@@ -201,7 +201,7 @@ KNOB_SPELLINGS = {
 ``powers_of_two``: ``lo``, ``hi``) where a value goes."""
 
 
-def knobs_from_data(data: Any, path: str = "") -> Any:
+def knobs_from_data(data: object, path: str = "") -> object:
     """``data`` (what a YAML/JSON file holds) with every knob mapping (:data:`KNOB_SPELLINGS`)
     turned into its knob; a malformed one raises :class:`KnobError` naming its path."""
     if isinstance(data, list):
@@ -221,7 +221,7 @@ def knobs_from_data(data: Any, path: str = "") -> Any:
     if kind == "choice":
         if not isinstance(args.get("values"), list):
             raise KnobError(f"{path}.values", "a list of the values to try", repr(args.get("values")))
-        name: Any = args.get("name")
+        name: Any = args.get("name")  # Choice checks it is a name
         return Choice(name, args["values"])
     try:
         return cls(**args)

@@ -489,7 +489,7 @@ class DataLayout(StrategyKind):
             if outer != want_outer or inner != want_inner:
                 needed.append(
                     PackTranspose(
-                        operand=OPERANDS[j],  # type: ignore[arg-type]
+                        operand=OPERANDS[j],
                         outer_perm=None if outer == want_outer else tuple(outer.index(r) for r in want_outer),
                         inner_perm=None if inner == want_inner else tuple(inner.index(r) for r in want_inner),
                     )

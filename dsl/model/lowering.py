@@ -366,6 +366,21 @@ class GpuLowering(StrategyKind):
 
     @model_validator(mode="after")
     def _check(self) -> "GpuLowering":
+        length = self._check_shape()
+        if self.decomposition_config is not None and self.pipeline != "VectorDistribute":
+            raise problem("decomposition_config", "the VectorDistribute pipeline (IREE 3.13 decomposes attention there)", self.pipeline)
+        if self.pipeline == "VectorDistribute":
+            self._check_vector_distribute()
+        else:
+            self._check_tile_and_fuse()
+        self._check_threads()
+        self._check_padding(length)
+        self._check_prefetch()
+        check_distinct("promote_operands", self.promote_operands)
+        return self
+
+    def _check_shape(self) -> Optional[int]:
+        """The MMA name, the tile levels (returns their length), workgroup size and subgroups."""
         if self.mma_kind is not None and not re.fullmatch(r"[A-Z][A-Z0-9_x]*", self.mma_kind):
             raise problem("mma_kind", "an MMA intrinsic name such as 'MFMA_F32_16x16x16_F16'", self.mma_kind)
         length = _check_levels(self, self.LEVELS)
@@ -382,40 +397,46 @@ class GpuLowering(StrategyKind):
         if (self.subgroup_m_count is None) != (self.subgroup_n_count is None):
             missing = "subgroup_n_count" if self.subgroup_n_count is None else "subgroup_m_count"
             raise problem(missing, "both subgroup_m_count and subgroup_n_count, or neither", None)
-        if self.decomposition_config is not None and self.pipeline != "VectorDistribute":
-            raise problem("decomposition_config", "the VectorDistribute pipeline (IREE 3.13 decomposes attention there)", self.pipeline)
-        if self.pipeline == "VectorDistribute":
-            attention = self.decomposition_config is not None
-            if self.subgroup_basis is None and self.subgroup_m_count is not None and not attention:
-                raise problem(
-                    "subgroup_basis",
-                    "a subgroup_basis for the VectorDistribute pipeline: IREE 3.13 ignores subgroup_m_count and "
-                    "subgroup_n_count (for loops (m, n, k) they are subgroup_basis [[m_count, n_count, 1], [0, 1, 2]])",
-                    None,
-                )
-            if (self.subgroup_basis is None or self.mma_kind is None) and not attention:
-                raise problem(
-                    "subgroup_basis" if self.subgroup_basis is None else "mma_kind",
-                    "subgroup_basis and mma_kind for the VectorDistribute pipeline",
-                    None,
-                )
-            if self.subgroup is not None or self.thread is not None:
-                raise problem(
-                    "subgroup" if self.subgroup is not None else "thread",
-                    "None with VectorDistribute (it uses subgroup_basis)",
-                    self.subgroup or self.thread,
-                )
-        else:
-            if self.subgroup_basis is not None:
-                raise problem(
-                    "subgroup_basis", "None with TileAndFuse (use subgroup or thread)", self.subgroup_basis
-                )
-            if self.mma_kind is not None and self.subgroup is None:
-                raise problem("subgroup", "subgroup tiles (in intrinsics) when mma_kind is set", None)
-            if self.mma_kind is None and self.thread is None:
-                raise problem("thread", "thread tiles when there is no mma_kind (SIMT)", None)
-            if self.mma_kind is not None and self.thread is not None:
-                raise problem("thread", "None when mma_kind is set (use subgroup)", list(self.thread))
+        return length
+
+    def _check_vector_distribute(self) -> None:
+        """VectorDistribute distributes by subgroup_basis and mma_kind (not for attention)."""
+        attention = self.decomposition_config is not None
+        if self.subgroup_basis is None and self.subgroup_m_count is not None and not attention:
+            raise problem(
+                "subgroup_basis",
+                "a subgroup_basis for the VectorDistribute pipeline: IREE 3.13 ignores subgroup_m_count and "
+                "subgroup_n_count (for loops (m, n, k) they are subgroup_basis [[m_count, n_count, 1], [0, 1, 2]])",
+                None,
+            )
+        if (self.subgroup_basis is None or self.mma_kind is None) and not attention:
+            raise problem(
+                "subgroup_basis" if self.subgroup_basis is None else "mma_kind",
+                "subgroup_basis and mma_kind for the VectorDistribute pipeline",
+                None,
+            )
+        if self.subgroup is not None or self.thread is not None:
+            raise problem(
+                "subgroup" if self.subgroup is not None else "thread",
+                "None with VectorDistribute (it uses subgroup_basis)",
+                self.subgroup or self.thread,
+            )
+
+    def _check_tile_and_fuse(self) -> None:
+        """TileAndFuse tiles by subgroup (with an MMA) or thread (SIMT), never subgroup_basis."""
+        if self.subgroup_basis is not None:
+            raise problem(
+                "subgroup_basis", "None with TileAndFuse (use subgroup or thread)", self.subgroup_basis
+            )
+        if self.mma_kind is not None and self.subgroup is None:
+            raise problem("subgroup", "subgroup tiles (in intrinsics) when mma_kind is set", None)
+        if self.mma_kind is None and self.thread is None:
+            raise problem("thread", "thread tiles when there is no mma_kind (SIMT)", None)
+        if self.mma_kind is not None and self.thread is not None:
+            raise problem("thread", "None when mma_kind is set (use subgroup)", list(self.thread))
+
+    def _check_threads(self) -> None:
+        """The workgroup holds whole subgroups."""
         threads = self.thread_count()
         if threads == 0 or threads % self.subgroup_size:
             raise problem(
@@ -423,6 +444,9 @@ class GpuLowering(StrategyKind):
                 f"a positive thread count that is a multiple of subgroup_size {self.subgroup_size}",
                 Described(f"{list(self.workgroup_size)} ({threads} threads)"),
             )
+
+    def _check_padding(self, length: Optional[int]) -> None:
+        """One positive padding multiple per loop."""
         if self.padding is not None:
             check_non_negative("padding", self.padding)
             if length is not None and len(self.padding) != length:
@@ -436,6 +460,9 @@ class GpuLowering(StrategyKind):
                         size,
                         hint="the nearest legal value is 1 (no padding)",
                     )
+
+    def _check_prefetch(self) -> None:
+        """IREE 3.13 crashes prefetching 3 or more stages of a SIMT TileAndFuse that promotes."""
         if (
             self.pipeline == "TileAndFuse"
             and self.mma_kind is None
@@ -450,8 +477,6 @@ class GpuLowering(StrategyKind):
                 self.prefetch_num_stages,
                 hint="the largest legal value is 2",
             )
-        check_distinct("promote_operands", self.promote_operands)
-        return self
 
     def check_match(self, match: MatcherKind) -> None:
         check_promoted(self, match, self.promote_operands)

@@ -39,7 +39,7 @@ def _others_equal(earlier: MatcherKind, later: MatcherKind, known: set[str]) -> 
     return all(getattr(earlier, f) == getattr(later, f) for f in type(earlier).model_fields if f not in known)
 
 
-def _optional_equal(earlier: Any, later: Any) -> bool:
+def _optional_equal(earlier: object, later: object) -> bool:
     """An optional constraint: ``earlier`` has none, or the same as ``later``."""
     return earlier is None or earlier == later
 

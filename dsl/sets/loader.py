@@ -84,11 +84,12 @@ def _read_text(path: Path) -> str:
 
 
 def _load_python(path: Path, name: str | None) -> StrategySet:
-    found: StrategySet = python_object(path, name, (StrategySet,), "StrategySet")
+    found = python_object(path, name, (StrategySet,), "StrategySet")
+    assert isinstance(found, StrategySet)
     return found
 
 
-def python_object(path: Path, name: str | None, kinds: tuple[type, ...], what: str) -> Any:
+def python_object(path: Path, name: str | None, kinds: tuple[type, ...], what: str) -> object:
     """The module-level object of one of ``kinds`` that the Python file ``path`` defines:
     the one named ``name``, or the only one. Errors name the file (and line) in one line."""
     module_name = f"_tdsl_strategy_{abs(hash(str(path.resolve())))}"
@@ -134,12 +135,12 @@ class _DuplicateKey(Exception):
 
 
 class _KeyNotString(Exception):
-    def __init__(self, key: Any, line: int):
+    def __init__(self, key: object, line: int):
         self.line = line
         super().__init__(f"line {line}: expected a string key, received {key!r}")
 
 
-def _construct_mapping(loader: Any, node: Any, deep: bool = False) -> Any:
+def _construct_mapping(loader: Any, node: Any, deep: bool = False) -> object:  # yaml is untyped
     """``SafeLoader.construct_mapping`` that refuses duplicate keys (YAML would keep the
     last one silently) and keys that are not strings (``1:``, ``yes:``, ``~:``)."""
     first: dict[str, int] = {}
@@ -157,11 +158,11 @@ def _construct_mapping(loader: Any, node: Any, deep: bool = False) -> Any:
 
 
 # yaml.safe_load's loader, strict about keys (built with type(): PyYAML has no type stubs).
-_StrictLoader: Any = type("_StrictLoader", (yaml.SafeLoader,), {"construct_mapping": _construct_mapping})
+_StrictLoader: object = type("_StrictLoader", (yaml.SafeLoader,), {"construct_mapping": _construct_mapping})
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found: dict[str, Any] = {}
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    found: dict[str, object] = {}
     for key, value in pairs:
         if key in found:
             raise _DuplicateKey(key, 0, 0)
@@ -169,7 +170,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return found
 
 
-def _yaml_problem(err: Any) -> str:
+def _yaml_problem(err: object) -> str:
     """One line from a YAML error: where, then what (PyYAML's text spans lines)."""
     if isinstance(err, yaml.MarkedYAMLError):
         mark = err.problem_mark or err.context_mark
@@ -185,7 +186,7 @@ def _load_data(path: Path) -> StrategySet:
     kind = "JSON" if is_json else "YAML"
     try:
         if is_json:
-            data: Any = json.loads(text, object_pairs_hook=_no_duplicates)
+            data: object = json.loads(text, object_pairs_hook=_no_duplicates)
         else:
             data = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader
     except json.JSONDecodeError as err:
@@ -223,7 +224,7 @@ def _load_data(path: Path) -> StrategySet:
     return loaded
 
 
-def to_data(strategy_set: StrategySet) -> dict[str, Any]:
+def to_data(strategy_set: StrategySet) -> dict[str, object]:
     """The canonical plain-data form of a set without knobs (what YAML/JSON hold)."""
     strategy_set.require_concrete("dump")
     return strategy_set.model_dump(mode="json")

@@ -64,7 +64,7 @@ class Pruned:
     def total(self) -> int:
         return sum(self.by_constraint.values()) + sum(self.by_validation.values())
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "total": self.total,
             "constraints": dict(self.by_constraint),
@@ -193,7 +193,11 @@ def load_space(spec: str) -> Space:
     if not path.is_file():
         raise StrategyFileError(f"{path}: no such file")
     found = python_object(path, name, (Space, StrategySet), "Space or StrategySet") if path.suffix == ".py" else load(path)
-    space = found if isinstance(found, Space) else Space(found)
+    if isinstance(found, Space):
+        space = found
+    else:
+        assert isinstance(found, StrategySet)
+        space = Space(found)
     if not space.knobs:
         raise StrategyFileError(f"{path}: expected a space with at least one knob, received a set without knobs")
     return space

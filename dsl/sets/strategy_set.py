@@ -26,7 +26,7 @@ Example::
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Literal, Union
+from typing import Iterable, Literal, Union
 
 from pydantic import Field, model_validator
 
@@ -93,7 +93,7 @@ class StrategySet(StrategyModel):
         for i, name in enumerate(names):
             if names.index(name) != i:
                 raise problem(f"targets[{i}].name", "unique target names", name)
-        seen: dict[tuple[str, str], Any] = {}
+        seen: dict[tuple[str, str], object] = {}
         for i, rule in enumerate(self.rules):
             if rule.target not in names:
                 raise problem(f"rules[{i}].target", f"one of the targets {names}", rule.target)
@@ -152,7 +152,7 @@ Precedence = Literal["first", "specific"]
 """How :func:`combine` orders the joined rules."""
 
 
-def _part_problem(path: str, expected: str, received: Any) -> FieldProblem:
+def _part_problem(path: str, expected: str, received: object) -> FieldProblem:
     return FieldProblem(path, expected, fmt(received))
 
 
@@ -207,7 +207,7 @@ def combine(*parts: Part, name: str, precedence: Precedence = "first") -> Strate
         elif isinstance(part, Rule):
             groups.append([part])
         else:
-            listed: list[Any]
+            listed: list[object]
             try:
                 listed = list(part)
             except TypeError:

@@ -9,7 +9,8 @@ the loops are in the order n, m, k. The chooser picks an MFMA configuration that
 """
 
 from tdsl import AmdGpuTarget, StrategySet
-from tdsl.strategies.gpu.chooser import Contraction, rule_for
+from tdsl.strategies.gpu.chooser import rule_for
+from tdsl.strategies.gpu.problems import Contraction
 
 conv1x1 = Contraction(
     batch=(), m=3136, n=128, k=64, lhs_type="f16", rhs_type="f16", output_type="f32", loop_order="nmk"

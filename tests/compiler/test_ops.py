@@ -11,7 +11,8 @@ import pytest
 
 from tdsl import AmdGpuTarget, CpuTarget, DataLayout, PackGreedily, PackTranspose, Rule, StrategySet, compile, load
 from tdsl.compiler.ops import list_dispatches, python_source
-from tdsl.strategies.gpu.chooser import Contraction, choose_contraction
+from tdsl.strategies.gpu.chooser import choose_contraction
+from tdsl.strategies.gpu.problems import Contraction
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 EXAMPLES = ROOT / "examples"

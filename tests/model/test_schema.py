@@ -156,7 +156,7 @@ def test_an_unknown_before_validator_is_an_error(monkeypatch: pytest.MonkeyPatch
     """A new convenience spelling in the model must be taught to the schema (else the schema
     would refuse what the loader accepts)."""
     known = dict(schema_module._BEFORE)
-    known.pop("tdsl.model.matchers._canonical_dims")
+    known.pop("tdsl.model.matchers.dims._canonical_dims")
     monkeypatch.setattr(schema_module, "_BEFORE", known)
     with pytest.raises(TdslError, match="_canonical_dims accepts spellings tdsl.schema does not know"):
         strategy_file_schema()

@@ -97,7 +97,7 @@ def test_gpu_strategy_signatures_are_readable(function: object) -> None:
 
 
 def test_the_chooser_problem_types_are_exported_and_documented() -> None:
-    assert gpu.Contraction is gpu.chooser.Contraction and gpu.Convolution2d is gpu.chooser.Convolution2d
+    assert gpu.Contraction is gpu.problems.Contraction and gpu.Convolution2d is gpu.problems.Convolution2d
     assert {"Contraction", "Convolution2d"} <= set(gpu.__all__)
     assert "Contraction(" in (gpu.__doc__ or "") and "Convolution2d(" in (gpu.__doc__ or "")
     problem = gpu.Contraction((), 4096, 4096, 4096, "f16", "f16", "f32")

@@ -14,7 +14,8 @@ from tdsl import compile
 from tdsl.compiler.iree_compile import run_iree_compile
 from tdsl.compiler.hsaco import KernelResources, resources
 from tdsl import load
-from tdsl.strategies.gpu.chooser import Contraction, choose_contraction
+from tdsl.strategies.gpu.chooser import choose_contraction
+from tdsl.strategies.gpu.problems import Contraction
 from tdsl.strategies.gpu.library import REFERENCE_PROBLEMS, standard_set
 
 ROOT = Path(__file__).resolve().parent.parent.parent

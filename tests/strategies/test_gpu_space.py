@@ -14,7 +14,8 @@ import pytest
 from tdsl import GpuLowering, TdslError, compile, render
 from tdsl.compiler.hsaco import KernelResources
 from tdsl.model.knobs import KnobError
-from tdsl.strategies.gpu.chooser import Contraction, Convolution, Convolution2d, choose, rank_key
+from tdsl.strategies.gpu.chooser import choose, rank_key
+from tdsl.strategies.gpu.problems import Contraction, Convolution, Convolution2d
 from tdsl.strategies.gpu.space import Gfx942Space, Ranked, gfx942_space, rank, rerank_with_resources, tiling_of
 from tdsl.targets import GFX942
 

@@ -31,7 +31,8 @@ from tdsl.compiler.ops import list_dispatches, python_source
 from tdsl.compiler.phases import ir_after
 from tdsl.strategies.cpu import auto
 from tdsl.strategies.cpu.quantized import i64_accumulator_tiles
-from tdsl.strategies.gpu.chooser import Contraction, choose_contraction
+from tdsl.strategies.gpu.chooser import choose_contraction
+from tdsl.strategies.gpu.problems import Contraction
 
 import quantized_models as qm
 

@@ -24,7 +24,6 @@ chosen point was best or within noise of the best.
 
 from __future__ import annotations
 
-from typing import Any
 
 from ...model.all_of import AllOf
 from ...model.lowering import CpuLowering
@@ -64,7 +63,7 @@ ALONE = ProducerMatch(names="iree_tensor_ext.dispatch.tensor.load")
 """The op reads its first operand from the dispatch's input: no producer fused before it."""
 
 
-def lhs_pack_match(element_type: str, m0: Any, k0: Any) -> AllOf:
+def lhs_pack_match(element_type: str, m0: object, k0: object) -> AllOf:
     """The LHS pack of an mmt4d with inner tile ``m0`` x ``k0`` (values or knobs), alone in
     its dispatch (:data:`ALONE`; see :func:`lhs_pack_rule`); ``k0 = None``: K is not packed
     (inner tile ``m0`` on the rows alone)."""

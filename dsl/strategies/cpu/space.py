@@ -62,7 +62,7 @@ only; thresholds (K, size bounds) are not knobs here because a per-op rule needs
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Union
 
 from ...model.layout import DataLayout
 from ...model.lowering import CpuLowering, GraphCpuLowering
@@ -70,10 +70,13 @@ from ...sets.strategy_set import Rule, StrategySet
 from ...targets import CpuTarget
 from ...compiler.ops import OpView
 from ...model.element_types import ELEMENT_BITS
-from ...model.knobs import Choice, PowersOfTwo
+from ...model.knobs import Choice, Knob, PowersOfTwo
 from ...model.kinds import MatcherKind
 from ...sets.space import Constraint, Space
 from ...targets.host import Isa
+
+TileEntry = Union[int, Knob]
+"""A tile size in a space's template: fixed, or a knob the space searches."""
 
 
 VECTOR_BITS = {"avx512": 512, "avx2": 256, "neon": 128, "generic": 128}
@@ -88,7 +91,7 @@ def program_space(target: CpuTarget, has_convolutions: bool, name: str = "progra
     ukernels or its own mmt4d codegen; only under data tiling) x (``im2col_convs`` x
     ``channels_last_convs`` where the program has convolutions). No rules: every op keeps
     IREE's path of that point."""
-    update: dict[str, Any] = {"data_tiling": Choice("data_tiling", [False, True]), "ukernels": Choice("ukernels", ["default", "none"])}
+    update: dict[str, Knob] = {"data_tiling": Choice("data_tiling", [False, True]), "ukernels": Choice("ukernels", ["default", "none"])}
     if has_convolutions:
         update["im2col_convs"] = Choice("im2col_convs", [False, True])
         update["channels_last_convs"] = Choice("channels_last_convs", [False, True])
@@ -160,8 +163,8 @@ def contraction_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarge
     vec_k = [v for v in (1, 4, 8, 16) if v <= k]
     cache_k = [0] + [v for v in (16, 64, 256, 1024) if v < k]
 
-    def place(**by_role: Any) -> list[Any]:
-        out: list[Any] = [0] * rank
+    def place(**by_role: TileEntry) -> list[TileEntry]:
+        out: list[TileEntry] = [0] * rank
         for d in view.roles.get("batch", ()):
             out[d] = by_role.get("batch", 0)
         for role, value in by_role.items():
@@ -240,7 +243,7 @@ def convolution_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarge
     f, w = view.loop_sizes[channel], view.loop_sizes[width]
     c = view.loop_sizes[roles["input_channel"][0]] if roles.get("input_channel") else 0
     steps = (1, 2, 4, 8, 16, 32)
-    knobs: dict[int, tuple[Any, Any, Any]] = {d: (1, 1, 0) for d in range(rank)}  # loop -> (distribution, vector, reduction)
+    knobs: dict[int, tuple[TileEntry, TileEntry, TileEntry]] = {d: (1, 1, 0) for d in range(rank)}  # loop -> (distribution, vector, reduction)
     for d in roles.get("filter_loop", ()):
         knobs[d] = (0, 0, 1)
     knobs[channel] = (PowersOfTwo("wg_f", 1, min(256, _ceil_pow2(f))), Choice("vec_f", [v for v in steps if v <= f] or [1]), 0)
@@ -269,7 +272,7 @@ def convolution_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarge
     return space
 
 
-def _config_point(config: str | None, knobs: dict[int, tuple[Any, Any, Any]]) -> dict[str, int] | None:
+def _config_point(config: str | None, knobs: dict[int, tuple[TileEntry, TileEntry, TileEntry]]) -> dict[str, int] | None:
     """The knob values of IREE's ``#iree_cpu.lowering_config`` for an op (None where it has
     not the levels or the loops of ``knobs``)."""
     if not config:

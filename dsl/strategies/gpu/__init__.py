@@ -29,11 +29,7 @@ configurations too). For example::
 """
 
 from .chooser import (
-    Contraction,
-    Convolution,
-    Convolution2d,
     Estimate,
-    Gemm,
     Tiling,
     choose,
     choose_contraction,
@@ -44,6 +40,7 @@ from .chooser import (
     rule_for,
     rules_for,
 )
+from .problems import Contraction, Convolution, Convolution2d, Gemm
 
 __all__ = [
     "Contraction",

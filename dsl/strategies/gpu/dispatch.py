@@ -13,7 +13,8 @@ from ...model.matchers import ContractionMatch, ConvolutionMatch
 from ...compiler.ops import Dispatch
 from ...model.kinds import MatcherKind
 
-from .chooser import Contraction, Convolution, choose_contraction, choose_convolution
+from .chooser import choose_contraction, choose_convolution
+from .problems import Contraction, Convolution
 
 
 def gpu_problem(d: Dispatch) -> Union[tuple[MatcherKind, Union[Contraction, Convolution]], str]:

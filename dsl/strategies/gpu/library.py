@@ -12,7 +12,8 @@ from typing import Optional, Sequence, Union
 from ...sets.strategy_set import StrategySet
 from ...targets import AmdGpuTarget
 
-from .chooser import Contraction, Convolution, Convolution2d, conv_rule_for, rules_for
+from .chooser import conv_rule_for, rules_for
+from .problems import Contraction, Convolution, Convolution2d
 
 REFERENCE_PROBLEMS: tuple[tuple[str, Contraction], ...] = (
     ("mm_f16", Contraction((), 1024, 2048, 512, "f16", "f16", "f32")),

@@ -73,6 +73,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence, Union
 
 from ...model.lowering import GpuLowering
+from ...model.kinds import MatcherKind
 from ...sets.strategy_set import Rule, StrategySet
 from ...targets import AmdGpuTarget
 from ...errors import TdslError
@@ -84,11 +85,7 @@ from ...targets import GFX942, AmdGpuArch, MmaIntrinsic
 from .chooser import (
     MAX_VGPRS,
     SUBGROUP_COUNTS,
-    Contraction,
-    Convolution,
-    Convolution2d,
     Estimate,
-    Gemm,
     Tiling,
     _group_tiles,
     _intrinsics,
@@ -101,6 +98,7 @@ from .chooser import (
     make_tiling,
     rank_key,
 )
+from .problems import Contraction, Convolution, Convolution2d, Gemm
 
 SPREAD = 2
 """Default ``spread`` of :func:`gfx942_space`: knob values within this factor of the chooser's."""
@@ -130,7 +128,7 @@ class _Setup:
     target: str
     facts: AmdGpuArch
     igemm: bool
-    match: Any
+    match: MatcherKind
     intrinsics: dict[str, MmaIntrinsic]
     m_tiles: dict[str, frozenset[tuple[int, ...]]]
     n_tiles: dict[str, frozenset[tuple[int, ...]]]
@@ -145,7 +143,7 @@ class Gfx942Space(Space):
 
     def __init__(self, template: StrategySet, setup: _Setup) -> None:
         self.setup = setup
-        self._models: dict[tuple[Any, ...], Optional[tuple[Tiling, Estimate]]] = {}
+        self._models: dict[tuple[object, ...], Optional[tuple[Tiling, Estimate]]] = {}
         super().__init__(template, self._constraints())
 
     # -- values -> tiling -------------------------------------------------------------------------
@@ -441,7 +439,7 @@ class Ranked:
         """The compiled kernel spills registers or uses scratch memory (False when not compiled)."""
         return self.resources is not None and (self.resources.spills > 0 or self.resources.scratch_bytes > 0)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """Knob values, estimated time and cycles, MFMA utilization (useful share of the MFMA
         work) and peak fraction, waves per SIMD, registers, LDS bytes, global traffic, and
         the compiled kernel's resources when there are some."""

@@ -14,7 +14,7 @@ from ...sets.space import Space
 from ...tune.ready import RankedCandidate, register_gfx942_spaces
 
 from .dispatch import gpu_problem
-from .chooser import Contraction, Convolution
+from .problems import Contraction, Convolution
 from .space import Ranked, gfx942_space, rank, rerank_with_resources
 
 
@@ -42,7 +42,7 @@ class ReadyGfx942Spaces:
     def rerank(self, ranked: Sequence[RankedCandidate], resources: Mapping[int, Union[KernelResources, Mapping[str, Any]]]) -> list[RankedCandidate]:
         mine = [r for r in ranked if isinstance(r, Ranked)]
         assert len(mine) == len(ranked), "ranked by another cost model"
-        return list(rerank_with_resources(mine, dict(resources)))
+        return list(rerank_with_resources(mine, dict(resources.items())))
 
 
 register_gfx942_spaces(ReadyGfx942Spaces())

@@ -1,0 +1,153 @@
+"""The entry point of a spec and its sequence names: which sequence runs the
+``foreach_match`` runs, their (matcher, action) pairs and the function each is scoped to,
+the work a tdsl render runs after a run, and tdsl symbols from sequence names."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from ..bindings import Unit
+from ..model.kinds import Injection
+from .ir import Module, Op, Sequence
+from .problems import SpecImportError
+
+TUNING_ENTRY_ATTR = "iree_codegen.tuning_spec_entrypoint"
+TUNING_MODULE_ATTR = "iree_codegen.tuning_spec_with_default_entrypoint"
+TUNING_APPLIED = "__tuning_spec_applied__"
+
+
+def sanitize(name: str) -> str:
+    """``name`` as a tdsl symbol: characters other than letters, digits and ``_`` become
+    ``_``; a leading digit gets a ``_`` in front."""
+    text = "".join(c if c.isalnum() and c.isascii() or c == "_" else "_" for c in name) or "_"
+    if not (text[0].isalpha() or text[0] == "_"):
+        text = "_" + text
+    return text
+
+
+@dataclass
+class Pair:
+    matcher: str
+    action: str
+    scope: Optional[str]
+    line: Optional[int]
+
+
+def find_entry(module: Module, kind: Optional[Injection], path: str) -> tuple[Sequence, Injection]:
+    marked = [s for s in module.sequences if isinstance(s.op.attrs.get(TUNING_ENTRY_ATTR), Unit)]
+    if len(marked) > 1:
+        raise SpecImportError(path, marked[1].line, "transform.named_sequence", "a single tuning spec entry point (several have iree_codegen.tuning_spec_entrypoint)")
+    if marked:
+        return marked[0], kind or Injection.TUNING_SPEC
+    main = module.sequence("__transform_main")
+    if main is not None:
+        return main, kind or Injection.PREPROCESSING
+    config = module.sequence("__kernel_config")
+    if config is not None:
+        tuning = isinstance(module.attrs.get(TUNING_MODULE_ATTR), Unit)
+        return config, kind or (Injection.TUNING_SPEC if tuning else Injection.CODEGEN_LIBRARY)
+    runs = [s for s in module.sequences if any(op.name == "transform.foreach_match" for op in s.op.body.ops)]
+    if len(runs) == 1 and kind is not None:
+        return runs[0], kind
+    names = ", ".join("@" + s.name for s in runs) or "none"
+    raise SpecImportError(
+        path,
+        runs[0].line if runs else None,
+        "transform.named_sequence",
+        "an entry point: @__kernel_config or a sequence with iree_codegen.tuning_spec_entrypoint (tuning spec or codegen "
+        f"library), or @__transform_main (preprocessing spec); sequences with foreach_match: {names}",
+        "name the injection point (kind=tuning_spec, preprocessing or codegen_library) to use the only one" if len(runs) == 1 else "",
+    )
+
+
+def read_pairs(entry: Sequence, path: str, deferred: Optional[list[Op]] = None) -> list[Pair]:
+    """The (matcher, action) pairs of the entry's ``foreach_match`` runs, in order, with the
+    function each run is scoped to. With ``deferred`` (a tdsl render), the other ops of the
+    entry (work tdsl runs after a run, located at ``<strategy>.<field>``) are collected
+    there instead of refused."""
+    scopes: dict[int, str] = {}
+    roots = {entry.args[0]} if entry.args else set()
+    pairs: list[Pair] = []
+    for op in entry.op.body.ops:
+        if deferred is not None and pairs and op.name not in ("transform.foreach_match", "transform.yield") and not is_scope(op):
+            deferred.append(op)
+            continue
+        if op.name == "transform.structured.match" and op.operands and op.operands[0] in roots:
+            names = op.attr("ops")
+            attrs = op.attr("op_attrs")
+            if names in (("func.func", "util.func"), ("func.func",), ("util.func",)) and isinstance(attrs, dict) and set(attrs) == {"sym_name"}:
+                function = attrs["sym_name"]
+                if isinstance(function, str):
+                    scopes[op.results[0]] = function
+                    continue
+        elif op.name == "transform.foreach_match":
+            for flag in ("restrict_root", "flatten_results"):
+                if op.attr(flag) is not None:
+                    raise SpecImportError(path, op.line, op.name, f"foreach_match with {flag} (tdsl's runs have neither)")
+            source = op.operands[0]
+            if source not in roots and source not in scopes:
+                raise SpecImportError(path, op.line, op.name, "a foreach_match over the payload root or a function tdsl scopes by name")
+            matchers, actions = op.attr("matchers"), op.attr("actions")
+            assert isinstance(matchers, tuple) and isinstance(actions, tuple)
+            for m, a in zip(matchers, actions):
+                pairs.append(Pair(getattr(m, "name", ""), getattr(a, "name", ""), scopes.get(source), op.line))
+            if source in roots and op.results:
+                roots.add(op.results[0])
+            continue
+        elif op.name == "transform.yield":
+            continue
+        raise SpecImportError(
+            path, op.line, op.name, f"an op in the entry point @{entry.name}: tdsl's entry only runs foreach_match (over the root or a function)"
+        )
+    if not pairs:
+        raise SpecImportError(path, entry.line, "transform.named_sequence", f"a foreach_match in the entry point @{entry.name} (it selects no op)")
+    return pairs
+
+
+def is_scope(op: Op) -> bool:
+    attrs = op.attr("op_attrs")
+    return op.name == "transform.structured.match" and isinstance(attrs, dict) and set(attrs) == {"sym_name"}
+
+
+PER_OP = "per_op"
+"""The key of :func:`deferred_fields` that names the sequence run on each folded op."""
+
+
+def deferred_fields(ops: list[Op]) -> dict[str, dict[str, object]]:
+    """The DataLayout fields tdsl renders as work after a run, by strategy name:
+    ``propagate_reshapes`` (ops at ``<name>.propagate_reshapes``),
+    ``consumer_interchange`` (the interchange at ``<name>.consumer_interchange``) and
+    ``fold_unit_dims`` (ops at ``<name>.fold_unit_dims``; the sequence its
+    ``transform.include`` runs on each folded op, which holds the pack steps, under
+    :data:`PER_OP`)."""
+    found: dict[str, dict[str, object]] = {}
+
+    def visit(op: Op) -> None:
+        loc = op.loc or ""
+        name, _, field = loc.partition(".")
+        if field == "propagate_reshapes":
+            found.setdefault(name, {})["propagate_reshapes"] = True
+        elif field == "consumer_interchange" and op.name == "transform.structured.interchange":
+            found.setdefault(name, {})["consumer_interchange"] = op.attr("iterator_interchange")
+        elif field == "fold_unit_dims":
+            found.setdefault(name, {})["fold_unit_dims"] = True
+        elif not field and op.name == "transform.include":
+            found.setdefault(name, {})[PER_OP] = getattr(op.attr("target"), "name", None)
+        for region in op.regions:
+            for block in region:
+                for child in block.ops:
+                    visit(child)
+
+    for op in ops:
+        visit(op)
+    return found
+
+
+def own_index(symbol: str) -> Optional[tuple[int, str]]:
+    """(rule index, name) of tdsl's action symbol ``tdsl_r<i>_<name>``."""
+    if not symbol.startswith("tdsl_r"):
+        return None
+    head, _, name = symbol[len("tdsl_r") :].partition("_")
+    return (int(head), name) if head.isdigit() and name else None
+
