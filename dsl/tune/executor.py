@@ -35,7 +35,8 @@ from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from ..errors import ArgumentError, TdslError
 from ..measure.timing import ALLOCATORS, benchmark_command, benchmark_env, benchmark_seconds, time_round
-from ..compiler.compile import CompileReport, compile
+from ..compiler.compile import compile
+from ..compiler.report import CompileReport
 from ..compiler.dispatches import short_pipeline
 from ..programs.program import ParameterArchive
 from ..compiler.options import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
