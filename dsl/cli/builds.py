@@ -157,7 +157,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from ..measure.bench import bench_with_options, plot, plot_available
+    from ..measure.bench import bench_with_options
+    from ..measure.bench_plot import plot, plot_available
     from ..compiler.outputs import check_output_file
 
     if args.plot is not None:  # before any benchmarking: a missing matplotlib loses nothing

@@ -55,8 +55,7 @@ def add_tune(sub: Commands) -> None:
 
 
 def _cmd_tune(args: argparse.Namespace) -> int:
-    from ..compiler.outputs import check_output_file
-    from ..measure.bench import plot_available
+    from ..measure.bench_plot import plot_available
 
     check_output_dir(args.output, "-o")
     if args.plot and not plot_available():

@@ -2,8 +2,8 @@
 
 :class:`tdsl.tune.cache.TuneCache` (SQLite, shared by successive and concurrent runs) is the
 implementation; a tuner reads and writes only through these methods. Builds are keyed by an
-:class:`~tdsl.tune.cache.ArtifactKey` (no machine: shared across machines), samples and
-profiles also by a :class:`~tdsl.tune.cache.MachineKey` and the measurement setup.
+:class:`~tdsl.tune.cache_keys.ArtifactKey` (no machine: shared across machines), samples and
+profiles also by a :class:`~tdsl.tune.cache_keys.MachineKey` and the measurement setup.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Protocol, Sequence
 
 from ..measure.dispatch_profile import DispatchTime
-from .cache import ArtifactKey, CachedBuild, MachineKey
+from .cache_keys import ArtifactKey, CachedBuild, MachineKey
 
 
 class Database(Protocol):

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from ..sets.strategy_set import StrategySet
-from .cache import ArtifactKey
+from .cache_keys import ArtifactKey
 
 MIN_NOISE = 0.02
 """The smallest relative noise assumed (identical builds timed side by side differ by up to

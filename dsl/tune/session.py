@@ -28,7 +28,8 @@ from ..compiler.progress import Progress
 from ..sets.loader import to_data
 from ..sets.strategy_set import Rule, StrategySet
 from ..targets import AmdGpuTarget, CpuTarget
-from .cache import ArtifactKey, MachineKey, TuneCache, canonical_hash
+from .cache import TuneCache
+from .cache_keys import ArtifactKey, MachineKey, canonical_hash
 from .database import Database
 from .executor import BuildJob, BuildResult, Executor, LocalExecutor, SampleJob, SampleResult
 from .measure import Variant, round_order

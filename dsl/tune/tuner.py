@@ -74,7 +74,7 @@ from ..sets.space import Space
 from ..sets.strategy_set import Rule, StrategySet
 from ..targets import CpuTarget
 from ..targets.host import Isa, detect_isa
-from .cache import ArtifactKey
+from .cache_keys import ArtifactKey
 from .candidates import better_iree, tuned_set
 from .database import Database
 from .executor import Executor
