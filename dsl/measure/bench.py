@@ -30,7 +30,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence, TypedDict
 
 import numpy as np
 
@@ -114,6 +114,30 @@ class Row:
         return None if self.flops is None else self.flops / self.median / 1e9
 
 
+class BenchRowJson(TypedDict):
+    """One row of ``tdsl bench --json``."""
+
+    function: str
+    threads: int
+    variant: str
+    median_ms: float
+    gflops: float | None
+    flops: float | None
+    comparable: bool
+    not_comparable: str | None
+    speedup_of_strategy: float | None
+    samples_ms: list[float]
+
+
+class BenchJson(TypedDict):
+    """``tdsl bench --json`` after the header: the payload, the machine, notes and rows."""
+
+    payload: str
+    machine: Mapping[str, object]
+    notes: list[str]
+    rows: list[BenchRowJson]
+
+
 @dataclass
 class BenchReport:
     """Medians, ratios and samples of one benchmark run."""
@@ -121,7 +145,7 @@ class BenchReport:
     payload: str
     rows: list[Row]
     notes: list[str] = field(default_factory=list)
-    machine: dict[str, Any] = field(default_factory=dict)
+    machine: Mapping[str, object] = field(default_factory=dict)
 
     def row(self, function: str, threads: int, variant: str) -> Row | None:
         for r in self.rows:
@@ -145,7 +169,7 @@ class BenchReport:
     def threads(self) -> list[int]:
         return sorted({r.threads for r in self.rows})
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> BenchJson:
         return {
             "payload": self.payload,
             "machine": self.machine,
@@ -212,7 +236,7 @@ print(json.dumps({"seconds_per_call": elapsed / calls}))
 """
 
 
-def _timer_sample(what: str, script: str, args: dict[str, Any], env: dict[str, str] | None = None) -> float:
+def _timer_sample(what: str, script: str, args: Mapping[str, object], env: dict[str, str] | None = None) -> float:
     """Seconds per call measured by ``script`` in a fresh Python process."""
     stdout = run_tool([sys.executable, "-c", script, json.dumps(args)], f"the {what} timer", env=env)
     return float(json.loads(stdout)["seconds_per_call"])
@@ -297,7 +321,7 @@ def _iree_round(
     return {name: iree_sample(m, function, inputs, threads, min_time_s, allocator, [a.spec for a in parameters]) for name, m in modules}
 
 
-def _machine() -> dict[str, Any]:
+def _machine() -> dict[str, object]:
     return {
         **machine(),
         "OPENBLAS_CORETYPE (environment)": os.environ.get("OPENBLAS_CORETYPE"),

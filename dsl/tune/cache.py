@@ -22,12 +22,12 @@ from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Callable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Sequence, TypeVar, cast
 
 from ..errors import OutputError
 from ..files import atomic_write
 from ..measure.dispatch_profile import DispatchTime
-from .cache_keys import ArtifactKey, CachedBuild, MachineKey, canonical_json
+from .cache_keys import ArtifactKey, BuildSummary, CachedBuild, CacheStats, MachineKey, Verdict, canonical_json
 
 CACHE_SCHEMA_VERSION = 1
 """Version of the tables; a store written with another version is refused, not migrated."""
@@ -85,7 +85,7 @@ def default_path() -> Path:
     return Path(base) / "tdsl" / CACHE_FILE
 
 
-def _json_text(value: Any, what: str) -> str:
+def _json_text(value: object, what: str) -> str:
     if not isinstance(value, dict):
         raise TypeError(f"{what}: expected a dict, received {type(value).__name__}")
     try:
@@ -349,9 +349,10 @@ class TuneCache:
             return None
         if not isinstance(loaded, dict):
             return None
-        return CachedBuild(vmfb=vmfb, error=str(error), seconds=float(seconds), report=loaded, created=float(created))
+        summary = cast(BuildSummary, loaded)  # put_build wrote it from one
+        return CachedBuild(vmfb=vmfb, error=str(error), seconds=float(seconds), report=summary, created=float(created))
 
-    def put_build(self, key: ArtifactKey, vmfb: bytes | None, error: str, seconds: float, report: dict[str, Any]) -> None:
+    def put_build(self, key: ArtifactKey, vmfb: bytes | None, error: str, seconds: float, report: BuildSummary) -> None:
         """Stores the build of ``key``, replacing any earlier one: its artifact, or ``None``
         and a non-empty ``error`` for a failed compile (cached too, so it is not retried);
         ``report`` must be JSON-able. Artifacts over ``inline_limit`` bytes are written to
@@ -439,7 +440,7 @@ class TuneCache:
 
     # -- numerics verdicts -----------------------------------------------------------------
 
-    def put_verdict(self, key: ArtifactKey, reference_key_digest: str, verdict: dict[str, Any]) -> None:
+    def put_verdict(self, key: ArtifactKey, reference_key_digest: str, verdict: Verdict) -> None:
         """Stores the numerics verdict (JSON-able) of ``key`` against the reference whose
         digest is given (fold inputs and tolerances into it), replacing an earlier one."""
         text = _json_text(verdict, "put_verdict: verdict")
@@ -449,7 +450,7 @@ class TuneCache:
                 (key.digest(), reference_key_digest, text, time.time()),
             )
 
-    def get_verdict(self, key: ArtifactKey, reference_key_digest: str) -> dict[str, Any] | None:
+    def get_verdict(self, key: ArtifactKey, reference_key_digest: str) -> Verdict | None:
         """The verdict stored for ``key`` against that reference, or ``None``."""
         rows = self._read(
             "SELECT verdict FROM verdicts WHERE key = ? AND reference = ?", (key.digest(), reference_key_digest)
@@ -460,7 +461,7 @@ class TuneCache:
             loaded = json.loads(rows[0][0])
         except ValueError:
             return None
-        return loaded if isinstance(loaded, dict) else None
+        return cast(Verdict, loaded) if isinstance(loaded, dict) else None  # put_verdict wrote it from one
 
     # -- per-dispatch profiles -------------------------------------------------------------
 
@@ -489,7 +490,7 @@ class TuneCache:
 
     # -- the whole store -------------------------------------------------------------------
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> CacheStats:
         """The store's path and counts (builds, failed builds, samples, failed samples,
         verdicts, machines), and this object's ``get_build`` hits and misses."""
         counts = self._read(
@@ -497,12 +498,11 @@ class TuneCache:
             " (SELECT COUNT(*) FROM samples), (SELECT COUNT(*) FROM samples WHERE seconds IS NULL),"
             " (SELECT COUNT(*) FROM verdicts), (SELECT COUNT(*) FROM machines)"
         )[0]
-        names = ("builds", "failed_builds", "samples", "failed_samples", "verdicts", "machines")
-        result: dict[str, Any] = {"path": str(self.path)}
-        result.update({name: int(count) for name, count in zip(names, counts)})
-        result["build_hits"] = self.build_hits
-        result["build_misses"] = self.build_misses
-        return result
+        builds, failed_builds, samples, failed_samples, verdicts, machines = (int(count) for count in counts)
+        return CacheStats(
+            path=str(self.path), builds=builds, failed_builds=failed_builds, samples=samples, failed_samples=failed_samples,
+            verdicts=verdicts, machines=machines, build_hits=self.build_hits, build_misses=self.build_misses,
+        )
 
     def clear(self) -> None:
         """Removes every build, sample, verdict and machine, and the artifact files that the

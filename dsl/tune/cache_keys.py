@@ -1,21 +1,23 @@
 """What the tuning cache is keyed by: canonical JSON and its hash, the key of a compiled
 artifact (:class:`ArtifactKey`, no machine) and of the machine a timing was taken on
-(:class:`MachineKey`), and a build read back (:class:`CachedBuild`)."""
+(:class:`MachineKey`), and what it holds: a build read back (:class:`CachedBuild`) and its
+summary, a numerics verdict, the store's counts."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import TypedDict
 
+from ..compiler.hsaco import KernelJson
 from ..measure.machine import machine
 
 BASELINE_CANDIDATE = "baseline"
 """The ``candidate_hash`` of a build with no strategy (the compiler's default)."""
 
 
-def _plain(value: Any, where: str) -> Any:
+def _plain(value: object, where: str) -> object:
     """``value`` with tuples as lists; raises :class:`TypeError` for anything but plain data."""
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
@@ -34,13 +36,13 @@ def _plain(value: Any, where: str) -> Any:
     )
 
 
-def canonical_json(value: Any) -> str:
+def canonical_json(value: object) -> str:
     """The canonical JSON text of plain data: sorted keys, no whitespace, ASCII only, tuples
     as lists. Raises :class:`TypeError` for other types and for dict keys that are not str."""
     return json.dumps(_plain(value, "$"), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
-def canonical_hash(value: Any) -> str:
+def canonical_hash(value: object) -> str:
     """The sha256 hex digest of ``value``: bytes and str (as UTF-8) are hashed as they are,
     anything else as its :func:`canonical_json`. A str equal to another value's canonical
     JSON therefore shares its hash: hash one kind of value per key field."""
@@ -53,7 +55,7 @@ def canonical_hash(value: Any) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _check_fields(instance: Any) -> None:
+def _check_fields(instance: ArtifactKey | MachineKey) -> None:
     for spec in fields(instance):
         value = getattr(instance, spec.name)
         wanted = int if spec.type in ("int", int) else str
@@ -114,6 +116,50 @@ class MachineKey:
         return canonical_hash({"machine_key": asdict(self)})
 
 
+class BuildSummary(TypedDict, total=False):
+    """What a tuner keeps of a compile report (:func:`tdsl.tune.executor.report_summary`;
+    empty for a build that failed)."""
+
+    compile_seconds: float
+    executables: int
+    launches: int | None
+    launches_at_load: int
+    rules: int
+    rules_applied: int
+    unmatched: list[int]
+    pipelines: dict[str, int]
+    warnings: list[str]
+    rule_dispatches: dict[str, list[str]]
+    kernels: list[KernelJson]
+
+
+class Verdict(TypedDict, total=False):
+    """A numerics verdict: whether a set's outputs matched the reference build's, with each
+    comparison; the tuner adds what it checked, dropped or fell back to."""
+
+    ok: bool
+    reference: str
+    comparisons: list[dict[str, object]]
+    checked: bool
+    dropped: list[str]
+    fell_back: str
+    instead_of: str
+
+
+class CacheStats(TypedDict):
+    """A store's path and counts, and one connection's ``get_build`` hits and misses."""
+
+    path: str
+    builds: int
+    failed_builds: int
+    samples: int
+    failed_samples: int
+    verdicts: int
+    machines: int
+    build_hits: int
+    build_misses: int
+
+
 @dataclass(frozen=True)
 class CachedBuild:
     """A build found in the cache: the artifact, or ``None`` and the compiler's error."""
@@ -122,7 +168,7 @@ class CachedBuild:
     error: str
     seconds: float
     """How long the compile took when it ran."""
-    report: dict[str, Any]
+    report: BuildSummary
     created: float
     """When it was stored (seconds since the epoch)."""
 

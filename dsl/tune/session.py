@@ -113,7 +113,7 @@ class TuneSession:
         self.iree_version = versions()["iree-base-compiler"]
         machines = executor.machines()
         self.machine = machines[0]
-        self.machine_key = MachineKey(str(self.machine["cpu"]), str(self.machine["isa"]), int(self.machine["cores"]), options.device or "local")
+        self.machine_key = MachineKey(str(self.machine["cpu"]), str(self.machine["isa"]), int(self.machine["cores"] or 0), options.device or "local")
         functions = signatures(program)
         if len(functions) != 1:
             raise TuneFailed(f"{program.source}: expected a program with one public function, received {len(functions)}")
