@@ -9,7 +9,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..compiler.flags import check_flag, read_flags_file
 from ..compiler.options import CompileOptions
@@ -20,6 +20,7 @@ from .exits import os_reason
 
 if TYPE_CHECKING:
     import numpy as np
+    import numpy.typing as npt
 
     from ..programs.program import Program
 
@@ -92,9 +93,10 @@ def program_of_args(args: argparse.Namespace) -> Program:
     return program_of(args.payload, parse_dims(args.dim), args.weights_seed, getattr(args, "parameters", []))
 
 
-def load_inputs(paths: Sequence[Path]) -> list[np.ndarray[Any, Any]]:
+def load_inputs(paths: Sequence[Path]) -> list[npt.NDArray[np.generic]]:
     """The arrays of ``--inputs``: each an existing ``.npy`` file (no pickles)."""
     import numpy as np
+    import numpy.typing as npt
 
     arrays = []
     for path in paths:

@@ -17,7 +17,7 @@ import tempfile
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 from .iree_compile import CompileFailed, run_iree_compile
 from ..errors import StrategyNotApplied, TargetError
@@ -170,7 +170,7 @@ def _compile_iree_default(payload: Path, target_model: Target, outputs: _Outputs
                     atomic_write(outputs.ir_dump, ir_out.read_text())
         if outputs.kept is not None:
             keep_dump_dir(Path(tmp) / "dump", outputs.kept)
-    return _replace(default, output=outputs.module, ir_dump=outputs.ir_dump, dump_dir=outputs.kept)
+    return replace(default, output=outputs.module, ir_dump=outputs.ir_dump, dump_dir=outputs.kept)
 
 
 def _compile_strategies(
@@ -234,7 +234,7 @@ def _compile_strategies(
         ir_dump=outputs.ir_dump,
         kernels=kernels,
         strategy_set=strategy_set.name,
-        baseline=base if base is None or kept is None else _replace(base, dump_dir=kept / IREE_DEFAULT),
+        baseline=base if base is None or kept is None else replace(base, dump_dir=kept / IREE_DEFAULT),
         extra_flags=options.extra_flags,
         shadowed=rendered.shadowed,
         launch_counts=launch_counts,
@@ -269,10 +269,6 @@ def _shown_flags(rendered: Rendered, scripts: Path, kept: Path | None, options: 
         if kept is not None
         else rendered_flags(rendered, scripts, serial_loading=options.serial_loading, relative=True)
     )
-
-
-def _replace(report: CompileReport, **changes: Any) -> CompileReport:
-    return replace(report, **changes)
 
 
 def _default_build(

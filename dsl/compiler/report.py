@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 from ..model.kinds import Injection
 from .dispatches import DispatchSummary, Launches, short_pipeline, spelled
@@ -176,8 +176,8 @@ class CompileReport:
         ready = " (ready-library rule)" if r.optional else ""
         return f"rule {r.index} ({r.strategy}, {r.kind}){ready} matched nothing in {self.payload.name}"
 
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {
             "payload": str(self.payload),
             "target": self.target,
             "strategy_set": self.strategy_set,
@@ -336,7 +336,7 @@ def dispatch_fields(dispatch: DispatchSummary, kernel: KernelResources | None) -
     return rows
 
 
-def _natural(name: str) -> list[Any]:
+def _natural(name: str) -> list[int | str]:
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
