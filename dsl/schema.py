@@ -21,7 +21,7 @@ JSON Schema cannot close: it counts ``1.0`` as an integer, which the loader refu
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable
+from typing import Callable
 
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
@@ -69,6 +69,9 @@ def _dims_widened(inner: JsonSchemaValue) -> JsonSchemaValue:
     }
 
 
+Validator = Callable[..., object]
+"""A pydantic validator function (a plain value check, for the after-validators)."""
+
 # Before-validators by qualified name: what the field accepts, from its canonical schema.
 _BEFORE: dict[str, Callable[[JsonSchemaValue], JsonSchemaValue]] = {
     "tdsl.model.matchers.dims._canonical_dims": _dims_widened,
@@ -76,31 +79,31 @@ _BEFORE: dict[str, Callable[[JsonSchemaValue], JsonSchemaValue]] = {
 }
 
 
-def _qualified(function: Any) -> str:
+def _qualified(function: object) -> str:
     function = getattr(function, "__func__", function)
     return f"{getattr(function, '__module__', '?')}.{getattr(function, '__qualname__', repr(function))}"
 
 
-def _in_range(function: Any, inner: JsonSchemaValue) -> JsonSchemaValue:
+def _in_range(function: Validator, inner: JsonSchemaValue) -> JsonSchemaValue:
     bounds = inspect.getclosurevars(function).nonlocals
     if inner.get("type") == "integer" and "lo" in bounds and "hi" in bounds:
         return {**inner, "minimum": bounds["lo"], "maximum": bounds["hi"]}
     return inner
 
 
-def _pattern(regex: str) -> Callable[[Any, JsonSchemaValue], JsonSchemaValue]:
-    def narrow(function: Any, inner: JsonSchemaValue) -> JsonSchemaValue:
+def _pattern(regex: str) -> Callable[[Validator, JsonSchemaValue], JsonSchemaValue]:
+    def narrow(function: Validator, inner: JsonSchemaValue) -> JsonSchemaValue:
         return {**inner, "pattern": f"^(?:{regex})$"} if inner.get("type") == "string" else inner
 
     return narrow
 
 
-def _max_items(function: Any, inner: JsonSchemaValue) -> JsonSchemaValue:
+def _max_items(function: Validator, inner: JsonSchemaValue) -> JsonSchemaValue:
     return {**inner, "maxItems": MAX_RANK} if inner.get("type") == "array" else inner
 
 
 # After-validators that are plain value checks, by qualified name.
-_AFTER: dict[str, Callable[[Any, JsonSchemaValue], JsonSchemaValue]] = {
+_AFTER: dict[str, Callable[[Validator, JsonSchemaValue], JsonSchemaValue]] = {
     "tdsl.model.base.in_range.<locals>.check": _in_range,
     "tdsl.model.base._symbol": _pattern(SYMBOL_RE.pattern),
     "tdsl.model.base._op_name": _pattern(OP_NAME_RE.pattern),
@@ -131,7 +134,7 @@ class _Generator(GenerateJsonSchema):
         raise TdslError(f"schema: a wrap validator ({_qualified(schema['function']['function'])}) tdsl.schema cannot describe")
 
 
-def _walk(node: Any, visit: Callable[[dict[str, Any]], None]) -> None:
+def _walk(node: object, visit: Callable[[JsonSchemaValue], None]) -> None:
     if isinstance(node, dict):
         visit(node)
         for value in node.values():
@@ -141,11 +144,11 @@ def _walk(node: Any, visit: Callable[[dict[str, Any]], None]) -> None:
             _walk(value, visit)
 
 
-def _require_tags(schema: dict[str, Any]) -> None:
+def _require_tags(schema: JsonSchemaValue) -> None:
     """Every model in a discriminated union requires its tag."""
     definitions = schema.get("$defs", {})
 
-    def visit(node: dict[str, Any]) -> None:
+    def visit(node: JsonSchemaValue) -> None:
         discriminator = node.get("discriminator")
         if not isinstance(discriminator, dict):
             return
@@ -158,10 +161,10 @@ def _require_tags(schema: dict[str, Any]) -> None:
     _walk(schema, visit)
 
 
-def strategy_file_schema() -> dict[str, Any]:
+def strategy_file_schema() -> JsonSchemaValue:
     """The JSON Schema (draft 2020-12) of a strategy file (.yaml / .json): see the module
     docstring for what it checks."""
-    schema: dict[str, Any] = StrategySet.model_json_schema(mode="validation", schema_generator=_Generator)
+    schema: JsonSchemaValue = StrategySet.model_json_schema(mode="validation", schema_generator=_Generator)
     _require_tags(schema)
     return {
         "$schema": DIALECT,

@@ -12,41 +12,31 @@ pipeline and reports both builds side by side, per dispatch.
 
 from __future__ import annotations
 
-import os
-import re
 import shutil
 import tempfile
 from contextlib import ExitStack
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
-from .iree_compile import CompileFailed, CompileResult, run_iree_compile
-from ..errors import OutputError, StrategyNotApplied, TargetError
+from .iree_compile import CompileFailed, run_iree_compile
+from ..errors import StrategyNotApplied, TargetError
 from ..files import atomic_write, staged
 from ..sets.loader import as_strategy_set
 from .. import bindings as mlir
-from ..model.kinds import Injection, Phase
-from ..render import LAYOUT_RULE_MARKER, PREPROCESSING, injections, render
+from ..model.kinds import Phase
+from ..render import LAYOUT_RULE_MARKER, PREPROCESSING, Rendered, injections, render
 from .diagnostics import CompilerDiagnostic, locate_in_dispatches, rule_names
 from .flags import rendered_flags, with_threading
 from .phases import compile_to_phase, phase_of
 from .hsaco import KernelResources, resources
-from .dispatches import STATISTICS_FILE, DispatchSummary, Launches, launches_in, short_pipeline, spelled, statistics_flags, summarize_dump
+from .dispatches import STATISTICS_FILE, DispatchSummary, launches_in, statistics_flags, summarize_dump
 from .options import DEFAULT_MEMORY_GB, DEFAULT_OPTIONS, DEFAULT_TIMEOUT_S, CompileOptions, flag_tuple
+from .outputs import check_dump_dir, check_output_file, keep_dump_dir
 from .progress import NO_PROGRESS, Progress
+from .report import IREE_DEFAULT, CompileReport, RuleOutcome
 from ..sets.strategy_set import StrategySet
 from ..targets import Target, named, target_names
-
-IREE_DEFAULT = "iree-default"
-"""How reports name a build with IREE's default pipeline (no tdsl scripts)."""
-DUMP_MARKER = "tdsl-dump.txt"
-"""The file that marks a --keep-dump directory as tdsl's (a later run may replace it)."""
-UNMATCHED_SHOWN = 3
-"""Up to this many rules that matched nothing are listed one by one; more are summed up in
-one line (ready-made sets hold rules for shapes and types a payload lacks)."""
-DEFAULT_CPU_PIPELINE = "Default"
-"""llvm-cpu's fallback pipeline: no tiling and no vectorization (scalar loops)."""
 
 
 def default_target(target: Target | str) -> Target:
@@ -66,374 +56,6 @@ def kernel_resources(dump: Path, target: Target) -> tuple[KernelResources, ...]:
     facts (none for other targets)."""
     facts = target.gpu_facts
     return tuple(resources(dump, facts)) if facts is not None else ()
-
-
-@dataclass(frozen=True)
-class RuleOutcome:
-    """Where one rule applied: the dispatches whose ops carry its marker."""
-
-    index: int
-    strategy: str
-    kind: str
-    injection: Injection
-    dispatches: tuple[str, ...]
-    functions: tuple[str, ...] = ()
-    raw: bool = False
-    """The strategy is raw MLIR kept from an imported spec; a raw action marks no op, so
-    where it applied is unknown rather than nowhere."""
-    optional: bool = False
-    """The rule is a ready-library rule (``Rule.optional``): matching nothing is expected."""
-
-    @property
-    def applied(self) -> bool:
-        return bool(self.dispatches or self.functions)
-
-    def where(self) -> str:
-        """Human summary of where the rule applied."""
-        if not self.applied and self.raw:
-            return "raw MLIR (kept verbatim from an imported spec; it marks no op, so where it applied is unknown)"
-        if not self.applied:
-            return "NOTHING (warning)"
-        parts = []
-        if self.functions:
-            parts.append("graph level in " + ", ".join(f"@{f}" for f in self.functions))
-        if self.dispatches:
-            parts.append("dispatches " + ", ".join(self.dispatches))
-        elif self.functions:
-            parts.append("its marker is gone by dispatch formation (IREE rewrote the op)")
-        return "; ".join(parts)
-
-
-@dataclass(frozen=True)
-class CompileReport:
-    """The outcome of :func:`compile`. ``strategy_set`` is None for a build with IREE's
-    default pipeline; ``baseline`` holds IREE's default build when it was asked for."""
-
-    payload: Path
-    target: str
-    output: Path | None
-    flags: tuple[str, ...]
-    result: CompileResult
-    dispatches: tuple[DispatchSummary, ...]
-    rules: tuple[RuleOutcome, ...]
-    dump_dir: Path | None = None
-    ir_dump: Path | None = None
-    kernels: tuple[KernelResources, ...] = ()
-    strategy_set: str | None = None
-    baseline: "CompileReport | None" = None
-    extra_flags: tuple[str, ...] = field(default=())
-    shadowed: tuple[str, ...] = field(default=())
-    launch_counts: Launches | None = None
-    """Launches by dispatch function, as IREE's stream statistics gave them (None: unknown)."""
-
-    @property
-    def launches(self) -> int | None:
-        """Dispatch launches per call (one call of each public function); None when unknown."""
-        return self.launch_counts.total if self.launch_counts is not None else None
-
-    @property
-    def launches_at_load(self) -> int:
-        """Dispatch launches in the module's initializers (once, when it loads)."""
-        return self.launch_counts.total_at_load if self.launch_counts is not None else 0
-
-    def counts(self) -> str:
-        """``14 executables, 101 launches per call`` (``, 2 at load`` when initializers launch
-        some; only the executables when the launches are unknown)."""
-        text = f"{len(self.dispatches)} executables"
-        if self.launches is not None:
-            text += f", {self.launches} launches per call"
-        if self.launches_at_load:
-            text += f", {self.launches_at_load} at load"
-        return text
-
-    @property
-    def unmatched(self) -> list[RuleOutcome]:
-        return [r for r in self.rules if not r.applied and not r.raw]
-
-    @property
-    def build(self) -> str:
-        """``strategy`` or ``iree-default``: what this build is called in a report."""
-        return "strategy" if self.strategy_set is not None else IREE_DEFAULT
-
-    def warnings(self, verbose: bool = True) -> list[str]:
-        """One warning per shadowed rule (``shadowed``: an earlier rule's matcher certainly
-        takes every op it matches, see :attr:`tdsl.render.Rendered.shadowed`), then one per
-        rule that matched nothing. With ``verbose=False``, the ready-library rules
-        (``Rule.optional``) that matched nothing are summed up in one line, and so are the
-        other rules when more than :data:`UNMATCHED_SHOWN` matched nothing."""
-        lines = [f"{self.strategy_set}.{line}: it never fires on {self.target}" for line in self.shadowed]
-        lines += self.unintended_pipelines()
-        if verbose:
-            return lines + [self._unmatched_line(r) for r in self.unmatched]
-        own = self._own_unmatched()
-        ready = [r for r in self.unmatched if r.optional]
-        if len(own) > UNMATCHED_SHOWN:
-            lines.append(
-                f"{len(own)} of {len(self.rules)} rules of {self.strategy_set} matched nothing in "
-                f"{self.payload.name} (rules {_ranges([r.index for r in own])}; -v lists them, "
-                "--strict makes it an error)"
-            )
-        else:
-            lines += [self._unmatched_line(r) for r in own]
-        if ready:
-            lines.append(
-                f"{len(ready)} ready-library rules found no such op in {self.payload.name} "
-                f"(rules {_ranges([r.index for r in ready])}; -v lists them; expected, never a --strict error)"
-            )
-        return lines
-
-    def unintended_pipelines(self) -> list[str]:
-        """One warning per dispatch where a graph-level rule's op ended on llvm-cpu's
-        ``Default`` pipeline, which neither tiles nor vectorizes (e.g. a packed batch matmul
-        that ``specialize`` turned into ``linalg.contract``: 10-30x slower). No tdsl layout
-        strategy intends that pipeline; a codegen rule that names it does, and is not warned."""
-        by_name = {d.name: d for d in self.dispatches}
-        lines = []
-        for r in self.rules:
-            if r.injection != Injection.PREPROCESSING:
-                continue
-            for name in r.dispatches:
-                d = by_name.get(name)
-                if d is None or short_pipeline(d.pipeline) != DEFAULT_CPU_PIPELINE or d.applied_strategies:
-                    continue
-                lines.append(
-                    f"rule {r.index} ({r.strategy}): its op in {name} ended as {' + '.join(d.compute_ops) or '?'} on "
-                    f"IREE's {DEFAULT_CPU_PIPELINE} pipeline (not tiled or vectorized: expect it to be many times slower "
-                    "than IREE's default; for a packed batch matmul leave specialize off, as mmt4d_layout(batch=True) does, "
-                    "or leave the op to data tiling)"
-                )
-        return lines
-
-    def _hidden_unmatched(self, verbose: bool) -> list[RuleOutcome]:
-        """The rules that matched nothing and that a short listing leaves out: none when
-        ``verbose``, else the ready-library ones, and the others too when more than
-        :data:`UNMATCHED_SHOWN` of them matched nothing."""
-        if verbose:
-            return []
-        many = len(self._own_unmatched()) > UNMATCHED_SHOWN
-        return [r for r in self.unmatched if r.optional or many]
-
-    def _own_unmatched(self) -> list[RuleOutcome]:
-        """The user's rules (not ready-library ones) that matched nothing."""
-        return [r for r in self.unmatched if not r.optional]
-
-    def _unmatched_line(self, r: RuleOutcome) -> str:
-        ready = " (ready-library rule)" if r.optional else ""
-        return f"rule {r.index} ({r.strategy}, {r.kind}){ready} matched nothing in {self.payload.name}"
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "payload": str(self.payload),
-            "target": self.target,
-            "strategy_set": self.strategy_set,
-            "output": str(self.output) if self.output else None,
-            "compile_seconds": round(self.result.wall_s, 3),
-            "flags": list(self.flags),
-            "extra_flags": list(self.extra_flags),
-            "executables": len(self.dispatches),
-            "launches": self.launches,
-            "launches_at_load": self.launches_at_load,
-            "dispatches": [
-                {
-                    "name": d.name,
-                    "launches": d.launches,
-                    "launches_at_load": d.launches_at_load,
-                    "compute_ops": list(d.compute_ops),
-                    "pipeline": d.pipeline,
-                    "codegen_spec": d.codegen_spec,
-                    "layout": list(d.layout_strategies),
-                    "applied": list(d.applied_strategies),
-                    "lowering_configs": [c.to_json() for c in d.lowering_configs],
-                }
-                for d in self.dispatches
-            ],
-            "rules": [
-                {
-                    "index": r.index,
-                    "strategy": r.strategy,
-                    "kind": r.kind,
-                    "injection": r.injection,
-                    "dispatches": list(r.dispatches),
-                    "functions": list(r.functions),
-                    "applied": r.applied,
-                    "raw": r.raw,
-                }
-                for r in self.rules
-            ],
-            "warnings": self.warnings(),
-            "shadowed": list(self.shadowed),
-            "ir_dump": str(self.ir_dump) if self.ir_dump else None,
-            "dump_dir": str(self.dump_dir) if self.dump_dir else None,
-            "kernels": [k.to_json() for k in self.kernels],
-        }
-        if self.baseline is not None:
-            data["baseline"] = self.baseline.to_json()
-            data["side_by_side"] = [
-                {"dispatch": name, "field": key, self.build: ours, IREE_DEFAULT: theirs}
-                for name, rows in side_by_side(self, self.baseline)
-                for key, ours, theirs in rows
-            ]
-        return data
-
-    def text(self, report: bool | None = None, verbose: bool = True) -> str:
-        """The report as text. ``report=True`` adds, per dispatch, its pipeline, lowering
-        configs and (gfx942) kernel resources, next to IREE default's when ``baseline`` is
-        there; ``None`` adds the gfx942 kernel resources only; ``verbose=False`` sums up
-        more than :data:`UNMATCHED_SHOWN` rules that matched nothing in one line."""
-        how = f" with {self.strategy_set}" if self.strategy_set else " with IREE's default pipeline (no strategies)"
-        if self.strategy_set is not None and not self.rules:
-            how += " (no rules for this target: IREE's default pipeline)"
-        if self.strategy_set is None and self.extra_flags:
-            how = " with IREE's default pipeline and the extra flags (no tdsl strategies)"
-        lines = [f"compiled {self.payload} for {self.target}{how} in {self.result.wall_s:.2f} s"]
-        if self.baseline is not None:
-            lines[0] += f" (IREE default: {self.baseline.result.wall_s:.2f} s)"
-        if self.output:
-            lines.append(f"  module: {self.output}")
-        if self.dump_dir:
-            lines.append(f"  executable dump: {self.dump_dir}")
-        counts = self.counts()
-        if self.baseline is not None:
-            counts += f" ({IREE_DEFAULT}: {self.baseline.counts()})"
-        lines.append(f"  {counts}:")
-        lines += [f"    {d.line()}" for d in self.dispatches]
-        if self.rules:
-            lines.append("  rules:")
-            hidden = self._hidden_unmatched(verbose)
-            for r in self.rules:
-                if r not in hidden:
-                    lines.append(f"    [{r.index}] {r.strategy} ({r.kind} -> {r.injection}): {r.where()}")
-            if hidden:
-                lines.append(
-                    f"    {len(hidden)} more rules matched nothing: {_ranges([r.index for r in hidden])} (-v lists them)"
-                )
-        if report:
-            lines += self._detail()
-        elif report is None and self.kernels:
-            lines.append("  kernel resources:")
-            lines += [f"    {k.line()}" for k in self.kernels]
-        return "\n".join(lines)
-
-    def _detail(self) -> list[str]:
-        if self.baseline is None:
-            lines = ["  report per dispatch:"]
-            for name, rows in side_by_side(self, None):
-                lines.append(f"    {name}")
-                width = max((len(k) for k, _, _ in rows), default=0)
-                lines += [f"      {key:<{width}}  {ours}" for key, ours, _ in rows]
-            return lines
-        lines = [f"  report per dispatch, {self.build} | {IREE_DEFAULT} ('*' differs):"]
-        for name, rows in side_by_side(self, self.baseline):
-            lines.append(f"    {name}")
-            width = max((len(k) for k, _, _ in rows), default=0)
-            left = max([len(self.build)] + [len(o) for _, o, _ in rows])
-            lines.append(f"      {'':<{width}}  {self.build:<{left}}  {IREE_DEFAULT}")
-            both = not name.endswith(" only)")
-            for key, ours, theirs in rows:
-                mark = "*" if both and ours != theirs else " "
-                lines.append(f"    {mark} {key:<{width}}  {ours:<{left}}  {theirs}")
-        return lines
-
-
-def _ranges(indices: Sequence[int]) -> str:
-    """``[4, 5, 6, 9]`` -> ``"4-6, 9"``."""
-    parts: list[str] = []
-    start = prev = None
-    for i in sorted(indices):
-        if start is None:
-            start = prev = i
-        elif prev is not None and i == prev + 1:
-            prev = i
-        else:
-            parts.append(f"{start}-{prev}" if start != prev else f"{start}")
-            start = prev = i
-    if start is not None:
-        parts.append(f"{start}-{prev}" if start != prev else f"{start}")
-    return ", ".join(parts)
-
-
-def dispatch_fields(dispatch: DispatchSummary, kernel: KernelResources | None) -> list[tuple[str, str]]:
-    """(field, value) rows of one dispatch: its launches per call (when known), pipeline,
-    each op's lowering config entries (``linalg.matmul distribution``) and, on gfx942, its
-    kernel resources."""
-    rows = [("launches per call", dispatch.launch_text())] if dispatch.launches is not None else []
-    rows.append(("pipeline", short_pipeline(dispatch.pipeline)))
-    seen: dict[str, int] = {}
-    for config in dispatch.lowering_configs:
-        seen[config.op] = seen.get(config.op, 0) + 1
-        op = config.op if seen[config.op] == 1 else f"{config.op}#{seen[config.op]}"
-        entries = config.ordered()
-        if not entries:
-            rows.append((f"{op} lowering_config", config.text))
-        rows += [(f"{op} {key}", spelled(value)) for key, value in entries]
-    if kernel is not None:
-        mfma = "?" if kernel.mfma_instructions is None else str(kernel.mfma_instructions)
-        rows += [
-            ("LDS bytes", str(kernel.lds_bytes)),
-            ("VGPR", str(kernel.vgprs)),
-            ("AGPR", str(kernel.agprs)),
-            ("SGPR", str(kernel.sgprs)),
-            ("spills (VGPR+SGPR)", f"{kernel.vgpr_spills}+{kernel.sgpr_spills}"),
-            ("scratch bytes", str(kernel.scratch_bytes)),
-            ("MFMA instructions", mfma),
-            ("waves/SIMD", str(kernel.waves_per_simd)),
-        ]
-    return rows
-
-
-def _natural(name: str) -> list[Any]:
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
-
-
-_DISPATCH = re.compile(r"^(?P<function>.*)_dispatch_\d+(?:_(?P<what>.*))?$")
-
-
-def _pairing_key(name: str) -> tuple[str, str]:
-    """(payload function, what the dispatch computes): ``mlp_dispatch_4_matmul_128x128x512_f32``
-    -> (``mlp``, ``matmul_128x128x512_f32``). A strategy that adds dispatches (packs) shifts
-    the numbers of the later ones, not what they compute."""
-    found = _DISPATCH.match(name)
-    return (found.group("function"), found.group("what") or name) if found else (name, name)
-
-
-def side_by_side(
-    ours: CompileReport, theirs: CompileReport | None
-) -> list[tuple[str, list[tuple[str, str, str]]]]:
-    """Per dispatch: (field, ours, theirs) rows, ``-`` where a build lacks the field. Two
-    builds' dispatches pair up when they compute the same thing in the same payload function
-    (IREE names a dispatch after its root op and shapes); one without a partner is shown
-    alone, named ``(strategy only)`` / ``(iree-default only)``. ``theirs=None``: one build."""
-
-    def fields(report: CompileReport) -> list[tuple[str, list[tuple[str, str]]]]:
-        kernels = {k.name: k for k in report.kernels}
-        return [(d.name, dispatch_fields(d, kernels.get(d.name))) for d in report.dispatches]
-
-    mine = fields(ours)
-    if theirs is None:
-        return [(name, [(k, v, "") for k, v in rows]) for name, rows in mine]
-    other = fields(theirs)
-    unpaired = list(other)
-    pairs: list[tuple[tuple[str, list[tuple[str, str]]] | None, tuple[str, list[tuple[str, str]]] | None]] = []
-    for entry in mine:
-        partner = next((o for o in unpaired if _pairing_key(o[0]) == _pairing_key(entry[0])), None)
-        if partner is not None:
-            unpaired.remove(partner)
-        pairs.append((entry, partner))
-    pairs += [(None, o) for o in unpaired]
-    pairs.sort(key=lambda pair: _natural(_pairing_key((pair[0] or pair[1] or ("", []))[0])[0]))
-    table: list[tuple[str, list[tuple[str, str, str]]]] = []
-    for left, right in pairs:
-        a, b = dict(left[1]) if left else {}, dict(right[1]) if right else {}
-        keys = [k for k, _ in (left[1] if left else [])] + [k for k, _ in (right[1] if right else []) if k not in a]
-        if left and right:
-            title = left[0] if left[0] == right[0] else f"{left[0]} ({IREE_DEFAULT}: {right[0]})"
-        elif left:
-            title = f"{left[0]} ({ours.build} only)"
-        else:
-            assert right is not None
-            title = f"{right[0]} ({IREE_DEFAULT} only)"
-        table.append((title, [(k, a.get(k, "-"), b.get(k, "-")) for k in keys]))
-    return table
 
 
 def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
@@ -499,113 +121,154 @@ def compile_with_options(
     payload = Path(payload)
     if not payload.is_file():
         raise CompileFailed(f"payload {str(payload)!r} does not exist")
+    outputs = _checked_outputs(payload, output, dump_ir, dump_ir_to, keep_dump)
+    if strategies is None:
+        return _compile_iree_default(payload, default_target(target), outputs, options, progress)
+    return _compile_strategies(payload, strategies, target, outputs, options, strict, baseline, progress)
+
+
+@dataclass(frozen=True)
+class _Outputs:
+    """Where a compile writes, checked before any work: the module, the IR after a phase
+    (``phase`` and ``ir_dump`` together or neither), the kept executable dump."""
+
+    module: Path | None
+    phase: Phase | None
+    ir_dump: Path | None
+    kept: Path | None
+
+
+def _checked_outputs(
+    payload: Path, output: Path | str | None, dump_ir: str | Phase | None, dump_ir_to: Path | str | None, keep_dump: Path | str | None
+) -> _Outputs:
+    """The output paths of a compile; one that cannot be written is refused here."""
     phase = phase_of(dump_ir)
     out = Path(output) if output is not None else None
     if out is not None:
         check_output_file(out, "output")
+    ir_dump = None
     if phase is not None:
-        check_output_file(Path(dump_ir_to) if dump_ir_to else (out or payload).with_suffix(f".{phase}.mlir"), "--dump-ir")
+        ir_dump = Path(dump_ir_to) if dump_ir_to else (out or payload).with_suffix(f".{phase}.mlir")
+        check_output_file(ir_dump, "--dump-ir")
     kept = Path(keep_dump) if keep_dump is not None else None
     if kept is not None:
         check_dump_dir(kept)
-    extra = options.extra_flags
-    if strategies is None:
-        target_model = default_target(target)
-        target = target_model.name
-        with tempfile.TemporaryDirectory(prefix="tdsl-") as tmp:
-            progress.expect("compile", 1 + (phase is not None))
-            default = _default_build(payload, target, target_model, out, options, Path(tmp) / "dump", progress)
-            ir_dump = None
-            if phase is not None:
-                ir_dump = Path(dump_ir_to) if dump_ir_to else (out or payload).with_suffix(f".{phase}.mlir")
-                with progress.step("compile", f"IR after {phase}"):
-                    with tempfile.TemporaryDirectory(prefix="tdsl-ir-") as ir_tmp:
-                        ir_out = Path(ir_tmp) / f"{phase}.mlir"
-                        run_iree_compile(payload, [*default.flags, *extra, f"--compile-to={phase}"], ir_out, options)
-                        atomic_write(ir_dump, ir_out.read_text())
-            if kept is not None:
-                keep_dump_dir(Path(tmp) / "dump", kept)
-        return _replace(default, output=out, ir_dump=ir_dump, dump_dir=kept)
+    return _Outputs(out, phase, ir_dump, kept)
+
+
+def _compile_iree_default(payload: Path, target_model: Target, outputs: _Outputs, options: CompileOptions, progress: Progress) -> CompileReport:
+    """The build without strategies: IREE's default pipeline for ``target_model``, and the
+    IR after ``outputs.phase`` when asked for."""
+    with tempfile.TemporaryDirectory(prefix="tdsl-") as tmp:
+        progress.expect("compile", 1 + (outputs.phase is not None))
+        default = _default_build(payload, target_model.name, target_model, outputs.module, options, Path(tmp) / "dump", progress)
+        if outputs.phase is not None and outputs.ir_dump is not None:
+            with progress.step("compile", f"IR after {outputs.phase}"):
+                with tempfile.TemporaryDirectory(prefix="tdsl-ir-") as ir_tmp:
+                    ir_out = Path(ir_tmp) / f"{outputs.phase}.mlir"
+                    run_iree_compile(payload, [*default.flags, *options.extra_flags, f"--compile-to={outputs.phase}"], ir_out, options)
+                    atomic_write(outputs.ir_dump, ir_out.read_text())
+        if outputs.kept is not None:
+            keep_dump_dir(Path(tmp) / "dump", outputs.kept)
+    return replace(default, output=outputs.module, ir_dump=outputs.ir_dump, dump_dir=outputs.kept)
+
+
+def _compile_strategies(
+    payload: Path,
+    strategies: StrategySet | str | Path,
+    target: Target | str,
+    outputs: _Outputs,
+    options: CompileOptions,
+    strict: bool,
+    baseline: bool,
+    progress: Progress,
+) -> CompileReport:
+    """The strategy build: render, compile with the scripts injected, read back where each
+    rule applied; then the IR dump, IREE default's build (``baseline``) and the kept dump."""
     strategy_set, target_model = as_strategy_set(strategies).for_target(target)
-    target = target_model.name
-    rendered = render(strategy_set, target)
+    name = target_model.name
+    rendered = render(strategy_set, name)
     has_preprocessing = rendered.script(PREPROCESSING) is not None
-    progress.expect("compile", 1 + has_preprocessing + (phase is not None) + baseline)
+    progress.expect("compile", 1 + has_preprocessing + (outputs.phase is not None) + baseline)
     with tempfile.TemporaryDirectory(prefix="tdsl-") as tmp:
         scripts = Path(tmp) / "scripts"
         rendered.write(scripts)
         dump = Path(tmp) / "dump"
         dump.mkdir()
-        flags = [
-            *with_threading(rendered.flags(scripts), options.serial_loading),
-            *extra,
-            f"--iree-hal-dump-executable-files-to={dump}",
-            f"--iree-hal-dump-executable-binaries-to={dump}",
-            *statistics_flags(dump / STATISTICS_FILE),
-        ]
         with ExitStack() as stack:
-            module = stack.enter_context(staged(out)) if out is not None else None
-            names = rule_names(strategy_set.name, [(i, r.strategy.name, r.strategy.kind) for i, r in strategy_set.rules_for(target)])
+            module = stack.enter_context(staged(outputs.module)) if outputs.module is not None else None
+            names = rule_names(strategy_set.name, [(i, r.strategy.name, r.strategy.kind) for i, r in strategy_set.rules_for(name)])
 
             def locate(diagnostics: Sequence[CompilerDiagnostic]) -> tuple[CompilerDiagnostic, ...]:
                 return locate_in_dispatches(diagnostics, dump, names)
 
             with progress.step("compile", "strategy build"):
-                result = run_iree_compile(payload, flags, module, options, locate=locate)
+                result = run_iree_compile(payload, _strategy_flags(rendered, scripts, dump, options), module, options, locate=locate)
             dispatches = tuple(summarize_dump(dump))
-            launch_counts = launches_in(dump)
-            kernels = kernel_resources(dump, rendered.target)
+            launch_counts, kernels = launches_in(dump), kernel_resources(dump, rendered.target)
             layout_hits: dict[int, list[str]] = {}
             if has_preprocessing:
                 with progress.step("compile", "IR after preprocessing (where layout rules applied)"):
-                    ir = compile_to_phase(payload, rendered, scripts, Phase.PREPROCESSING, options)
-                layout_hits = layout_rules_by_function(ir)
-            outcomes = tuple(_outcomes(strategy_set, target, dispatches, layout_hits))
-            if strict and any(not o.applied and not o.optional for o in outcomes):
-                missing = [f"rule {o.index} ({o.strategy})" for o in outcomes if not o.applied and not o.optional]
-                raise StrategyNotApplied(
-                    f"--strict: {', '.join(missing)} matched nothing in {payload} for target {target}"
-                )
-            ir_dump = None
-            if phase is not None:
-                ir_dump = Path(dump_ir_to) if dump_ir_to else (out or payload).with_suffix(f".{phase}.mlir")
-                with progress.step("compile", f"IR after {phase}"):
-                    ir_text = compile_to_phase(payload, rendered, scripts, phase, options)
-                atomic_write(ir_dump, ir_text)
-            base = None
-            if baseline:
-                base = _default_build(payload, target, target_model, None, options, dump / IREE_DEFAULT, progress)
-            if kept is not None:
+                    layout_hits = layout_rules_by_function(compile_to_phase(payload, rendered, scripts, Phase.PREPROCESSING, options))
+            outcomes = tuple(_outcomes(strategy_set, name, dispatches, layout_hits))
+            if strict:
+                _check_strict(outcomes, payload, name)
+            if outputs.phase is not None and outputs.ir_dump is not None:
+                with progress.step("compile", f"IR after {outputs.phase}"):
+                    ir_text = compile_to_phase(payload, rendered, scripts, outputs.phase, options)
+                atomic_write(outputs.ir_dump, ir_text)
+            base = _default_build(payload, name, target_model, None, options, dump / IREE_DEFAULT, progress) if baseline else None
+            if outputs.kept is not None:
                 shutil.copytree(scripts, dump / "scripts")
-                keep_dump_dir(dump, kept)
-    # Paths that exist after return: the kept scripts, else names relative to the scripts'
-    # directory (as `tdsl render --relative` writes them; that directory is gone).
-    flags_shown = tuple(
-        rendered_flags(rendered, kept / "scripts", serial_loading=options.serial_loading)
-        if kept is not None
-        else rendered_flags(rendered, scripts, serial_loading=options.serial_loading, relative=True)
-    )
+                keep_dump_dir(dump, outputs.kept)
+    kept = outputs.kept
     return CompileReport(
         payload=payload,
-        target=target,
-        output=out,
-        flags=flags_shown,
+        target=name,
+        output=outputs.module,
+        flags=_shown_flags(rendered, scripts, kept, options),
         result=result,
         dispatches=dispatches,
         rules=outcomes,
         dump_dir=kept,
-        ir_dump=ir_dump,
+        ir_dump=outputs.ir_dump,
         kernels=kernels,
         strategy_set=strategy_set.name,
-        baseline=base if base is None or kept is None else _replace(base, dump_dir=kept / IREE_DEFAULT),
-        extra_flags=extra,
+        baseline=base if base is None or kept is None else replace(base, dump_dir=kept / IREE_DEFAULT),
+        extra_flags=options.extra_flags,
         shadowed=rendered.shadowed,
         launch_counts=launch_counts,
     )
 
 
-def _replace(report: CompileReport, **changes: Any) -> CompileReport:
-    return replace(report, **changes)
+def _strategy_flags(rendered: Rendered, scripts: Path, dump: Path, options: CompileOptions) -> list[str]:
+    """The strategy build's command: the injection flags, the extra flags, then the
+    executable dump and IREE's stream statistics."""
+    return [
+        *with_threading(rendered.flags(scripts), options.serial_loading),
+        *options.extra_flags,
+        f"--iree-hal-dump-executable-files-to={dump}",
+        f"--iree-hal-dump-executable-binaries-to={dump}",
+        *statistics_flags(dump / STATISTICS_FILE),
+    ]
+
+
+def _check_strict(outcomes: Sequence[RuleOutcome], payload: Path, target: str) -> None:
+    """``--strict``: a rule of the user's (not ``optional``) that matched nothing fails."""
+    if any(not o.applied and not o.optional for o in outcomes):
+        missing = [f"rule {o.index} ({o.strategy})" for o in outcomes if not o.applied and not o.optional]
+        raise StrategyNotApplied(f"--strict: {', '.join(missing)} matched nothing in {payload} for target {target}")
+
+
+def _shown_flags(rendered: Rendered, scripts: Path, kept: Path | None, options: CompileOptions) -> tuple[str, ...]:
+    """The flags a report shows, with paths that exist after return: the kept scripts, else
+    names relative to the scripts' directory (as `tdsl render --relative` writes them; that
+    directory is gone)."""
+    return tuple(
+        rendered_flags(rendered, kept / "scripts", serial_loading=options.serial_loading)
+        if kept is not None
+        else rendered_flags(rendered, scripts, serial_loading=options.serial_loading, relative=True)
+    )
 
 
 def _default_build(
@@ -651,58 +314,6 @@ def compile_default(payload: Path, target_flags: Sequence[str], output: Path, op
     limits."""
     run_iree_compile(payload, list(target_flags), output, options)
 
-
-def check_dump_dir(path: Path) -> None:
-    """Refuses, before any work, a ``--keep-dump`` directory tdsl may not fill: a file, a
-    directory with files an earlier ``--keep-dump`` did not write, an unwritable place."""
-    if path.exists() and not path.is_dir():
-        raise OutputError(f"--keep-dump {str(path)!r}: expected a directory, received an existing file")
-    if path.is_dir() and any(path.iterdir()) and not (path / DUMP_MARKER).is_file():
-        raise OutputError(
-            f"--keep-dump {str(path)!r}: expected a new or empty directory (or one an earlier --keep-dump "
-            f"wrote, with {DUMP_MARKER}), received a directory with other files"
-        )
-    parent = path if path.is_dir() else path.parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    if not parent.is_dir():
-        raise OutputError(f"--keep-dump {str(path)!r}: {str(parent)!r} is not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise OutputError(f"--keep-dump {str(path)!r}: the directory {str(parent)!r} is not writable")
-
-
-def keep_dump_dir(dump: Path, keep: Path) -> None:
-    """Copies the executable dump ``dump`` to ``keep`` (replacing what an earlier
-    ``--keep-dump`` wrote there), with :data:`DUMP_MARKER`."""
-    keep.parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=f".{keep.name}.", dir=keep.parent))
-    try:
-        target = stage / "dump"
-        if dump.is_dir():
-            shutil.copytree(dump, target, symlinks=True)
-        else:
-            target.mkdir()
-        atomic_write(target / DUMP_MARKER, "IREE executable dump kept by tdsl compile --keep-dump; a later --keep-dump replaces this directory\n")
-        if keep.exists():
-            old = stage / "old"
-            keep.rename(old)
-        target.rename(keep)
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
-
-
-def check_output_file(path: Path, what: str) -> None:
-    """Refuses, before any work, an output file path that cannot be written: an existing
-    directory, a path under a regular file, a missing or read-only directory."""
-    if path.is_dir():
-        raise OutputError(f"{what} {str(path)!r}: expected a file path, received an existing directory")
-    parent = path.parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    if not parent.is_dir():
-        raise OutputError(f"{what} {str(path)!r}: {str(parent)!r} is not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise OutputError(f"{what} {str(path)!r}: the directory {str(parent)!r} is not writable")
 
 
 def layout_rules_by_function(preprocessed_ir: str) -> dict[int, list[str]]:

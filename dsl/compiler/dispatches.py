@@ -68,7 +68,7 @@ class OpConfig:
         rank = {name: i for i, name in enumerate(FIELD_ORDER)}
         return sorted(self.fields.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0]))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"op": self.op, "dialect": self.dialect, "fields": _jsonable(dict(self.ordered())), "text": self.text}
 
     def __str__(self) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 import msgpack
 from elftools.elf.elffile import ELFFile
@@ -22,6 +22,22 @@ from ..targets.amdgpu_facts import AmdGpuArch
 
 NT_AMDGPU_METADATA = 32
 _LABEL = re.compile(r"^([A-Za-z_][\w.$]*):\s*(?:;.*)?$")
+
+
+class KernelJson(TypedDict):
+    """A kernel's resources as JSON (the fields of :class:`KernelResources`)."""
+
+    name: str
+    lds_bytes: int
+    vgprs: int
+    agprs: int
+    sgprs: int
+    vgpr_spills: int
+    sgpr_spills: int
+    scratch_bytes: int
+    workgroup_size: int
+    mfma_instructions: int | None
+    waves_per_simd: int
 
 
 @dataclass(frozen=True)
@@ -45,8 +61,8 @@ class KernelResources:
     def spills(self) -> int:
         return self.vgpr_spills + self.sgpr_spills
 
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_json(self) -> KernelJson:
+        return cast(KernelJson, asdict(self))
 
     def line(self) -> str:
         mfma = "?" if self.mfma_instructions is None else str(self.mfma_instructions)

@@ -86,7 +86,7 @@ class OpView:
             return "-"
         return ", ".join([*spelled[:-1], *self.zero_points]) + " -> " + spelled[-1]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "op": self.name,
             "kind": self.kind,
@@ -118,7 +118,7 @@ class Dispatch:
     launches_at_load: int = 0
     """Launches in the module's initializers (once, when it loads)."""
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "dispatch": self.name,
             "launches": self.launches,
@@ -149,7 +149,7 @@ class ProgramOps:
     def launches_at_load(self) -> int:
         return sum(d.launches_at_load for d in self.dispatches)
 
-    def to_json(self, shares: Mapping[str, float] | None = None) -> dict[str, Any]:
+    def to_json(self, shares: Mapping[str, float] | None = None) -> dict[str, object]:
         """The listing as JSON; with ``shares`` (a profile's share of the time per dispatch,
         :func:`tdsl.measure.dispatch_profile.time_shares`) each dispatch has its ``time_share``."""
         return {

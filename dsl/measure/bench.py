@@ -30,7 +30,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence, TypedDict
 
 import numpy as np
 
@@ -39,16 +39,15 @@ from ..sets.loader import as_strategy_set
 from ..programs.inputs import make_inputs
 from ..programs.parameters import check_runnable
 from ..programs.program import ParameterArchive, Program
-from ..programs.signatures import signatures
+from ..programs.signatures import Signature, signatures
 from ..compiler.compile import compile_default, compile_with_options
 from ..programs.load import program_of
 from ..compiler.ops import graph_linalg_ops
 from ..compiler.iree_compile import CompileFailed
 from ..compiler.options import DEFAULT_MEMORY_GB, DEFAULT_OPTIONS, DEFAULT_TIMEOUT_S, CompileOptions, flag_tuple
 from ..errors import BenchFailed
-from ..files import staged
 from .execute import numpy_reference
-from .machine import ISA_NAMES, machine
+from .machine import machine
 from ..compiler.progress import NO_PROGRESS, Progress
 from .timing import ALLOCATORS, SAMPLE_TIMEOUT_S, iree_sample, run_tool, time_round
 from ..sets.strategy_set import StrategySet
@@ -115,6 +114,30 @@ class Row:
         return None if self.flops is None else self.flops / self.median / 1e9
 
 
+class BenchRowJson(TypedDict):
+    """One row of ``tdsl bench --json``."""
+
+    function: str
+    threads: int
+    variant: str
+    median_ms: float
+    gflops: float | None
+    flops: float | None
+    comparable: bool
+    not_comparable: str | None
+    speedup_of_strategy: float | None
+    samples_ms: list[float]
+
+
+class BenchJson(TypedDict):
+    """``tdsl bench --json`` after the header: the payload, the machine, notes and rows."""
+
+    payload: str
+    machine: Mapping[str, object]
+    notes: list[str]
+    rows: list[BenchRowJson]
+
+
 @dataclass
 class BenchReport:
     """Medians, ratios and samples of one benchmark run."""
@@ -122,7 +145,7 @@ class BenchReport:
     payload: str
     rows: list[Row]
     notes: list[str] = field(default_factory=list)
-    machine: dict[str, Any] = field(default_factory=dict)
+    machine: Mapping[str, object] = field(default_factory=dict)
 
     def row(self, function: str, threads: int, variant: str) -> Row | None:
         for r in self.rows:
@@ -146,7 +169,7 @@ class BenchReport:
     def threads(self) -> list[int]:
         return sorted({r.threads for r in self.rows})
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> BenchJson:
         return {
             "payload": self.payload,
             "machine": self.machine,
@@ -213,7 +236,7 @@ print(json.dumps({"seconds_per_call": elapsed / calls}))
 """
 
 
-def _timer_sample(what: str, script: str, args: dict[str, Any], env: dict[str, str] | None = None) -> float:
+def _timer_sample(what: str, script: str, args: Mapping[str, object], env: dict[str, str] | None = None) -> float:
     """Seconds per call measured by ``script`` in a fresh Python process."""
     stdout = run_tool([sys.executable, "-c", script, json.dumps(args)], f"the {what} timer", env=env)
     return float(json.loads(stdout)["seconds_per_call"])
@@ -298,7 +321,7 @@ def _iree_round(
     return {name: iree_sample(m, function, inputs, threads, min_time_s, allocator, [a.spec for a in parameters]) for name, m in modules}
 
 
-def _machine() -> dict[str, Any]:
+def _machine() -> dict[str, object]:
     return {
         **machine(),
         "OPENBLAS_CORETYPE (environment)": os.environ.get("OPENBLAS_CORETYPE"),
@@ -360,205 +383,184 @@ def bench_with_options(
     progress: Progress = NO_PROGRESS,
 ) -> BenchReport:
     """:func:`bench` with its ``iree-compile`` options as one value."""
-    strategy_set = as_strategy_set(strategies)
-    strategy_set, target_model = strategy_set.for_target(target)
-    target = target_model.name
-    if not target_model.runs_on_host:
-        raise BenchFailed(f"tdsl bench measures on this CPU; target {target!r} is {target_model.backend}")
+    strategy_set, target_model = as_strategy_set(strategies).for_target(target)
+    _check_settings(target_model, repetitions, threads, allocator)
+    program = program_of(payload, dims, weights_seed)
+    check_runnable(program)
+    functions = signatures(program)
+    report = BenchReport(str(program.source), [], machine=_machine())
+    report.notes.extend(program.notes)
+    report.notes.extend(_setup_notes(program.text(), allocator))
+    with tempfile.TemporaryDirectory(prefix="tdsl-bench-") as tmp:
+        work = Path(tmp)
+        modules, flags = _compile_variants(program, strategy_set, target_model, work, options, report.notes, progress)
+        plan = _plan(program, functions, flags, work, threads, seed, input_ranges, numpy_baseline, options, progress)
+        samples = _sample(plan, modules, repetitions, min_time_s, allocator, program.parameters, seed, progress)
+    _add_rows(report, plan, samples, numpy_baseline)
+    return report
+
+
+def _check_settings(target: Target, repetitions: int, threads: Sequence[int], allocator: str) -> None:
+    """A target that runs here, at least one repetition and thread, a known allocator."""
+    if not target.runs_on_host:
+        raise BenchFailed(f"tdsl bench measures on this CPU; target {target.name!r} is {target.backend}")
     if repetitions < 1 or any(t < 1 for t in threads):
         raise BenchFailed("repetitions and thread counts must be at least 1")
     if allocator not in ALLOCATORS:
         raise BenchFailed(f"allocator: expected one of {list(ALLOCATORS)}, received {allocator!r}")
-    program = program_of(payload, dims, weights_seed)
-    check_runnable(program)
-    payload = program.mlir_path
-    functions = signatures(program)
-    text = program.text()
-    report = BenchReport(str(program.source), [], machine=_machine())
-    report.notes.extend(program.notes)
+
+
+def _setup_notes(text: str, allocator: str) -> list[str]:
+    """The report's notes on how the weights reach the builds and on the runtime's allocator."""
     if "util.global.load" in text or "onnx.Constant" in text or "dense_resource" in text:
-        report.notes.append("weights are compile-time constants (util.global): packs of them can run at compile time")
+        notes = ["weights are compile-time constants (util.global): packs of them can run at compile time"]
     else:
-        report.notes.append("weights are runtime inputs: every operand is a function argument, packed per call")
+        notes = ["weights are runtime inputs: every operand is a function argument, packed per call"]
     if allocator == "caching":
-        report.notes.append(
+        notes.append(
             "IREE builds run with --device_allocator=caching: transient buffers are reused across calls "
             "(each build timed in an iree-benchmark-module process of its own, not side by side)"
         )
     else:
-        report.notes.append(
+        notes.append(
             "IREE builds run with the runtime's default allocator: transient buffers come from malloc, glibc "
             "pinned to a long-running process's steady state (blocks under 32 MiB reused, larger ones mapped "
             "fresh on every call); --allocator caching has IREE reuse them all"
         )
-    with tempfile.TemporaryDirectory(prefix="tdsl-bench-") as tmp:
-        work = Path(tmp)
-        modules = {STRATEGY: work / "strategy.vmfb", DEFAULT: work / "default.vmfb", DATA_TILING: work / "dt.vmfb"}
-        progress.expect("compile", 2 + (program.kind != "linalg"))
-        compile_with_options(payload, strategy_set, target, modules[STRATEGY], options=options, progress=progress)
-        # IREE's own paths keep IREE's default ukernels (data tiling uses the mmt4d ukernel);
-        # only the strategy build carries the target's ukernel override.
-        flags = [*target_model.baseline().compile_flags(), *options.extra_flags]
-        for name, label, more in ((DEFAULT, "IREE default", []), (DATA_TILING, "IREE data tiling", ["--iree-opt-data-tiling"])):
-            with progress.step("compile", label):
-                try:
-                    compile_default(payload, [*flags, *more], modules[name], options)
-                except CompileFailed as err:
-                    # IREE's own path failing is a finding, not a bad input: the strategy is
-                    # still timed against the paths that compiled.
-                    del modules[name]
-                    why = "; ".join(line.strip() for line in str(err).splitlines() if line.strip())
-                    report.notes.append(f"{label} did not compile, so it has no row: {why}")
-        ops = mlir.linalg_ops(text)
-        if program.kind == "linalg":
-            counted = function_flops(ops)
-        else:
-            # A torch/ONNX-dialect program has its contractions in linalg form only after
-            # IREE's input conversion.
-            with progress.step("compile", "linalg form (flops)"):
-                counted = function_flops(graph_linalg_ops(payload, flags, options))
-        # One item per (function, threads): IREE's builds timed as one round, side by side
-        # in one process; numpy and onnxruntime one process each.
-        plan: list[tuple[str, int, str, Any]] = []
-        flop_of: dict[str, float | None] = {}
-        odd_of: dict[str, str] = {}
-        for sig in functions:
-            arrays = make_inputs(sig, seed, input_ranges)
-            paths = []
-            for i, array in enumerate(arrays):
-                path = work / f"{sig.function}_{i}.npy"
-                np.save(path, array)
-                paths.append(path)
-            kind = _numpy_kind(text, sig.function, arrays, ops) if numpy_baseline else None
-            flop_of[sig.function] = counted.get(sig.function)
+    return notes
+
+
+def _compile_variants(
+    program: Program, strategy_set: StrategySet, target: Target, work: Path, options: CompileOptions, notes: list[str], progress: Progress
+) -> tuple[dict[str, Path], list[str]]:
+    """The strategy build and IREE's two (default, data tiling) in ``work``: {variant: module}
+    and IREE's flags. One of IREE's that does not compile gets a note instead of a module."""
+    modules = {STRATEGY: work / "strategy.vmfb", DEFAULT: work / "default.vmfb", DATA_TILING: work / "dt.vmfb"}
+    progress.expect("compile", 2 + (program.kind != "linalg"))
+    compile_with_options(program.mlir_path, strategy_set, target.name, modules[STRATEGY], options=options, progress=progress)
+    # IREE's own paths keep IREE's default ukernels (data tiling uses the mmt4d ukernel);
+    # only the strategy build carries the target's ukernel override.
+    flags = [*target.baseline().compile_flags(), *options.extra_flags]
+    for name, label, more in ((DEFAULT, "IREE default", []), (DATA_TILING, "IREE data tiling", ["--iree-opt-data-tiling"])):
+        with progress.step("compile", label):
+            try:
+                compile_default(program.mlir_path, [*flags, *more], modules[name], options)
+            except CompileFailed as err:
+                # IREE's own path failing is a finding, not a bad input: the strategy is
+                # still timed against the paths that compiled.
+                del modules[name]
+                why = "; ".join(line.strip() for line in str(err).splitlines() if line.strip())
+                notes.append(f"{label} did not compile, so it has no row: {why}")
+    return modules, flags
+
+
+@dataclass(frozen=True)
+class _Timed:
+    """One item of a repetition: ``function`` at ``threads`` under IREE's builds (one round,
+    side by side), numpy (``numpy``: kind and layout) or onnxruntime (``model``)."""
+
+    function: str
+    threads: int
+    variant: str
+    inputs: tuple[Path, ...]
+    numpy: tuple[str, str] = ("", "")
+    model: Path | None = None
+
+
+@dataclass
+class _Plan:
+    """What each repetition times, and per function its flops (None: no contraction or
+    convolution) and, where numpy computes it, why its numpy row is not comparable ("")."""
+
+    items: list[_Timed] = field(default_factory=list)
+    flops: dict[str, float | None] = field(default_factory=dict)
+    numpy_odd: dict[str, str] = field(default_factory=dict)
+    functions: int = 0
+
+
+def _plan(
+    program: Program, functions: Sequence[Signature], flags: list[str], work: Path, threads: Sequence[int], seed: int,
+    input_ranges: Mapping[str, tuple[float, float]], numpy_baseline: bool, options: CompileOptions, progress: Progress,
+) -> _Plan:
+    """Seeded inputs saved in ``work`` and one item per (function, threads): IREE's builds
+    as one round; numpy and onnxruntime one process each."""
+    text = program.text()
+    ops = mlir.linalg_ops(text)
+    if program.kind == "linalg":
+        counted = function_flops(ops)
+    else:
+        # A torch/ONNX-dialect program has its contractions in linalg form only after
+        # IREE's input conversion.
+        with progress.step("compile", "linalg form (flops)"):
+            counted = function_flops(graph_linalg_ops(program.mlir_path, flags, options))
+    plan = _Plan(functions=len(functions))
+    for sig in functions:
+        arrays = make_inputs(sig, seed, input_ranges)
+        paths = []
+        for i, array in enumerate(arrays):
+            paths.append(work / f"{sig.function}_{i}.npy")
+            np.save(paths[-1], array)
+        kind = _numpy_kind(text, sig.function, arrays, ops) if numpy_baseline else None
+        plan.flops[sig.function] = counted.get(sig.function)
+        if kind is not None:
+            plan.numpy_odd[sig.function] = kind[2]
+        for t in threads:
+            plan.items.append(_Timed(sig.function, t, IREE_ROUND, tuple(paths)))
             if kind is not None:
-                odd_of[sig.function] = kind[2]
-            for t in threads:
-                plan.append((sig.function, t, IREE_ROUND, paths))
-                if kind is not None:
-                    plan.append((sig.function, t, NUMPY, (kind, paths)))
-                if program.onnx_path is not None and len(functions) == 1:
-                    plan.append((sig.function, t, ONNXRUNTIME, (program.onnx_path, paths)))
-        samples: dict[tuple[str, int, str], list[float]] = {}
-        for function, t, variant, _ in plan:
-            for v in (list(modules) if variant == IREE_ROUND else [variant]):
-                samples[(function, t, v)] = []
-        rng = random.Random(seed)
-        progress.expect("sample", len(samples) * repetitions)
-        for _ in range(repetitions):
-            order = list(plan)
-            rng.shuffle(order)
-            for function, t, variant, how in order:
-                if variant == NUMPY:
-                    (kind_name, layout, _), paths = how
-                    progress.begin("sample", f"{function} numpy {t}T")
-                    samples[(function, t, NUMPY)].append(_numpy_sample(kind_name, layout, paths, t, min_time_s))
+                plan.items.append(_Timed(sig.function, t, NUMPY, tuple(paths), numpy=(kind[0], kind[1])))
+            if program.onnx_path is not None and len(functions) == 1:
+                plan.items.append(_Timed(sig.function, t, ONNXRUNTIME, tuple(paths), model=program.onnx_path))
+    return plan
+
+
+def _sample(
+    plan: _Plan, modules: dict[str, Path], repetitions: int, min_time_s: float, allocator: str,
+    parameters: Sequence[ParameterArchive], seed: int, progress: Progress,
+) -> dict[tuple[str, int, str], list[float]]:
+    """{(function, threads, variant): seconds per call, one per repetition}: the plan's
+    items in a fresh shuffled order each repetition, IREE's builds in a shuffled order."""
+    samples: dict[tuple[str, int, str], list[float]] = {}
+    for item in plan.items:
+        for v in (list(modules) if item.variant == IREE_ROUND else [item.variant]):
+            samples[(item.function, item.threads, v)] = []
+    rng = random.Random(seed)
+    progress.expect("sample", len(samples) * repetitions)
+    for _ in range(repetitions):
+        order = list(plan.items)
+        rng.shuffle(order)
+        for item in order:
+            function, t = item.function, item.threads
+            if item.variant == NUMPY:
+                progress.begin("sample", f"{function} numpy {t}T")
+                samples[(function, t, NUMPY)].append(_numpy_sample(item.numpy[0], item.numpy[1], item.inputs, t, min_time_s))
+                progress.advance("sample")
+            elif item.variant == ONNXRUNTIME:
+                assert item.model is not None
+                progress.begin("sample", f"{function} onnxruntime {t}T")
+                samples[(function, t, ONNXRUNTIME)].append(onnxruntime_sample(item.model, item.inputs, t, min_time_s))
+                progress.advance("sample")
+            else:
+                names = list(modules)
+                rng.shuffle(names)
+                progress.begin("sample", f"{function} IREE builds side by side {t}T")
+                timed = _iree_round(
+                    [(n, modules[n]) for n in names], function, item.inputs, t, min_time_s, allocator, parameters, rng.randrange(1 << 31)
+                )
+                for name in names:
+                    samples[(function, t, name)].append(timed[name])
                     progress.advance("sample")
-                elif variant == ONNXRUNTIME:
-                    model, paths = how
-                    progress.begin("sample", f"{function} onnxruntime {t}T")
-                    samples[(function, t, ONNXRUNTIME)].append(onnxruntime_sample(model, paths, t, min_time_s))
-                    progress.advance("sample")
-                else:
-                    names = list(modules)
-                    rng.shuffle(names)
-                    progress.begin("sample", f"{function} IREE builds side by side {t}T")
-                    timed = _iree_round(
-                        [(n, modules[n]) for n in names], function, how, t, min_time_s, allocator, program.parameters, rng.randrange(1 << 31)
-                    )
-                    for name in names:
-                        samples[(function, t, name)].append(timed[name])
-                        progress.advance("sample")
+    return samples
+
+
+def _add_rows(report: BenchReport, plan: _Plan, samples: dict[tuple[str, int, str], list[float]], numpy_baseline: bool) -> None:
+    """The report's rows, by function, threads and variant, and the closing notes."""
     order_of = {STRATEGY: 0, DEFAULT: 1, DATA_TILING: 2, NUMPY: 3, ONNXRUNTIME: 4}
     for (function, t, variant), values in sorted(samples.items(), key=lambda kv: (kv[0][0], kv[0][1], order_of[kv[0][2]])):
-        odd = odd_of.get(function, "") if variant == NUMPY else ""
-        report.rows.append(Row(function, t, variant, tuple(values), flop_of.get(function), odd))
-    if any(f is None for f in flop_of.values()):
+        odd = plan.numpy_odd.get(function, "") if variant == NUMPY else ""
+        report.rows.append(Row(function, t, variant, tuple(values), plan.flops.get(function), odd))
+    if any(f is None for f in plan.flops.values()):
         report.notes.append("no GFLOP/s for functions without a contraction or convolution")
-    if numpy_baseline and len(odd_of) < len(functions):
+    if numpy_baseline and len(plan.numpy_odd) < plan.functions:
         report.notes.append("no numpy baseline for functions that are not a plain matmul, batch matmul or convolution")
-    if odd_of:
+    if plan.numpy_odd:
         report.notes.append("numpy runs in a fresh process per sample with OPENBLAS_CORETYPE unset (AVX-512 kernels where available)")
-    return report
-
-
-def plot_available() -> bool:
-    """matplotlib is installed (``pip install 'tdsl[plot]'``)."""
-    import importlib.util
-
-    return importlib.util.find_spec("matplotlib") is not None
-
-
-def plot_title(report: BenchReport) -> str:
-    """The payload, the machine (CPU model), its ISA and the thread counts."""
-    isa = ISA_NAMES.get(str(report.machine.get("isa", "")), str(report.machine.get("isa", "?")))
-    threads = ",".join(str(t) for t in report.threads)
-    payload = Path(report.payload)
-    name = f"{payload.parent.name}/{payload.name}" if payload.parent.name else payload.name
-    return (
-        f"{name}: speed-up over IREE default (log scale, higher is faster)\n"
-        f"{report.machine.get('cpu', '?')}, {isa}, threads {threads}"
-    )
-
-
-def plot(report: BenchReport, path: Path | str) -> Path:
-    """Speed-up of every variant over IREE's default build, per function and thread count,
-    on a log scale (bars grow up from 1 for faster, down for slower, so no bar dwarfs the
-    rest), with the spread of the samples (the fastest and slowest sample) as error bars;
-    numpy rows that are not comparable are left out. Written atomically as PNG."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise BenchFailed("--plot needs matplotlib: pip install 'tdsl[plot]'") from None
-    groups = sorted({(r.function, r.threads) for r in report.rows})
-    variants = [v for v in (STRATEGY, DATA_TILING, NUMPY, ONNXRUNTIME) if any(r.variant == v and r.comparable for r in report.rows)]
-    colors = {STRATEGY: "#1f77b4", DATA_TILING: "#ff7f0e", NUMPY: "#2ca02c"}
-    fig, ax = plt.subplots(figsize=(min(16.0, max(6.4, 1.1 * len(groups) * max(1, len(variants)))), 4.8))
-    width = 0.8 / max(1, len(variants))
-    values: list[float] = []
-    for i, variant in enumerate(variants):
-        xs, heights, lows, highs = [], [], [], []
-        for g, (function, threads) in enumerate(groups):
-            row, base = report.row(function, threads, variant), report.row(function, threads, DEFAULT)
-            if row is None or base is None or not row.comparable:
-                continue
-            speed = base.median / row.median
-            fastest, slowest = base.median / min(row.samples), base.median / max(row.samples)
-            xs.append(g + (i - (len(variants) - 1) / 2) * width)
-            heights.append(speed)
-            lows.append(max(0.0, speed - slowest))
-            highs.append(max(0.0, fastest - speed))
-            values += [speed, fastest, slowest]
-        if not xs:
-            continue
-        ax.bar(xs, [h - 1.0 for h in heights], width * 0.9, bottom=1.0, label=variant, color=colors[variant])
-        ax.errorbar(xs, heights, yerr=[lows, highs], fmt="none", ecolor="black", capsize=3, linewidth=1)
-        for x, h, low, high in zip(xs, heights, lows, highs):
-            anchor = h + high if h >= 1 else h - low  # beyond the error bar
-            ax.annotate(f"{h:.2f}x", (x, anchor), textcoords="offset points", xytext=(0, 3 if h >= 1 else -11), ha="center", fontsize=8)
-    ax.set_yscale("log")
-    low, high = min(values + [1.0]), max(values + [1.0])
-    ax.set_ylim(low / 1.4, high * 1.4)
-    ax.axhline(1.0, color="gray", linewidth=1, linestyle="--", label=f"{DEFAULT} (1x)")
-    ax.set_xticks(range(len(groups)), [f"@{f}\n{t} thread{'s' if t > 1 else ''}" for f, t in groups])
-    ax.set_ylabel(f"median({DEFAULT}) / median(variant)")
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-
-    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    ax.yaxis.set_minor_locator(LogLocator(base=10, subs="auto"))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}x"))
-    ax.yaxis.set_minor_formatter(NullFormatter())
-    ax.set_title(plot_title(report), fontsize=10)
-    ax.legend(fontsize=8, loc="best")
-    ax.grid(axis="y", which="major", alpha=0.3)
-    left_out = sorted({f"@{r.function} {r.variant}" for r in report.rows if not r.comparable})
-    if left_out:
-        fig.text(0.01, 0.01, "left out, not comparable: " + ", ".join(left_out), fontsize=7, color="gray")
-    fig.tight_layout(rect=(0, 0.03 if left_out else 0, 1, 1))
-    with staged(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=110)
-    plt.close(fig)
-    return Path(path)

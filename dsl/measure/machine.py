@@ -7,13 +7,33 @@ import os
 import platform
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from ..targets.host import detect_isa
 
 SCHEMA_VERSION = 1
 """Version of the JSON that ``tdsl compile/run/bench --json`` print; it goes up when a field
 changes meaning or disappears (new fields do not change it)."""
+
+
+
+class Machine(TypedDict):
+    """The machine a report was made on: CPU model, ISA (``avx512``, ``avx2``, ``neon``,
+    ``generic``), cores (None: unknown)."""
+
+    cpu: str
+    isa: str
+    cores: int | None
+
+
+class JsonHeader(TypedDict):
+    """The fields every ``--json`` output starts with."""
+
+    schema_version: int
+    tdsl_version: str
+    iree_version: str
+    machine: Machine
+
 
 ISA_NAMES = {"avx512": "AVX-512", "avx2": "AVX2", "neon": "NEON", "generic": "generic"}
 
@@ -41,12 +61,12 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine() or "unknown CPU"
 
 
-def machine() -> dict[str, Any]:
+def machine() -> Machine:
     """The machine: CPU model, ISA (``avx512``, ``avx2``, ``neon``, ``generic``), cores."""
     return {"cpu": cpu_model(), "isa": detect_isa(), "cores": os.cpu_count()}
 
 
-def json_header() -> dict[str, Any]:
+def json_header() -> JsonHeader:
     """The fields every ``--json`` output starts with."""
     found = versions()
     return {

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..compiler.compile import CompileReport
+from ..compiler.report import CompileReport
 from ..errors import RunFailed
 from ..programs.signatures import Arg, Signature
 from .execute import Comparison, compare

@@ -25,7 +25,44 @@ import random
 import statistics
 import sys
 import time
-from typing import Any, Callable
+from typing import Any, Callable, TypedDict
+
+# iree.runtime ships no type information: its configs, contexts, modules and functions stay untyped here.
+
+
+class SlotSpec(TypedDict):
+    """One slot of a round: the module it loads and its timeout in seconds."""
+
+    module: str
+    timeout_s: float
+
+
+class RoundSpec(TypedDict):
+    """The round a runner times (the spec on stdin; the module docstring)."""
+
+    function: str
+    inputs: list[str]
+    parameters: list[list[str]]
+    threads: int
+    min_time_s: float
+    warmup_s: float
+    seed: int
+    slots: list[SlotSpec]
+
+
+class SlotOutcome(TypedDict):
+    """One slot's result: the median seconds per call, or a one-line error."""
+
+    seconds: float | None
+    error: str
+    calls: int
+
+
+class RoundOutcome(TypedDict):
+    """What a runner prints: per slot its outcome, and the cycles it ran."""
+
+    slots: list[SlotOutcome]
+    cycles: int
 
 MIN_CYCLES = 2
 """Cycles every round runs at least (a module slower than the whole round still gets a
@@ -53,7 +90,7 @@ def _load(config: Any, module_path: str, parameters: list[list[str]]) -> tuple[A
     return context, program
 
 
-def run(spec: dict[str, Any]) -> dict[str, Any]:
+def run(spec: RoundSpec) -> RoundOutcome:
     """Times the round ``spec`` describes (see the module docstring)."""
     import numpy as np
     import iree.runtime as rt
@@ -86,7 +123,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
     calls, cycles = interleave(
         callers, [float(slot["timeout_s"]) for slot in slots], float(spec["min_time_s"]), float(spec["warmup_s"]), int(spec["seed"]), errors
     )
-    out: list[dict[str, Any]] = []
+    out: list[SlotOutcome] = []
     for i in range(len(slots)):
         if errors[i] or not calls[i]:
             out.append({"seconds": None, "error": errors[i] or "not called", "calls": len(calls[i])})

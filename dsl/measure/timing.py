@@ -24,6 +24,7 @@ from typing import Sequence
 
 from ..errors import BenchFailed
 from ..programs.program import ParameterArchive
+from .round_runner import RoundSpec
 
 SAMPLE_TIMEOUT_S = 600.0
 """Seconds of calls one module gets per sample before it is stopped (``tdsl bench``)."""
@@ -164,7 +165,7 @@ def time_round(
     modules one process each instead. Raises nothing for a bad module."""
     if len(timeouts_s) != len(modules):
         raise ValueError(f"{len(modules)} modules but {len(timeouts_s)} timeouts")
-    spec = {
+    spec: RoundSpec = {
         "function": function,
         "inputs": [str(p) for p in inputs],
         "parameters": [[a.scope, str(a.path)] for a in parameters],

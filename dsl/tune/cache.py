@@ -6,7 +6,7 @@ A build is keyed by an :class:`ArtifactKey` (compiler version, target and its fl
 candidate strategy, compile flags, schema version): it names no machine, so artifacts may be
 shared across machines. Timing samples are keyed by an artifact, a :class:`MachineKey` (CPU
 model, ISA, cores, device) and the measurement setup, and are only reused on the same machine.
-Artifacts larger than :data:`INLINE_LIMIT` live beside the database in
+The keys are :mod:`tdsl.tune.cache_keys`'s. Artifacts larger than :data:`INLINE_LIMIT` live beside the database in
 ``artifacts/<sha256>.vmfb``; a missing or damaged file there is a cache miss.
 """
 
@@ -19,15 +19,15 @@ import os
 import sqlite3
 import time
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Callable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Sequence, TypeVar, cast
 
 from ..errors import OutputError
 from ..files import atomic_write
 from ..measure.dispatch_profile import DispatchTime
-from ..measure.machine import machine
+from .cache_keys import ArtifactKey, BuildSummary, CachedBuild, CacheStats, MachineKey, Verdict, canonical_json
 
 CACHE_SCHEMA_VERSION = 1
 """Version of the tables; a store written with another version is refused, not migrated."""
@@ -43,9 +43,6 @@ INLINE_LIMIT = 8 * 1024 * 1024
 
 BUSY_TIMEOUT_S = 30.0
 """How long a write waits for another process that holds the store."""
-
-BASELINE_CANDIDATE = "baseline"
-"""The ``candidate_hash`` of a build with no strategy (the compiler's default)."""
 
 _META = "tdsl_tune_meta"
 
@@ -76,126 +73,6 @@ _TABLES = (
 )
 
 
-# --------------------------------------------------------------------------------------
-# Hashes and keys.
-
-
-def _plain(value: Any, where: str) -> Any:
-    """``value`` with tuples as lists; raises :class:`TypeError` for anything but plain data."""
-    if value is None or isinstance(value, (str, bool, int, float)):
-        return value
-    if isinstance(value, (list, tuple)):
-        return [_plain(item, f"{where}[{index}]") for index, item in enumerate(value)]
-    if isinstance(value, dict):
-        result = {}
-        for name, item in value.items():
-            if not isinstance(name, str):
-                raise TypeError(f"canonical_json: expected str dict keys, received {type(name).__name__} key {name!r} at {where}")
-            result[name] = _plain(item, f"{where}.{name}")
-        return result
-    raise TypeError(
-        "canonical_json: expected plain data (dict with str keys, list, tuple, str, int, float, "
-        f"bool, None), received {type(value).__name__} at {where}"
-    )
-
-
-def canonical_json(value: Any) -> str:
-    """The canonical JSON text of plain data: sorted keys, no whitespace, ASCII only, tuples
-    as lists. Raises :class:`TypeError` for other types and for dict keys that are not str."""
-    return json.dumps(_plain(value, "$"), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-
-
-def canonical_hash(value: Any) -> str:
-    """The sha256 hex digest of ``value``: bytes and str (as UTF-8) are hashed as they are,
-    anything else as its :func:`canonical_json`. A str equal to another value's canonical
-    JSON therefore shares its hash: hash one kind of value per key field."""
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        data = bytes(value)
-    elif isinstance(value, str):
-        data = value.encode("utf-8", "surrogatepass")
-    else:
-        data = canonical_json(value).encode("ascii")
-    return hashlib.sha256(data).hexdigest()
-
-
-def _check_fields(instance: Any) -> None:
-    for spec in fields(instance):
-        value = getattr(instance, spec.name)
-        wanted = int if spec.type in ("int", int) else str
-        if not isinstance(value, wanted) or isinstance(value, bool):
-            raise TypeError(
-                f"{type(instance).__name__}.{spec.name}: expected {wanted.__name__}, received {type(value).__name__} {value!r}"
-            )
-
-
-@dataclass(frozen=True)
-class ArtifactKey:
-    """What a compiled artifact depends on. It names no machine, so an artifact may be
-    shared across machines; the target's flags carry the CPU features or GPU arch."""
-
-    iree_version: str
-    target: str
-    """The target's name, e.g. ``cpu`` or ``gfx942``."""
-    target_flags: str
-    """Canonical text of the target's flags (CPU features, GPU arch)."""
-    source_hash: str
-    """:func:`canonical_hash` of the dispatch or program source."""
-    candidate_hash: str
-    """:func:`canonical_hash` of the candidate's strategy data; :data:`BASELINE_CANDIDATE`
-    (or ``""``) for a build without a strategy."""
-    flags_hash: str
-    """:func:`canonical_hash` of the extra compile flags."""
-    schema_version: int
-
-    def __post_init__(self) -> None:
-        _check_fields(self)
-
-    def digest(self) -> str:
-        """One stable sha256 over every field."""
-        return canonical_hash({"artifact_key": asdict(self)})
-
-
-@dataclass(frozen=True)
-class MachineKey:
-    """The machine a timing was taken on; timings are only reused for an equal key."""
-
-    cpu_model: str
-    isa: str
-    cores: int
-    device: str = ""
-    """The IREE device, e.g. ``local-task`` or ``hip://0``."""
-
-    def __post_init__(self) -> None:
-        _check_fields(self)
-
-    @classmethod
-    def here(cls, device: str = "local-task") -> MachineKey:
-        """This machine (:func:`tdsl.iree.machine.machine`) with ``device``."""
-        found = machine()
-        return cls(cpu_model=str(found["cpu"]), isa=str(found["isa"]), cores=int(found["cores"] or 0), device=device)
-
-    def digest(self) -> str:
-        """One stable sha256 over every field."""
-        return canonical_hash({"machine_key": asdict(self)})
-
-
-@dataclass(frozen=True)
-class CachedBuild:
-    """A build found in the cache: the artifact, or ``None`` and the compiler's error."""
-
-    vmfb: bytes | None
-    error: str
-    seconds: float
-    """How long the compile took when it ran."""
-    report: dict[str, Any]
-    created: float
-    """When it was stored (seconds since the epoch)."""
-
-    @property
-    def ok(self) -> bool:
-        """The compile succeeded: there is an artifact and no error."""
-        return self.vmfb is not None and not self.error
-
 
 def default_path() -> Path:
     """The default store: ``$TDSL_CACHE_DIR/tune.sqlite``, else
@@ -208,7 +85,7 @@ def default_path() -> Path:
     return Path(base) / "tdsl" / CACHE_FILE
 
 
-def _json_text(value: Any, what: str) -> str:
+def _json_text(value: object, what: str) -> str:
     if not isinstance(value, dict):
         raise TypeError(f"{what}: expected a dict, received {type(value).__name__}")
     try:
@@ -472,9 +349,10 @@ class TuneCache:
             return None
         if not isinstance(loaded, dict):
             return None
-        return CachedBuild(vmfb=vmfb, error=str(error), seconds=float(seconds), report=loaded, created=float(created))
+        summary = cast(BuildSummary, loaded)  # put_build wrote it from one
+        return CachedBuild(vmfb=vmfb, error=str(error), seconds=float(seconds), report=summary, created=float(created))
 
-    def put_build(self, key: ArtifactKey, vmfb: bytes | None, error: str, seconds: float, report: dict[str, Any]) -> None:
+    def put_build(self, key: ArtifactKey, vmfb: bytes | None, error: str, seconds: float, report: BuildSummary) -> None:
         """Stores the build of ``key``, replacing any earlier one: its artifact, or ``None``
         and a non-empty ``error`` for a failed compile (cached too, so it is not retried);
         ``report`` must be JSON-able. Artifacts over ``inline_limit`` bytes are written to
@@ -562,7 +440,7 @@ class TuneCache:
 
     # -- numerics verdicts -----------------------------------------------------------------
 
-    def put_verdict(self, key: ArtifactKey, reference_key_digest: str, verdict: dict[str, Any]) -> None:
+    def put_verdict(self, key: ArtifactKey, reference_key_digest: str, verdict: Verdict) -> None:
         """Stores the numerics verdict (JSON-able) of ``key`` against the reference whose
         digest is given (fold inputs and tolerances into it), replacing an earlier one."""
         text = _json_text(verdict, "put_verdict: verdict")
@@ -572,7 +450,7 @@ class TuneCache:
                 (key.digest(), reference_key_digest, text, time.time()),
             )
 
-    def get_verdict(self, key: ArtifactKey, reference_key_digest: str) -> dict[str, Any] | None:
+    def get_verdict(self, key: ArtifactKey, reference_key_digest: str) -> Verdict | None:
         """The verdict stored for ``key`` against that reference, or ``None``."""
         rows = self._read(
             "SELECT verdict FROM verdicts WHERE key = ? AND reference = ?", (key.digest(), reference_key_digest)
@@ -583,7 +461,7 @@ class TuneCache:
             loaded = json.loads(rows[0][0])
         except ValueError:
             return None
-        return loaded if isinstance(loaded, dict) else None
+        return cast(Verdict, loaded) if isinstance(loaded, dict) else None  # put_verdict wrote it from one
 
     # -- per-dispatch profiles -------------------------------------------------------------
 
@@ -612,7 +490,7 @@ class TuneCache:
 
     # -- the whole store -------------------------------------------------------------------
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> CacheStats:
         """The store's path and counts (builds, failed builds, samples, failed samples,
         verdicts, machines), and this object's ``get_build`` hits and misses."""
         counts = self._read(
@@ -620,12 +498,11 @@ class TuneCache:
             " (SELECT COUNT(*) FROM samples), (SELECT COUNT(*) FROM samples WHERE seconds IS NULL),"
             " (SELECT COUNT(*) FROM verdicts), (SELECT COUNT(*) FROM machines)"
         )[0]
-        names = ("builds", "failed_builds", "samples", "failed_samples", "verdicts", "machines")
-        result: dict[str, Any] = {"path": str(self.path)}
-        result.update({name: int(count) for name, count in zip(names, counts)})
-        result["build_hits"] = self.build_hits
-        result["build_misses"] = self.build_misses
-        return result
+        builds, failed_builds, samples, failed_samples, verdicts, machines = (int(count) for count in counts)
+        return CacheStats(
+            path=str(self.path), builds=builds, failed_builds=failed_builds, samples=samples, failed_samples=failed_samples,
+            verdicts=verdicts, machines=machines, build_hits=self.build_hits, build_misses=self.build_misses,
+        )
 
     def clear(self) -> None:
         """Removes every build, sample, verdict and machine, and the artifact files that the

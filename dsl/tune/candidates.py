@@ -4,11 +4,12 @@ on, and what a build reports its rules did not match."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from ..errors import StrategyError
+from ..sets.space import Candidate
 from ..sets.strategy_set import Rule, StrategySet
-from ..targets import CpuTarget
+from ..targets import CpuTarget, Target
 from .measure import Variant, fastest
 from .session import DATA_TILING, IREE_DEFAULT
 
@@ -42,29 +43,29 @@ matmul; a channels-first convolution is a channels-last one between transposes):
 rules reach their op only on targets with its values of these."""
 
 
-def reaching(winners: Sequence[Variant], targets: Sequence[Any]) -> list[tuple[Rule, ...]]:
+def reaching(winners: Sequence[Variant], targets: Sequence[Target]) -> list[tuple[Rule, ...]]:
     """The rules of each of ``winners`` (a group each) measured on a target whose
     :data:`GRAPH_KNOBS` are those of ``targets``; the others would match nothing there."""
-    def knobs(found: Sequence[Any]) -> tuple[Any, ...]:
+    def knobs(found: Sequence[Target]) -> tuple[object, ...]:
         return tuple(getattr(found[0], k, None) for k in GRAPH_KNOBS) if found else ()
 
     return [tuple(w.rules) for w in winners if w.strategies is None or knobs(w.strategies.targets) == knobs(targets)]
 
 
-def before_base(targets: Sequence[Any], base_set: StrategySet) -> Callable[[Any], tuple[StrategySet, tuple[Rule, ...]]]:
+def before_base(targets: Sequence[Target], base_set: StrategySet) -> Callable[[Candidate], tuple[StrategySet, tuple[Rule, ...]]]:
     """A search's ``make`` for a space of op rules on ``base_set``: a candidate's rules, then
     the base's rules that validate with them, on ``targets``; and the rules it adds."""
     return lambda c: (with_rules(tuned_set(targets, c.strategies.rules), base_set.rules), c.strategies.rules)
 
 
-def combined(label: str, targets: Sequence[Any], groups: Sequence[tuple[Rule, ...]], base_set: StrategySet) -> Variant:
+def combined(label: str, targets: Sequence[Target], groups: Sequence[tuple[Rule, ...]], base_set: StrategySet) -> Variant:
     """The model pass's ``label`` variant: ``groups`` (each all or none) then the base's
     rules on ``targets``; its own rules are the groups' rules the set kept."""
     strategies = with_rules(with_rules(tuned_set(targets), list(groups)), base_set.rules)
     return Variant(label, strategies, rules=tuple(r for g in groups for r in g if r in strategies.rules))
 
 
-def tuned_set(targets: Sequence[Any], rules: Sequence[Rule] = ()) -> StrategySet:
+def tuned_set(targets: Sequence[Target], rules: Sequence[Rule] = ()) -> StrategySet:
     """The set ``tdsl tune`` emits and measures: named ``tuned``."""
     return StrategySet(name="tuned", targets=tuple(targets), rules=tuple(rules))
 
@@ -85,13 +86,13 @@ def with_rules(strategies: StrategySet, rules: Sequence[Rule | tuple[Rule, ...]]
     return tuned_set(strategies.targets, kept)
 
 
-def target_groups(base_set: StrategySet, winners: Sequence[Variant]) -> list[tuple[str, tuple[Any, ...]]]:
+def target_groups(base_set: StrategySet, winners: Sequence[Variant]) -> list[tuple[str, tuple[Target, ...]]]:
     """The targets to time the op winners' rules on in the model pass, labelled: the base's
     (``tuned``), then each other target a winner was measured on (``tuned:`` and the fields
     it changes, e.g. ``tuned:ukernels=none``)."""
-    groups: list[tuple[str, tuple[Any, ...]]] = [("tuned", tuple(base_set.targets))]
+    groups: list[tuple[str, tuple[Target, ...]]] = [("tuned", tuple(base_set.targets))]
     base = base_set.targets[0].model_dump(mode="json") if base_set.targets else {}
-    changes: list[dict[str, Any]] = []
+    changes: list[dict[str, object]] = []
     for winner in winners:
         targets = tuple(winner.strategies.targets) if winner.strategies else ()
         if targets and all(targets != known for _, known in groups):
@@ -101,7 +102,7 @@ def target_groups(base_set: StrategySet, winners: Sequence[Variant]) -> list[tup
     # Winners on different targets (a packed op turns ukernels off, an op IREE rebuilds is
     # tuned with fold_batch_matmuls on) are also timed together, on the target with all of
     # those changes, where no two of them set one field differently.
-    union: dict[str, Any] = {}
+    union: dict[str, object] = {}
     for changed in changes:
         if any(k in union and union[k] != v for k, v in changed.items()):
             return groups

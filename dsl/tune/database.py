@@ -2,16 +2,16 @@
 
 :class:`tdsl.tune.cache.TuneCache` (SQLite, shared by successive and concurrent runs) is the
 implementation; a tuner reads and writes only through these methods. Builds are keyed by an
-:class:`~tdsl.tune.cache.ArtifactKey` (no machine: shared across machines), samples and
-profiles also by a :class:`~tdsl.tune.cache.MachineKey` and the measurement setup.
+:class:`~tdsl.tune.cache_keys.ArtifactKey` (no machine: shared across machines), samples and
+profiles also by a :class:`~tdsl.tune.cache_keys.MachineKey` and the measurement setup.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol, Sequence
+from typing import Protocol, Sequence
 
 from ..measure.dispatch_profile import DispatchTime
-from .cache import ArtifactKey, CachedBuild, MachineKey
+from .cache_keys import ArtifactKey, BuildSummary, CachedBuild, CacheStats, MachineKey, Verdict
 
 
 class Database(Protocol):
@@ -21,7 +21,7 @@ class Database(Protocol):
         """The build stored for ``key``, or None."""
         ...
 
-    def put_build(self, key: ArtifactKey, vmfb: bytes | None, error: str, seconds: float, report: dict[str, Any]) -> None:
+    def put_build(self, key: ArtifactKey, vmfb: bytes | None, error: str, seconds: float, report: BuildSummary) -> None:
         """Stores the build of ``key`` (a failed one: ``vmfb`` None and its ``error``)."""
         ...
 
@@ -41,15 +41,15 @@ class Database(Protocol):
         """Stores the per-dispatch profile of ``key``."""
         ...
 
-    def get_verdict(self, key: ArtifactKey, reference_key_digest: str) -> dict[str, Any] | None:
+    def get_verdict(self, key: ArtifactKey, reference_key_digest: str) -> Verdict | None:
         """The numerics verdict of ``key`` against that reference, or None."""
         ...
 
-    def put_verdict(self, key: ArtifactKey, reference_key_digest: str, verdict: dict[str, Any]) -> None:
+    def put_verdict(self, key: ArtifactKey, reference_key_digest: str, verdict: Verdict) -> None:
         """Stores the numerics verdict of ``key`` against that reference."""
         ...
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> CacheStats:
         """The store's path and counts (for the report)."""
         ...
 

@@ -35,12 +35,14 @@ from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from ..errors import ArgumentError, TdslError
 from ..measure.timing import ALLOCATORS, benchmark_command, benchmark_env, benchmark_seconds, time_round
-from ..compiler.compile import CompileReport, compile
+from ..compiler.compile import compile
+from ..compiler.report import CompileReport
 from ..compiler.dispatches import short_pipeline
 from ..programs.program import ParameterArchive
 from ..compiler.options import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
-from ..measure.machine import machine
+from ..measure.machine import Machine, machine
 from ..sets.strategy_set import StrategySet
+from .cache_keys import BuildSummary
 
 SAMPLE_CACHE_BYTES = 2 << 30
 """Bytes of modules and inputs :func:`sample` keeps on disk per process (least recently
@@ -79,7 +81,7 @@ class BuildResult:
     vmfb: bytes | None
     error: str
     seconds: float
-    report: dict[str, Any]
+    report: BuildSummary
     lasting: bool = True
     """False where the build worker died or raised (:func:`failed_build`): that says nothing
     of the candidate, so the tuner does not cache it and a rerun builds it again."""
@@ -137,7 +139,7 @@ def one_line(err: BaseException) -> str:
     return f"{type(err).__name__}: {text}" if text else type(err).__name__
 
 
-def report_summary(report: CompileReport) -> dict[str, Any]:
+def report_summary(report: CompileReport) -> BuildSummary:
     """What a tuner keeps of a compile report: compile time, executables, launches,
     rules applied and unmatched, dispatches per pipeline, warnings (short form), the
     dispatches of each rule and, on gfx942, each kernel's resources (hsaco metadata)."""
@@ -351,7 +353,7 @@ class Builder(Protocol):
 class Runner(Protocol):
     """Times built candidates on runners (machines), a round at a time."""
 
-    def machines(self) -> list[dict[str, Any]]:
+    def machines(self) -> list[Machine]:
         """:func:`tdsl.measure.machine.machine` as seen on each runner, by runner index."""
         ...
 
@@ -425,7 +427,7 @@ class LocalExecutor:
     def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
         self.close()
 
-    def machines(self) -> list[dict[str, Any]]:
+    def machines(self) -> list[Machine]:
         return [machine()]
 
     def _get_pool(self) -> cf.ProcessPoolExecutor:

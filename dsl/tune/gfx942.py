@@ -30,10 +30,11 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..compiler.hsaco import KernelResources
+from .cache_keys import CacheStats
 from ..programs.load import load_program
 from ..programs.parameters import check_runnable, externalize_weights
 from ..programs.program import Program
-from ..measure.machine import ISA_NAMES
+from ..measure.machine import ISA_NAMES, Machine
 from ..compiler.ops import Dispatch, list_dispatches, python_source
 from ..compiler.options import CompileOptions
 from ..compiler.progress import NO_PROGRESS, Progress
@@ -98,13 +99,13 @@ class Gfx942Result:
 
     payload: str
     options: TuneOptions
-    machine: dict[str, Any]
+    machine: Machine
     tuned: StrategySet
     jobs: list[RankedJob]
     measured: bool
     interrupted: bool
     seconds: float
-    cache_stats: dict[str, Any]
+    cache_stats: CacheStats
     target: str = AmdGpuTarget.default_name
 
     @property

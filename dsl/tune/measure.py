@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from ..sets.strategy_set import StrategySet
-from .cache import ArtifactKey
+from .cache_keys import ArtifactKey, BuildSummary
 
 MIN_NOISE = 0.02
 """The smallest relative noise assumed (identical builds timed side by side differ by up to
@@ -47,7 +47,7 @@ class Variant:
     vmfb: bytes | None = None
     build_error: str = ""
     build_seconds: float = 0.0
-    build_report: dict[str, Any] = field(default_factory=dict)
+    build_report: BuildSummary = field(default_factory=BuildSummary)
     samples: list[float] = field(default_factory=list)
     sample_errors: list[str] = field(default_factory=list)
     cached_samples: int = 0

@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 
 from ..errors import ArgumentError
 from ..programs.program import ParameterArchive
-from ..measure.machine import machine
+from ..measure.machine import Machine, machine
 from ..measure.timing import ROUND_LOAD_S
 from .executor import (
     _CACHE, BuildJob, BuildResult, SampleJob, SampleResult, _check_runner, _ignore, build, clear_sample_cache, failed_build, failed_sample, one_line, round_seed, sample, sample_round,
@@ -64,7 +64,7 @@ class BenchmarkRunner:
     Parameter archives arrive as ``(scope, sha256, [object ref])`` (the ref nested, so Ray
     does not fetch it for every call) and are written to this node once each."""
 
-    def machine(self) -> dict[str, Any]:
+    def machine(self) -> Machine:
         return machine()
 
     def sample(self, job: SampleJob, vmfb: bytes, *inputs: bytes, archives: Sequence[tuple[str, str, list[Any]]] = ()) -> SampleResult:
@@ -160,7 +160,7 @@ class RayExecutor:
                 )
                 self.node_ids.append(node["NodeID"])
             try:
-                self._machines: list[dict[str, Any]] = ray.get(
+                self._machines: list[Machine] = ray.get(
                     [a.machine.remote() for a in self._actors], timeout=ACTOR_START_S
                 )
             except Exception as err:
@@ -185,8 +185,8 @@ class RayExecutor:
     def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
         self.close()
 
-    def machines(self) -> list[dict[str, Any]]:
-        return [dict(m) for m in self._machines]
+    def machines(self) -> list[Machine]:
+        return [Machine(**m) for m in self._machines]
 
     def build_all(self, jobs: Sequence[BuildJob], on_done: Callable[[BuildResult], None] = _ignore) -> list[BuildResult]:
         ray = self._ray

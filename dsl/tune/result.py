@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from ..measure.machine import ISA_NAMES
+from ..measure.machine import ISA_NAMES, Machine
 from ..sets.strategy_set import StrategySet
+from .cache_keys import CacheStats, Verdict
 from .measure import Variant, speedup
 from .op_jobs import OpJob
 from .session import DATA_TILING, IREE_DEFAULT, TuneOptions
@@ -24,7 +24,7 @@ class TuneResult:
 
     payload: str
     target: str
-    machine: dict[str, Any]
+    machine: Machine
     options: TuneOptions
     tuned: StrategySet
     program: list[Variant]
@@ -32,10 +32,10 @@ class TuneResult:
     final: list[Variant]
     chosen: str
     noise: float
-    numerics: dict[str, Any]
+    numerics: Verdict
     interrupted: bool
     seconds: float
-    cache_stats: dict[str, Any]
+    cache_stats: CacheStats
     share_basis: str = "flops"
     """What the jobs' shares are shares of: ``time`` (IREE default's time per dispatch,
     profiled on this machine: :func:`tdsl.measure.dispatch_profile.dispatch_times`) or

@@ -28,7 +28,8 @@ from ..compiler.progress import Progress
 from ..sets.loader import to_data
 from ..sets.strategy_set import Rule, StrategySet
 from ..targets import AmdGpuTarget, CpuTarget
-from .cache import ArtifactKey, MachineKey, TuneCache, canonical_hash
+from .cache import TuneCache
+from .cache_keys import ArtifactKey, MachineKey, canonical_hash
 from .database import Database
 from .executor import BuildJob, BuildResult, Executor, LocalExecutor, SampleJob, SampleResult
 from .measure import Variant, round_order
@@ -112,7 +113,7 @@ class TuneSession:
         self.iree_version = versions()["iree-base-compiler"]
         machines = executor.machines()
         self.machine = machines[0]
-        self.machine_key = MachineKey(str(self.machine["cpu"]), str(self.machine["isa"]), int(self.machine["cores"]), options.device or "local")
+        self.machine_key = MachineKey(str(self.machine["cpu"]), str(self.machine["isa"]), int(self.machine["cores"] or 0), options.device or "local")
         functions = signatures(program)
         if len(functions) != 1:
             raise TuneFailed(f"{program.source}: expected a program with one public function, received {len(functions)}")

@@ -61,10 +61,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, cast, get_args
+from typing import Callable, cast, get_args
 
 from ..errors import TdslError
 from ..measure.dispatch_profile import with_measured_launches
+from ..measure.machine import Machine
+from ..measure.numerics import RunReport
 from ..programs.load import load_program
 from ..programs.parameters import check_runnable, externalize_weights
 from ..programs.program import Program
@@ -74,7 +76,7 @@ from ..sets.space import Space
 from ..sets.strategy_set import Rule, StrategySet
 from ..targets import CpuTarget
 from ..targets.host import Isa, detect_isa
-from .cache import ArtifactKey
+from .cache_keys import ArtifactKey, Verdict
 from .candidates import better_iree, tuned_set
 from .database import Database
 from .executor import Executor
@@ -135,7 +137,7 @@ class CpuTuner:
             run.interrupted = True
             final, chosen, margin = run.program, run.base, 0.0
         tuned = chosen.strategies or tuned_set([CpuTarget()])
-        numerics: dict[str, Any] = {"checked": False}
+        numerics: Verdict = {"checked": False}
         if options.check_numerics and not _is_iree_default(tuned):
             tuned, numerics, chosen = _numerics(program, session, tuned, final, chosen)
         return TuneResult(
@@ -200,7 +202,7 @@ def _jobs(session: TuneSession, run: _Run, report: Report) -> list[OpJob]:
     return op_jobs(run.listing, session.options.ops, times)
 
 
-def _numerics(program: Program, session: TuneSession, tuned: StrategySet, final: list[Variant], chosen: Variant) -> tuple[StrategySet, dict[str, Any], Variant]:
+def _numerics(program: Program, session: TuneSession, tuned: StrategySet, final: list[Variant], chosen: Variant) -> tuple[StrategySet, Verdict, Variant]:
     """``tuned`` checked against IREE default's outputs (:func:`_checked`): what to emit,
     the verdict and the variant emitted (IREE's faster path where the set fell back)."""
     reference = next((v for v in final if v.vmfb is not None), None)
@@ -242,7 +244,7 @@ def _is_iree_default(strategies: StrategySet) -> bool:
 
 def _checked(
     program: Program, tuned: StrategySet, options: TuneOptions, cache: Database, key: ArtifactKey, fallback: Variant
-) -> tuple[StrategySet, dict[str, Any]]:
+) -> tuple[StrategySet, Verdict]:
     """``tuned`` if its outputs match IREE default's within tolerance, else ``tuned`` without
     the rules whose outputs differ (each checked alone with the target); where the target's
     own knobs (a program-level winner: ukernels, im2col, channels-last) give outputs that
@@ -269,7 +271,7 @@ def _checked(
     return back, verdict | {"checked": True, "dropped": [*(r.strategy.name for r in tuned.rules), f"program knobs {knobs}"], "fell_back": fallback.label}
 
 
-def _verdict(run: Any, program: Program, strategies: StrategySet, options: TuneOptions) -> dict[str, Any]:
+def _verdict(run: Callable[..., RunReport], program: Program, strategies: StrategySet, options: TuneOptions) -> Verdict:
     report = run(program, strategies, CpuTarget.default_name, check=False, timeout_s=options.timeout_s, memory_gb=options.memory_gb, extra_flags=options.extra_flags)
     data = report.to_json()
     comparisons = [
@@ -280,7 +282,7 @@ def _verdict(run: Any, program: Program, strategies: StrategySet, options: TuneO
     return {"ok": bool(report.ok), "reference": IREE_DEFAULT, "comparisons": comparisons}
 
 
-def host_isa(machine: dict[str, Any]) -> Isa:
+def host_isa(machine: Machine) -> Isa:
     """The ISA of the runner's ``machine`` (as :meth:`Executor.machines` describes it), else
     of this one."""
     found = machine.get("isa")

@@ -16,6 +16,8 @@ import numpy as np
 import pytest
 
 import tdsl.cli as cli
+import tdsl.cli.builds as cli_builds
+import tdsl.cli.scripts as cli_scripts
 import tdsl.files as files
 import tdsl.compiler.compile as compile_module
 import tdsl.measure.run as run_module
@@ -181,7 +183,7 @@ def test_python_file_that_exits_is_one_line(tmp_path: Path, capsys) -> None:
     ],
 )
 def test_bad_bench_arguments_are_one_line(capsys, monkeypatch: pytest.MonkeyPatch, extra: list[str], message: str) -> None:
-    monkeypatch.setattr(cli, "_cmd_bench", never_compile)
+    monkeypatch.setattr(cli_builds, "_cmd_bench", never_compile)
     argv = ["bench", str(PACK / "payload.mlir"), "--strategies", str(PACK / "strategy.py"), *extra]
     assert main(argv) == 2
     line = one_line(capsys)
@@ -601,7 +603,7 @@ def test_render_error_is_one_line_with_the_report_in_a_file(capsys, monkeypatch:
             2,
         )
 
-    monkeypatch.setattr(cli, "render", broken)
+    monkeypatch.setattr(cli_scripts, "render", broken)
     assert main(["flags", str(PACK / "strategy.py"), "--target", "cpu"]) == 2
     line = one_line(capsys)
     assert line.startswith(
@@ -617,7 +619,7 @@ def test_internal_error_is_one_line_exit_3(capsys, monkeypatch: pytest.MonkeyPat
     def bug(*args: Any, **kwargs: Any) -> Any:
         return {}["missing"]
 
-    monkeypatch.setattr(cli, "load", bug)
+    monkeypatch.setattr(cli_scripts, "load", bug)
     monkeypatch.delenv("TDSL_TRACEBACK", raising=False)
     assert main(["show", str(PACK / "strategy.py")]) == 3
     assert one_line(capsys) == (
@@ -629,7 +631,7 @@ def test_ctrl_c_exits_130(capsys, monkeypatch: pytest.MonkeyPatch) -> None:
     def interrupted(*args: Any, **kwargs: Any) -> Any:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "load", interrupted)
+    monkeypatch.setattr(cli_scripts, "load", interrupted)
     assert main(["show", str(PACK / "strategy.py")]) == 130
     assert capsys.readouterr().err == "tdsl: interrupted\n"
 
@@ -638,7 +640,7 @@ def test_os_error_is_bad_input(capsys, monkeypatch: pytest.MonkeyPatch) -> None:
     def gone(*args: Any, **kwargs: Any) -> Any:
         raise FileNotFoundError(2, "No such file or directory", "/gone")
 
-    monkeypatch.setattr(cli, "load", gone)
+    monkeypatch.setattr(cli_scripts, "load", gone)
     assert main(["show", str(PACK / "strategy.py")]) == 2
     assert one_line(capsys) == "no such file or directory (/gone)"
 

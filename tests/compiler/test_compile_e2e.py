@@ -12,7 +12,8 @@ import pytest
 
 from cases import CASES, example_dirs, example_strategy
 from tdsl import render
-from tdsl.compiler.compile import CompileReport, compile
+from tdsl.compiler.compile import compile
+from tdsl.compiler.report import CompileReport
 from tdsl import run
 from tdsl.compiler.iree_compile import run_iree_compile
 from tdsl import load

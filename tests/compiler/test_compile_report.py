@@ -11,9 +11,12 @@ from typing import Any
 import pytest
 
 import tdsl.cli as cli
+import tdsl.cli.builds as cli_builds
+from tdsl.cli.options import progress_bars
 from tdsl import bindings
 from tdsl.cli import main
-from tdsl.compiler.compile import DUMP_MARKER, CompileReport, RuleOutcome, side_by_side
+from tdsl.compiler.outputs import DUMP_MARKER
+from tdsl.compiler.report import CompileReport, RuleOutcome, side_by_side
 from tdsl.compiler.dispatches import DispatchSummary, OpConfig
 from tdsl.compiler.iree_compile import CompileResult
 from tdsl.measure.machine import SCHEMA_VERSION
@@ -246,7 +249,7 @@ def test_rich_progress_shows_counts_and_an_eta() -> None:
 @pytest.mark.parametrize(("command", "builds"), [("bench", 3), ("run", 2)])
 def test_progress_covers_every_compile(capsys, monkeypatch: pytest.MonkeyPatch, command: str, builds: int) -> None:
     recorder = _Recorder()
-    monkeypatch.setattr(cli, "_progress", lambda args: recorder)
+    monkeypatch.setattr(cli_builds, "progress_bars", lambda args: recorder)
     argv = [command, str(PACK / "payload.mlir"), "--strategies", str(PACK / "strategy.py")]
     if command == "bench":
         argv += ["--repetitions", "1", "--min-time", "0.01", "--no-numpy"]
@@ -264,12 +267,12 @@ def test_no_progress_bars_off_a_terminal_or_with_q(monkeypatch: pytest.MonkeyPat
 
     args = cli.parser().parse_args(["compile", "p.mlir", "--target", "cpu"])
     monkeypatch.setattr("sys.stderr.isatty", lambda: False, raising=False)
-    assert cli._progress(args) is NO_PROGRESS
+    assert progress_bars(args) is NO_PROGRESS
     monkeypatch.setattr("sys.stderr.isatty", lambda: True, raising=False)
     monkeypatch.delenv("TERM", raising=False)
-    assert isinstance(cli._progress(args), RichProgress)
+    assert isinstance(progress_bars(args), RichProgress)
     quiet = cli.parser().parse_args(["compile", "p.mlir", "--target", "cpu", "-q"])
-    assert cli._progress(quiet) is NO_PROGRESS
+    assert progress_bars(quiet) is NO_PROGRESS
 
 
 @pytest.mark.compile

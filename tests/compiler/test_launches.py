@@ -12,7 +12,7 @@ import pytest
 import tdsl
 from tdsl import CpuTarget
 from tdsl.cli import main
-from tdsl.compiler.compile import CompileReport, side_by_side
+from tdsl.compiler.report import CompileReport, side_by_side
 from tdsl.compiler.dispatches import STATISTICS_FILE, DispatchSummary, Launches, read_launches
 from tdsl.compiler.iree_compile import CompileResult
 from tdsl.compiler.ops import list_dispatches

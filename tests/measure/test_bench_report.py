@@ -11,9 +11,11 @@ import numpy as np
 import pytest
 
 import tdsl.measure.bench as bench_module
+import tdsl.measure.bench_plot as bench_plot_module
 from tdsl import bindings
 from tdsl.cli import main
-from tdsl.measure.bench import DATA_TILING, DEFAULT, NUMPY, STRATEGY, BenchReport, Row, _numpy_kind, function_flops, plot, plot_title
+from tdsl.measure.bench import DATA_TILING, DEFAULT, NUMPY, STRATEGY, BenchReport, Row, _numpy_kind, function_flops
+from tdsl.measure.bench_plot import plot, plot_title
 from tdsl.measure.execute import make_inputs
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -108,7 +110,7 @@ def test_plot_without_matplotlib_is_refused_before_benchmarking(tmp_path: Path, 
         raise AssertionError("benchmarked although --plot cannot be drawn")
 
     monkeypatch.setattr(bench_module, "bench_with_options", never)
-    monkeypatch.setattr(bench_module, "plot_available", lambda: False)
+    monkeypatch.setattr(bench_plot_module, "plot_available", lambda: False)
     argv = ["bench", str(PACK / "payload.mlir"), "--strategies", str(PACK / "strategy.py"), "--plot", str(tmp_path / "p.png")]
     assert main(argv) == 2
     assert "--plot needs matplotlib: pip install 'tdsl[plot]'" in capsys.readouterr().err

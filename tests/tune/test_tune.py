@@ -490,7 +490,7 @@ def test_a_winner_whose_outputs_differ_is_dropped_down_to_iree_path(tmp_path: Pa
     (here: every set with ukernels off), the faster IREE path is emitted instead and the
     header says which build was the fastest and why it was not emitted."""
     from tdsl import ContractionMatch, CpuTarget, GraphCpuLowering, Rule
-    from tdsl.tune.cache import ArtifactKey
+    from tdsl.tune.cache_keys import ArtifactKey
 
     def verdict(run: Any, program: Any, strategies: StrategySet, options: Any) -> dict[str, Any]:
         bad_rule = any(r.strategy.name == "bad" for r in strategies.rules)

@@ -17,16 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tdsl.errors import OutputError
-from tdsl.tune.cache import (
-    BASELINE_CANDIDATE,
-    CACHE_SCHEMA_VERSION,
-    ArtifactKey,
-    MachineKey,
-    TuneCache,
-    canonical_hash,
-    canonical_json,
-    default_path,
-)
+from tdsl.tune.cache import CACHE_SCHEMA_VERSION, TuneCache, default_path
+from tdsl.tune.cache_keys import BASELINE_CANDIDATE, ArtifactKey, MachineKey, canonical_hash, canonical_json
 
 PROPERTY = settings(max_examples=200, deadline=None, derandomize=True, database=None)
 

@@ -20,7 +20,7 @@ from tdsl.sets.space import Candidate, Space
 from tdsl.sets.strategy_set import StrategySet
 from tdsl.tune import CpuTuner, Gfx942Tuner, TuneOptions, tuner_for, write_outputs
 from tdsl.tune import ready
-from tdsl.tune.cache import ArtifactKey, CachedBuild, MachineKey
+from tdsl.tune.cache_keys import ArtifactKey, CachedBuild, MachineKey
 from tdsl.tune.executor import BuildJob, BuildResult, SampleJob, SampleResult
 from tdsl.tune.measure import Variant
 from tdsl.tune.op_jobs import OpJob
