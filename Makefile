@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.tdsl-installed
 
-.PHONY: demo test goldens bench clean
+.PHONY: demo test check goldens bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,11 @@ demo: $(STAMP)
 # such as the two-node Ray cluster start once); the 15 slowest tests are listed at the end.
 test: $(STAMP)
 	$(VENV)/bin/pytest -q -n auto --maxprocesses=4 --dist loadfile --durations=15
+
+# The fast lane for the inner loop: the unit tests, without iree-compile runs, slow, Ray or
+# end-to-end tests (under two minutes on two cores).
+check: $(STAMP)
+	$(VENV)/bin/pytest -q -n auto --maxprocesses=4 -m "not compile and not slow and not ray and not e2e"
 
 goldens: $(STAMP)
 	$(VENV)/bin/pytest -q --update-goldens

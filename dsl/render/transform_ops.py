@@ -14,7 +14,7 @@ parsed op (``static_matmul_packed_sizes``), how the assembly spells it
   attributes (:data:`tdsl.bindings.Attr`), :meth:`TransformOp.build` the model value.
 
 Each attribute is declared once, so a rendered op reads back into the value it was
-rendered from (``tests/test_transform_ops.py`` renders and imports every op of
+rendered from (``tests/render/test_transform_ops.py`` renders and imports every op of
 :data:`TRANSFORM_OPS`). An attribute whose field the op's model lacks
 (``subgroup_size`` of the thread mapping) is a target fact: rendered, not read back.
 """

@@ -1,7 +1,7 @@
 """AMD GPU resource checks made before compiling: LDS per workgroup and MMA shape fit.
 
 LDS model (validated against ``.group_segment_fixed_size`` of compiled gfx942 kernels,
-see tests/test_gpu_resources.py): IREE promotes each operand in ``promote_operands``
+see tests/targets/test_gpu_resources.py): IREE promotes each operand in ``promote_operands``
 (0 = lhs, 1 = rhs) into shared memory as one tile per workgroup, and pads every row of
 each tile by 8 bytes to avoid bank conflicts:
 

@@ -645,6 +645,7 @@ def test_os_error_is_bad_input(capsys, monkeypatch: pytest.MonkeyPatch) -> None:
     assert one_line(capsys) == "no such file or directory (/gone)"
 
 
+@pytest.mark.e2e
 def test_console_script_exit_code(tmp_path: Path) -> None:
     """The installed entry point passes main's code through (no traceback, one line)."""
     import subprocess

@@ -77,6 +77,7 @@ def test_timeout_kills_the_compile_and_leaves_nothing(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.e2e
 def test_strategy_that_matches_nothing_warns_and_strict_fails(tmp_path: Path, capsys) -> None:
     never = StrategySet(
         name="never",

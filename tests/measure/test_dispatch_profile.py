@@ -16,6 +16,8 @@ from tdsl.compiler.ops import ProgramOps, list_dispatches
 from tdsl.measure.dispatch_profile import with_measured_launches
 from tdsl.tune.op_jobs import op_jobs
 
+pytestmark = pytest.mark.e2e
+
 SMALL_BESIDE_LARGE = Path(__file__).resolve().parent.parent / "payloads" / "cpu" / "small_beside_large.mlir"
 
 

@@ -42,12 +42,14 @@ def _assert_ok(data: gen.Data) -> None:
 
 @FUZZ
 @given(gen.any_sets())
+@pytest.mark.e2e
 def test_generated_sets_validate_and_verify_or_fail_with_one_line_errors(data: gen.Data) -> None:
     _assert_ok(data)
 
 
 @settings(FUZZ, max_examples=500)
 @given(gen.valid_sets())
+@pytest.mark.e2e
 def test_valid_sets_render_and_verify(data: gen.Data) -> None:
     _assert_ok(data)
 

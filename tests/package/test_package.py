@@ -30,6 +30,7 @@ def test_public_api_is_at_top_level_and_in_help() -> None:
     assert (Path(tdsl.__file__).parent / "py.typed").is_file()
 
 
+@pytest.mark.e2e
 def test_version_and_python_dash_m() -> None:
     out = subprocess.run([sys.executable, "-m", "tdsl", "--version"], capture_output=True, text=True, check=True)
     assert out.stdout.startswith(f"tdsl {tdsl.__version__} (iree-base-compiler 3.13.0)")

@@ -33,6 +33,7 @@ def test_rendered_scripts_match_goldens(golden, name: str, target: str) -> None:
     golden.check(flags, f"../goldens/render/{name}.{target}.flags.txt")
 
 
+@pytest.mark.e2e
 def test_no_stale_goldens() -> None:
     expected = set()
     for name, target in _params():

@@ -251,6 +251,7 @@ func.func @mmi(%a: tensor<8x784xi32>, %b: tensor<784x512xi32>) -> tensor<8x512xi
 }"""
 
 
+@pytest.mark.e2e
 def test_the_widened_integer_matmul_of_onnx_matmulinteger_gets_pinned_tiles_only(tmp_path: Path) -> None:
     """ONNX MatMulInteger (onnxruntime's quantize_dynamic) reaches IREE 3.13 as an i32 x i32
     -> i64 matmul: it gets the pinned-tile space (an 8-row MLP measured 1.14x IREE default
@@ -327,6 +328,7 @@ def test_the_seed_of_a_convolution_is_iree_own_tiles(conv_listing: dict[str, Any
 
 
 @pytest.mark.parametrize("name", ["nchw_3x3", "grouped_dilated"])
+@pytest.mark.e2e
 def test_a_convolution_candidate_applies_and_computes_the_convolution(conv_listing: dict[str, Any], name: str) -> None:
     """A candidate away from IREE's tiles compiles, applies to its op only, and matches numpy
     and IREE default."""
@@ -339,6 +341,7 @@ def test_a_convolution_candidate_applies_and_computes_the_convolution(conv_listi
     assert [d.split("_dispatch_")[0] for d in rule.dispatches] == [name]
 
 
+@pytest.mark.e2e
 def test_im2col_takes_a_convolution_before_its_graph_level_pin_reaches_it(conv_listing: dict[str, Any]) -> None:
     """The fact the tuner's probe guards against: under IREE's im2col the plain convolution
     is rewritten before the preprocessing spec's pin reaches it (matched nothing), while the
@@ -364,6 +367,7 @@ func.func @qmm(%a: tensor<96x192xi8>, %b: tensor<192x320xi8>) -> tensor<96x320xi
 """
 
 
+@pytest.mark.e2e
 def test_a_quantized_matmul_gets_no_space_and_says_a_pin_is_lost_with_it(tmp_path: Path) -> None:
     """ONNX QLinearMatMul reaches IREE as linalg.quantized_matmul, which IREE rewrites into a
     matmul and zero-point sums after the graph-level rules run: a pin on it reaches nothing

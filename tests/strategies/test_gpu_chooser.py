@@ -192,6 +192,7 @@ def convolutions(draw: st.DrawFn) -> Convolution:
 
 @PROPERTY
 @given(contractions())
+@pytest.mark.e2e
 def test_every_contraction_choice_passes_gfx942_validation(problem: Contraction) -> None:
     lowering = _validated(rule_for(problem, "p"))
     assert lowering.mma_kind is not None  # every drawn element type has an intrinsic
@@ -206,6 +207,7 @@ def test_every_contraction_choice_passes_gfx942_validation(problem: Contraction)
 
 @PROPERTY
 @given(convolutions())
+@pytest.mark.e2e
 def test_every_convolution_choice_passes_gfx942_validation(problem: Convolution) -> None:
     lowering = _validated(conv_rule_for(problem, "p"))
     gemm = problem.gemm()

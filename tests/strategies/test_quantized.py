@@ -308,6 +308,7 @@ def test_bench_times_a_quantized_model(tmp_path: Path) -> None:
     assert all(row.median > 0 for row in report.rows)
 
 
+@pytest.mark.e2e
 def test_bad_quantized_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     model = ONNX_DIR / "matmul_integer_zp.onnx"
     strategies = _empty_file(tmp_path)

@@ -26,6 +26,8 @@ from tdsl.tune.measure import MIN_NOISE, Variant, fastest, inconclusive, noise, 
 from tdsl.tune.outputs import REPORT_JSON, TUNED_PY, TUNED_YAML
 from tdsl.tune.result import notes, rule_comments
 
+pytestmark = pytest.mark.e2e
+
 MATMUL = """
 util.global private @w = #util.byte_pattern<1> : tensor<128x64xf32>
 func.func @mm(%a: tensor<96x128xf32>) -> tensor<96x64xf32> {

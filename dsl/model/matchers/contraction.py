@@ -61,7 +61,7 @@ class ContractionMatch(MatcherKind):
 
     A batch-1 ``linalg.batch_matmul`` (what ONNX MatMul of a 3-D activation by a 2-D weight
     becomes at the graph level) is selected by ``batch=[1]``; ``batch={"one_of": [[], [1]]}``
-    selects it and the plain matmul of the same m, n, k alike (tests/test_unit_batch.py).
+    selects it and the plain matmul of the same m, n, k alike (tests/strategies/test_unit_batch.py).
 
     ``maps`` pins any other indexing maps exactly (the op's three ``indexing_maps`` over its
     loops, e.g. ``["(d0, d1, d2, d3) -> (d0, d1, d3)", ...]``, as amdsharktuner and IREE's

@@ -29,7 +29,7 @@ bias add and reshape) is no such chain.
 A transpose that feeds a pack and has another consumer (e.g. it is also returned) needs no
 rule: the packing strategies never fold a transpose into a pack themselves, and IREE 3.13
 folds it only into the pack's own copy (the transpose stays a dispatch of its own for the
-other use); tests/test_cpu_fusion.py pins that such programs compile and stay correct.
+other use); tests/strategies/test_cpu_fusion.py pins that such programs compile and stay correct.
 """
 
 from __future__ import annotations

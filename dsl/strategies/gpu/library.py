@@ -2,7 +2,7 @@
 
 ``standard_set(problems)`` builds a StrategySet with one chooser rule per named problem;
 ``REFERENCE_PROBLEMS`` are the shapes the library is checked on (resource report next to
-IREE's default configuration, see tests/test_gpu_library.py).
+IREE's default configuration, see tests/strategies/test_gpu_library.py).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ in each field the chooser decides:
 Each knob holds the chooser's own value first, so assignment 0 is the chooser's
 configuration, and with ``spread=2`` (the default) the values within a factor of 2 of it
 (group tiles by their rows, subgroup counts, reductions): at most 5832 assignments, of
-which 9 to 51 % are valid on the shapes of tests/test_gpu_space.py (ranked in well under a
+which 9 to 51 % are valid on the shapes of tests/strategies/test_gpu_space.py (ranked in well under a
 second). ``spread=None`` takes every value the chooser considers (33,600 to 67,200
 assignments on those shapes, 10 to 19 % valid, 2 to 3 seconds to rank).
 
