@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.tdsl-installed
 
-.PHONY: demo test check goldens bench clean
+.PHONY: demo test check lint goldens bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,13 +18,18 @@ demo: $(STAMP)
 
 # One pytest worker per core, at most 4 (each test file stays on one worker: module fixtures
 # such as the two-node Ray cluster start once); the 15 slowest tests are listed at the end.
-test: $(STAMP)
+test: $(STAMP) lint
 	$(VENV)/bin/pytest -q -n auto --maxprocesses=4 --dist loadfile --durations=15
 
 # The fast lane for the inner loop: the unit tests, without iree-compile runs, slow, Ray or
 # end-to-end tests (under two minutes on two cores).
-check: $(STAMP)
+check: $(STAMP) lint
 	$(VENV)/bin/pytest -q -n auto --maxprocesses=4 -m "not compile and not slow and not ray and not e2e"
+
+# The formatter and the linter (ruff; settings in pyproject.toml). `ruff format .` fixes the format.
+lint: $(STAMP)
+	$(VENV)/bin/ruff format --check --quiet .
+	$(VENV)/bin/ruff check --quiet .
 
 goldens: $(STAMP)
 	$(VENV)/bin/pytest -q --update-goldens

@@ -31,11 +31,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
 import strategy_gen as gen  # noqa: E402
 import tdsl  # noqa: E402
+from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 from tdsl.compiler.iree_compile import CompileFailed, failure_kind  # noqa: E402
 
 F32 = ("f32", "f32", "f32")
@@ -80,8 +79,13 @@ def sample(count: int, seed_value: int) -> list[tuple[str, str, gen.Data]]:
     drawn = st.sampled_from(cases).flatmap(lambda c: gen.targeted_sets(c[2], c[1]).map(lambda d: (c[0], c[1], d)))
 
     @seed(seed_value)
-    @settings(max_examples=count * 20, deadline=None, database=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=count * 20,
+        deadline=None,
+        database=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(drawn)
     def draw(triple: tuple[str, str, gen.Data]) -> None:
         if len(picked) >= count or _key(triple) in seen:
@@ -135,7 +139,9 @@ def main(argv: list[str] | None = None) -> int:
         kind, detail = classify(payload, data, target, args.timeout)
         counts[kind] += 1
         if kind in PROBLEMS or kind == "mapped":
-            print(f"[{i}] {kind}: {name} {target}: {detail[:400]} | {json.dumps(data, separators=(',', ':'))}", flush=True)
+            print(
+                f"[{i}] {kind}: {name} {target}: {detail[:400]} | {json.dumps(data, separators=(',', ':'))}", flush=True
+            )
     print(f"{len(triples)} strategies (seed {args.seed}) in {time.perf_counter() - start:.0f} s")
     for kind, label in CLASSES.items():
         print(f"  {label:<42} {counts[kind]}")

@@ -27,8 +27,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from tdsl.measure.bench import DATA_TILING, DEFAULT, NUMPY, STRATEGY, bench
 from tdsl import load
+from tdsl.measure.bench import DATA_TILING, DEFAULT, NUMPY, STRATEGY, bench
 from tdsl.strategies.cpu import auto, detect_isa
 
 HERE = Path(__file__).resolve().parent
@@ -66,13 +66,16 @@ def matmul_payload(name: str, m: int, n: int, k: int, constant_weights: bool = F
         )
     else:
         head = f"func.func @{name}(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{\n"
-    return head + f"""  %zero = arith.constant 0.0 : f32
+    return (
+        head
+        + f"""  %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<{m}x{n}xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
   %r = linalg.matmul ins(%a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) outs(%f : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
   return %r : tensor<{m}x{n}xf32>
 }}
 """
+    )
 
 
 def conv_payload(constant_weights: bool = False) -> str:
@@ -85,13 +88,16 @@ def conv_payload(constant_weights: bool = False) -> str:
         )
     else:
         head = f"func.func @conv3x3(%x: tensor<1x58x58x64xf32>, %w: {w}) -> tensor<1x56x56x64xf32> {{\n"
-    return head + f"""  %zero = arith.constant 0.0 : f32
+    return (
+        head
+        + f"""  %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x56x56x64xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32>
   %r = linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}} ins(%x, %w : tensor<1x58x58x64xf32>, {w}) outs(%f : tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32>
   return %r : tensor<1x56x56x64xf32>
 }}
 """
+    )
 
 
 def matmul_then(name: str, constant_weights: bool, operand: str, operand_map: str, result_map: str, body: str) -> str:
@@ -142,7 +148,9 @@ def c_probe(name: str) -> float | None:
         return None
     with tempfile.TemporaryDirectory() as tmp:
         exe = Path(tmp) / name
-        built = subprocess.run([cc, "-O2", "-march=native", str(HERE / f"{name}.c"), "-o", str(exe)], capture_output=True, text=True)
+        built = subprocess.run(
+            [cc, "-O2", "-march=native", str(HERE / f"{name}.c"), "-o", str(exe)], capture_output=True, text=True
+        )
         if built.returncode != 0:
             return None
         out = subprocess.run([str(exe), "1.0"], capture_output=True, text=True, check=True).stdout
@@ -169,7 +177,9 @@ def main() -> int:
     parser.add_argument("--threads", default="1")
     parser.add_argument("--repetitions", type=int, default=3)
     parser.add_argument("--min-time", type=float, default=0.1)
-    parser.add_argument("--allocator", choices=("default", "caching"), default="default", help="IREE runtime device allocator")
+    parser.add_argument(
+        "--allocator", choices=("default", "caching"), default="default", help="IREE runtime device allocator"
+    )
     parser.add_argument("--weights", choices=("runtime", "constant"), default="runtime")
     parser.add_argument("--only", default="", help="substring of the shape names to run")
     parser.add_argument("--strategies", default=None, help="a strategy file (default: auto() for this machine)")
@@ -182,18 +192,29 @@ def main() -> int:
     print(f"strategies: {strategies.name}; ISA: {detect_isa()}")
     vs_best: dict[int, list[float]] = {t: [] for t in threads}
     vs_numpy: dict[int, list[float]] = {t: [] for t in threads}
-    print(f"{'shape':<16} {'thr':>3} {'tdsl ms':>9} {'default':>9} {'DT':>9} {'numpy':>9} {'x best IREE':>11} {'x numpy':>8} {'GFLOP/s':>8} {'% peak':>7}")
+    print(
+        f"{'shape':<16} {'thr':>3} {'tdsl ms':>9} {'default':>9} {'DT':>9} {'numpy':>9} {'x best IREE':>11} {'x numpy':>8} {'GFLOP/s':>8} {'% peak':>7}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         for name, text in payloads(args.weights == "constant").items():
             if args.only not in name:
                 continue
             payload = Path(tmp) / f"{name}.mlir"
             payload.write_text(text)
-            report = bench(payload, strategies, threads=threads, repetitions=args.repetitions, min_time_s=args.min_time, allocator=args.allocator)
+            report = bench(
+                payload,
+                strategies,
+                threads=threads,
+                repetitions=args.repetitions,
+                min_time_s=args.min_time,
+                allocator=args.allocator,
+            )
             for t in threads:
                 rows = {v: report.row(name, t, v) for v in (STRATEGY, DEFAULT, DATA_TILING, NUMPY)}
                 med = {v: r.median * 1e3 for v, r in rows.items() if r is not None}
-                ratio_best = min(report.speedup(name, t, DEFAULT) or math.nan, report.speedup(name, t, DATA_TILING) or math.nan)
+                ratio_best = min(
+                    report.speedup(name, t, DEFAULT) or math.nan, report.speedup(name, t, DATA_TILING) or math.nan
+                )
                 ratio_np = report.speedup(name, t, NUMPY) or math.nan
                 vs_best[t].append(ratio_best)
                 if NUMPY in med:
@@ -210,9 +231,15 @@ def main() -> int:
             continue
         # The targets are single-threaded; 2-thread figures are noisy here.
         line = f"{t}-thread geomean: {geomean(vs_best[t]):.2f}x the better of IREE default / data tiling"
-        line += f" (target 1.15x); lowest {min(vs_best[t]):.2f}x (target >= 0.95x)" if t == 1 else f"; lowest {min(vs_best[t]):.2f}x"
+        line += (
+            f" (target 1.15x); lowest {min(vs_best[t]):.2f}x (target >= 0.95x)"
+            if t == 1
+            else f"; lowest {min(vs_best[t]):.2f}x"
+        )
         if vs_numpy[t]:
-            line += f"; {geomean(vs_numpy[t]):.2f}x numpy over {len(vs_numpy[t])} shapes" + (" (target 0.9x)" if t == 1 else "")
+            line += f"; {geomean(vs_numpy[t]):.2f}x numpy over {len(vs_numpy[t])} shapes" + (
+                " (target 0.9x)" if t == 1 else ""
+            )
         print(line)
     return 0
 

@@ -28,9 +28,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
-
 import strategy_gen as gen  # noqa: E402
+from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 
 SLOW_S = 5.0
 LABELS = {
@@ -81,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     for kind, label in LABELS.items():
         print(f"  {label:<28} {counts[kind]}")
     for kind in FAILURES:
-        for key, (detail, data) in list(firsts[kind].items())[: args.show]:
+        for _key, (detail, data) in list(firsts[kind].items())[: args.show]:
             print(f"{LABELS[kind]}: {detail}")
             print(f"    input: {data!r}"[:2000])
     return 1 if any(counts[k] for k in FAILURES) else 0

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
-
 import tdsl
 from tdsl import CpuTarget, StrategySet
 from tdsl.measure.timing import iree_sample
@@ -67,7 +66,9 @@ def main() -> int:
     program = load_program(args.model)
     (signature,) = signatures(program)
     threads = f"{args.threads} thread{'s' if args.threads > 1 else ''}"
-    print(f"ISA: {detect_isa()}; {args.model}; {threads}; {args.repetitions} interleaved rounds of {args.min_time} s samples")
+    print(
+        f"ISA: {detect_isa()}; {args.model}; {threads}; {args.repetitions} interleaved rounds of {args.min_time} s samples"
+    )
     with tempfile.TemporaryDirectory(prefix="head-split-") as tmp:
         work = Path(tmp)
         inputs = []
@@ -90,7 +91,9 @@ def main() -> int:
             order = list(builds)
             rng.shuffle(order)
             for key in order:
-                samples[key].append(iree_sample(builds[key][0], signature.function, inputs, args.threads, args.min_time))
+                samples[key].append(
+                    iree_sample(builds[key][0], signature.function, inputs, args.threads, args.min_time)
+                )
     print(f"{'build':<22} {'launches/call':>20} {'median ms':>10} {'min ms':>8} {'ratio':>6}")
     for key, values in samples.items():
         base = key.split("+")[0] + "+none"

@@ -56,11 +56,15 @@ def main() -> int:
     parser.add_argument("--weights", default="constant,runtime")
     parser.add_argument("--repetitions", type=int, default=5)
     parser.add_argument("--min-time", type=float, default=0.2)
-    parser.add_argument("--allocator", choices=("default", "caching"), default="default", help="IREE runtime device allocator")
+    parser.add_argument(
+        "--allocator", choices=("default", "caching"), default="default", help="IREE runtime device allocator"
+    )
     args = parser.parse_args()
     isa = detect_isa()
     print(f"ISA: {isa}; 1 thread; medians of {args.repetitions} interleaved rounds, ratios paired by round")
-    print(f"{'model':<12} {'weights':<8} {'tdsl ms':>8} {'default':>8} {'DT':>8} {'ORT':>8} {'x best IREE':>11} {'x ORT':>6}")
+    print(
+        f"{'model':<12} {'weights':<8} {'tdsl ms':>8} {'default':>8} {'DT':>8} {'ORT':>8} {'x best IREE':>11} {'x ORT':>6}"
+    )
     ratios = []
     with tempfile.TemporaryDirectory() as tmp:
         for model in args.models:
@@ -68,14 +72,24 @@ def main() -> int:
             for weights in args.weights.split(","):
                 path = model if weights == "constant" else runtime_weights(model, Path(tmp) / f"{name}_runtime.onnx")
                 strategies = auto(weights="runtime" if weights == "runtime" else "constant")
-                report = bench(path, strategies, repetitions=args.repetitions, min_time_s=args.min_time, numpy_baseline=False, allocator=args.allocator)
+                report = bench(
+                    path,
+                    strategies,
+                    repetitions=args.repetitions,
+                    min_time_s=args.min_time,
+                    numpy_baseline=False,
+                    allocator=args.allocator,
+                )
                 function = report.rows[0].function
                 med = {}
                 for variant in (STRATEGY, DEFAULT, DATA_TILING, ONNXRUNTIME):
                     row = report.row(function, 1, variant)
                     if row is not None:
                         med[variant] = row.median * 1e3
-                best = min(report.speedup(function, 1, DEFAULT) or math.nan, report.speedup(function, 1, DATA_TILING) or math.nan)
+                best = min(
+                    report.speedup(function, 1, DEFAULT) or math.nan,
+                    report.speedup(function, 1, DATA_TILING) or math.nan,
+                )
                 ort = report.speedup(function, 1, ONNXRUNTIME) or math.nan
                 ratios.append(best)
                 print(

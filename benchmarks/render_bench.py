@@ -56,7 +56,9 @@ def strategies(count: int) -> list[StrategySet]:
                 fusion=[Fuse(producers=["linalg.fill"], into=[0])],
             )
         sets.append(
-            StrategySet(name=f"bench_{i}", targets=[CpuTarget()], rules=[Rule(target="cpu", match=match, strategy=strategy)])
+            StrategySet(
+                name=f"bench_{i}", targets=[CpuTarget()], rules=[Rule(target="cpu", match=match, strategy=strategy)]
+            )
         )
     return sets
 
@@ -77,8 +79,10 @@ def main() -> int:
         times.append(time.perf_counter() - start)
     median = statistics.median(times)
     print(f"rendered + verified {args.count} strategies ({lines} script lines) per round")
-    print(f"rounds: {', '.join(f'{t:.3f}' for t in times)} s; median {median:.3f} s "
-          f"= {1000 * median / args.count:.3f} ms per strategy")
+    print(
+        f"rounds: {', '.join(f'{t:.3f}' for t in times)} s; median {median:.3f} s "
+        f"= {1000 * median / args.count:.3f} ms per strategy"
+    )
     verdict = "meets" if median < 2.0 * args.count / 1000 else "MISSES"
     print(f"target: < 2 s per 1,000 strategies -> {verdict}")
     return 0

@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
-
 from tdsl.errors import TdslError
 from tdsl.measure.machine import ISA_NAMES, machine
 from tdsl.tune import LocalExecutor, TuneCache, TuneOptions, tune, write_outputs
@@ -57,14 +56,26 @@ def generated(directory: Path, seed: int = 0) -> list[Path]:
     def mlp() -> tuple[list, list, list, list]:
         dims, nodes, inits, x = [512, 1024, 1024, 256], [], [], "x"
         for i, (a, b) in enumerate(zip(dims, dims[1:])):
-            inits += [weight((b, a), f"w{i}"), nh.from_array((rng.standard_normal(b) * 0.1).astype(np.float32), f"b{i}")]
+            inits += [
+                weight((b, a), f"w{i}"),
+                nh.from_array((rng.standard_normal(b) * 0.1).astype(np.float32), f"b{i}"),
+            ]
             nodes += [node("Gemm", [x, f"w{i}", f"b{i}"], [f"g{i}"], transB=1), node("Relu", [f"g{i}"], [f"h{i}"])]
             x = f"h{i}"
         return nodes, [value("x", T.FLOAT, [128, dims[0]])], [value(x, T.FLOAT, [128, dims[-1]])], inits
 
     def f16_mlp() -> tuple[list, list, list, list]:
-        inits = [weight((256, 512), "w0", np.float16), weight((512,), "b0", np.float16), weight((512, 256), "w1", np.float16)]
-        nodes = [node("MatMul", ["x", "w0"], ["h"]), node("Add", ["h", "b0"], ["hb"]), node("Tanh", ["hb"], ["t"]), node("MatMul", ["t", "w1"], ["y"])]
+        inits = [
+            weight((256, 512), "w0", np.float16),
+            weight((512,), "b0", np.float16),
+            weight((512, 256), "w1", np.float16),
+        ]
+        nodes = [
+            node("MatMul", ["x", "w0"], ["h"]),
+            node("Add", ["h", "b0"], ["hb"]),
+            node("Tanh", ["hb"], ["t"]),
+            node("MatMul", ["t", "w1"], ["y"]),
+        ]
         return nodes, [value("x", T.FLOAT16, [1, 128, 256])], [value("y", T.FLOAT16, [1, 128, 256])], inits
 
     def attention() -> tuple[list, list, list, list]:
@@ -96,9 +107,21 @@ def generated(directory: Path, seed: int = 0) -> list[Path]:
         return nodes, [value("x", T.UINT8, [64, 256])], [value("y", T.FLOAT, [64, 512])], inits
 
     def qlinear_matmul() -> tuple[list, list, list, list]:
-        scalars = {"xs": np.float32(0.02), "xz": np.int8(0), "ws": np.float32(0.01), "wz": np.int8(0), "ys": np.float32(0.5), "yz": np.int8(0)}
-        inits = [nh.from_array(rng.integers(-100, 100, (192, 320)).astype(np.int8), "w")] + [nh.from_array(np.array(v), k) for k, v in scalars.items()]
-        nodes = [node("QLinearMatMul", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"], ["q"]), node("DequantizeLinear", ["q", "ys", "yz"], ["y"])]
+        scalars = {
+            "xs": np.float32(0.02),
+            "xz": np.int8(0),
+            "ws": np.float32(0.01),
+            "wz": np.int8(0),
+            "ys": np.float32(0.5),
+            "yz": np.int8(0),
+        }
+        inits = [nh.from_array(rng.integers(-100, 100, (192, 320)).astype(np.int8), "w")] + [
+            nh.from_array(np.array(v), k) for k, v in scalars.items()
+        ]
+        nodes = [
+            node("QLinearMatMul", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"], ["q"]),
+            node("DequantizeLinear", ["q", "ys", "yz"], ["y"]),
+        ]
         return nodes, [value("x", T.INT8, [96, 192])], [value("y", T.FLOAT, [96, 320])], inits
 
     def cnn() -> tuple[list, list, list, list]:
@@ -127,7 +150,11 @@ def generated(directory: Path, seed: int = 0) -> list[Path]:
         return nodes, [value("x", T.FLOAT, [1, 3, 64, 64])], [value("y", T.FLOAT, [1, 10])], inits
 
     def cnn_batch2() -> tuple[list, list, list, list]:
-        inits = [weight((32, 16, 3, 3), "c0"), weight((32, 32, 3, 3), "c1"), nh.from_array(np.zeros(32, np.float32), "b1")]
+        inits = [
+            weight((32, 16, 3, 3), "c0"),
+            weight((32, 32, 3, 3), "c1"),
+            nh.from_array(np.zeros(32, np.float32), "b1"),
+        ]
         nodes = [
             node("Conv", ["x", "c0"], ["a0"], pads=[1, 1, 1, 1]),
             node("Relu", ["a0"], ["a1"]),
@@ -148,7 +175,9 @@ def generated(directory: Path, seed: int = 0) -> list[Path]:
     paths = []
     for name, make in makers.items():
         nodes, inputs, outputs, inits = make()
-        model = helper.make_model(helper.make_graph(nodes, name, inputs, outputs, inits), opset_imports=[helper.make_opsetid("", 17)])
+        model = helper.make_model(
+            helper.make_graph(nodes, name, inputs, outputs, inits), opset_imports=[helper.make_opsetid("", 17)]
+        )
         onnx.checker.check_model(model)
         path = directory / f"{name}.onnx"
         onnx.save(model, path)
@@ -162,21 +191,31 @@ def main() -> int:
     parser.add_argument("--budget", type=int, default=TuneOptions().budget)
     parser.add_argument("--seed", type=int, default=0, help="seed of the generated models' weights")
     parser.add_argument("--cache", type=Path, default=None, help="tuning cache (default: the user cache dir)")
-    parser.add_argument("--out", type=Path, default=None, help="write each model's tuned.py / report.json under DIR/<model>")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="write each model's tuned.py / report.json under DIR/<model>"
+    )
     parser.add_argument("--keep", type=Path, default=None, help="write the generated models into DIR (kept)")
     args = parser.parse_args()
     missing = [str(path) for path in args.models if not path.is_file()]
     if missing:
         parser.error(f"models: expected .onnx files, received {', '.join(missing)} (no such file)")
     m = machine()
-    print(f"machine: {m['cpu']}, ISA {ISA_NAMES.get(m['isa'], m['isa'])}, {m['cores']} cores; 1 thread; budget {args.budget}; constant weights")
+    print(
+        f"machine: {m['cpu']}, ISA {ISA_NAMES.get(m['isa'], m['isa'])}, {m['cores']} cores; 1 thread; budget {args.budget}; constant weights"
+    )
     options = TuneOptions(budget=args.budget)
     ratios: list[float] = []
-    with tempfile.TemporaryDirectory(prefix="tdsl-tune-models-") as tmp, TuneCache(args.cache) as cache, LocalExecutor() as executor:
+    with (
+        tempfile.TemporaryDirectory(prefix="tdsl-tune-models-") as tmp,
+        TuneCache(args.cache) as cache,
+        LocalExecutor() as executor,
+    ):
         where = args.keep or Path(tmp)
         where.mkdir(parents=True, exist_ok=True)
         models = args.models or generated(where, args.seed)
-        print(f"{'model':<16} {'IREE default':>13} {'data tiling':>12} {'emitted':>10} {'x DT':>6} {'x default':>9} {'numerics':>9} {'s':>5}  emitted build")
+        print(
+            f"{'model':<16} {'IREE default':>13} {'data tiling':>12} {'emitted':>10} {'x DT':>6} {'x default':>9} {'numerics':>9} {'s':>5}  emitted build"
+        )
         for path in models:
             started = time.monotonic()
             try:
@@ -193,8 +232,8 @@ def main() -> int:
                 median = getattr(v, "median", None)
                 return f"{median * 1e3:.3f}" if median else "-"
 
-            def over(base: object) -> str:
-                b, c = getattr(base, "median", None), chosen.median
+            def over(base: object, chosen: object = chosen) -> str:
+                b, c = getattr(base, "median", None), getattr(chosen, "median", None)
                 return f"{b / c:.2f}x" if b and c else "-"
 
             best = min((v.median for v in (default, tiling) if v is not None and v.median), default=None)
@@ -207,7 +246,9 @@ def main() -> int:
             )
     if ratios:
         geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
-        print(f"geomean emitted / best of IREE default and data tiling (medians): {geomean:.2f}x; lowest {min(ratios):.2f}x; models {len(ratios)}")
+        print(
+            f"geomean emitted / best of IREE default and data tiling (medians): {geomean:.2f}x; lowest {min(ratios):.2f}x; models {len(ratios)}"
+        )
     return 0
 
 

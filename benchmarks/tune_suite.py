@@ -31,7 +31,6 @@ import time
 from pathlib import Path
 
 from cpu_suite import BYTES, FLOPS, measure_bandwidth, measure_peak, payloads
-
 from tdsl.measure.machine import ISA_NAMES, machine
 from tdsl.tune import LocalExecutor, TuneCache, TuneOptions, tune, write_outputs
 from tdsl.tune.measure import speedup
@@ -44,20 +43,36 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=TuneOptions().rounds)
     parser.add_argument("--only", default="", help="substring of the shape names to tune")
     parser.add_argument("--cache", type=Path, default=None, help="tuning cache (default: the user cache dir)")
-    parser.add_argument("--out", type=Path, default=None, help="write each shape's tuned.py / report.json under DIR/<shape>")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="write each shape's tuned.py / report.json under DIR/<shape>"
+    )
     args = parser.parse_args()
     if not any(args.only in name for name in payloads(False)):
-        parser.error(f"--only: expected a substring of a shape name ({', '.join(payloads(False))}), received {args.only!r}")
+        parser.error(
+            f"--only: expected a substring of a shape name ({', '.join(payloads(False))}), received {args.only!r}"
+        )
     m = machine()
-    print(f"machine: {m['cpu']}, ISA {ISA_NAMES.get(m['isa'], m['isa'])}, {m['cores']} cores; 1 thread; weights {args.weights}; budget {args.budget}")
+    print(
+        f"machine: {m['cpu']}, ISA {ISA_NAMES.get(m['isa'], m['isa'])}, {m['cores']} cores; 1 thread; weights {args.weights}; budget {args.budget}"
+    )
     peak, bandwidth = measure_peak(), measure_bandwidth()
-    print(f"roofline of one core: f32 FMA peak {peak or 0:.1f} GFLOP/s, read bandwidth {bandwidth or 0:.1f} GB/s" if peak and bandwidth else "roofline: no C compiler, no ceiling column")
+    print(
+        f"roofline of one core: f32 FMA peak {peak or 0:.1f} GFLOP/s, read bandwidth {bandwidth or 0:.1f} GB/s"
+        if peak and bandwidth
+        else "roofline: no C compiler, no ceiling column"
+    )
     options = TuneOptions(budget=args.budget, rounds=args.rounds)
     ratios: dict[str, float] = {}
     ceilings: dict[str, float] = {}
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="tdsl-tune-suite-") as tmp, TuneCache(args.cache) as cache, LocalExecutor() as executor:
-        print(f"{'shape':<18} {'IREE default':>13} {'data tiling':>12} {'tuned':>10} {'vs best':>8} {'rules':>5}  {'s':>5} {'GFLOP/s':>8} {'ceiling':>8}")
+    with (
+        tempfile.TemporaryDirectory(prefix="tdsl-tune-suite-") as tmp,
+        TuneCache(args.cache) as cache,
+        LocalExecutor() as executor,
+    ):
+        print(
+            f"{'shape':<18} {'IREE default':>13} {'data tiling':>12} {'tuned':>10} {'vs best':>8} {'rules':>5}  {'s':>5} {'GFLOP/s':>8} {'ceiling':>8}"
+        )
         for name, text in payloads(args.weights == "constant").items():
             if args.only and args.only not in name:
                 continue
@@ -83,13 +98,19 @@ def main() -> int:
                 ceilings[name] = best.median / (FLOPS[name] / (peak * 1e9))
             rate = f"{FLOPS[name] / chosen.median / 1e9:.0f}" if chosen.median else "-"
             ceiling = f"{ceilings[name]:.2f}x" if name in ceilings else ("memory" if peak and bandwidth else "-")
-            print(f"{name:<18} {ms(default):>13} {ms(tiling):>12} {ms(chosen):>10} {ratio:>7.2f}x {len(chosen.rules):>5}  {time.monotonic() - shape_start:>5.0f} {rate:>8} {ceiling:>8}")
+            print(
+                f"{name:<18} {ms(default):>13} {ms(tiling):>12} {ms(chosen):>10} {ratio:>7.2f}x {len(chosen.rules):>5}  {time.monotonic() - shape_start:>5.0f} {rate:>8} {ceiling:>8}"
+            )
     wall = time.monotonic() - started
     values = [r for r in ratios.values() if r > 0]
     geomean = _geomean(values)
-    print(f"geomean tuned / best of IREE default and data tiling: {geomean:.2f}x; lowest {min(values):.2f}x; shapes {len(values)}")
+    print(
+        f"geomean tuned / best of IREE default and data tiling: {geomean:.2f}x; lowest {min(values):.2f}x; shapes {len(values)}"
+    )
     if ceilings:
-        print(f"ceiling (at the FMA peak, over the better IREE path), geomean of the {len(ceilings)} compute-bound shapes: {_geomean(list(ceilings.values())):.2f}x")
+        print(
+            f"ceiling (at the FMA peak, over the better IREE path), geomean of the {len(ceilings)} compute-bound shapes: {_geomean(list(ceilings.values())):.2f}x"
+        )
     print(f"tuning wall time: {wall:.0f} s ({wall / 60:.1f} min); cache: {cache.path}")
     return 0
 

@@ -20,39 +20,45 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
+# Last: the ready library registers its tuning spaces with tdsl.tune.ready, and its modules
+# import the ones above (never this package).
+from . import strategies as strategies  # noqa: E402,F401
+from .compiler.compile import compile
 from .errors import RenderError, StrategyError, StrategyFileError, TdslError
 from .importer import SpecImportError, import_spec, import_specs, write_python
-from .compiler.compile import compile
 from .measure.bench import bench
 from .measure.run import run
-from .render import Rendered, Script, render
 from .model.all_of import AllOf
 from .model.codegen import Codegen, Fuse, GpuThreads, MmaChain, TileUsingFor, TileUsingForall, VectorLowering
 from .model.layout import DataLayout, Pack, PackGreedily, PackTranspose
-from .sets.loader import dump, load
-from .model.lowering import AttentionDecomposition, CpuLowering, DecomposedMatmul, GpuLowering, GraphCpuLowering, MmaLayout
+from .model.lowering import (
+    AttentionDecomposition,
+    CpuLowering,
+    DecomposedMatmul,
+    GpuLowering,
+    GraphCpuLowering,
+    MmaLayout,
+)
 from .model.matchers import (
     AttentionMatch,
     ConsumerMatch,
-    ProducerMatch,
     ContractionMatch,
     ConvolutionMatch,
     DagMatch,
     DimConstraint,
     FunctionMatch,
     NoLoweringConfigMatch,
-    OpNameMatch,
     OperandMatch,
+    OpNameMatch,
     PackMatch,
+    ProducerMatch,
 )
 from .model.raw import RawAnnotation, RawCodegenAction, RawConfig, RawMatch, RawPreprocessingAction, RawTuningAction
 from .model.registry import Strategy
+from .render import Rendered, Script, render
+from .sets.loader import dump, load
 from .sets.strategy_set import Rule, StrategySet, combine
 from .targets import GFX942, AmdGpuTarget, CpuTarget
-
-# Last: the ready library registers its tuning spaces with tdsl.tune.ready, and its modules
-# import the ones above (never this package).
-from . import strategies as strategies  # noqa: E402,F401
 
 try:
     __version__ = version("tdsl")

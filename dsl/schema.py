@@ -131,7 +131,9 @@ class _Generator(GenerateJsonSchema):
         return narrow(function, inner) if narrow is not None else inner
 
     def function_wrap_schema(self, schema: core_schema.WrapValidatorFunctionSchema) -> JsonSchemaValue:
-        raise TdslError(f"schema: a wrap validator ({_qualified(schema['function']['function'])}) tdsl.schema cannot describe")
+        raise TdslError(
+            f"schema: a wrap validator ({_qualified(schema['function']['function'])}) tdsl.schema cannot describe"
+        )
 
 
 def _walk(node: object, visit: Callable[[JsonSchemaValue], None]) -> None:

@@ -54,7 +54,11 @@ def main() -> int:
                         f"max rel err {c.max_rel:.2e} -> {verdict}"
                     )
                     failures += not c.ok
-    print("demo: every example compiled with its strategies applied, and all CPU numbers match" if not failures else f"demo: {failures} problems")
+    print(
+        "demo: every example compiled with its strategies applied, and all CPU numbers match"
+        if not failures
+        else f"demo: {failures} problems"
+    )
     return 1 if failures else 0
 
 

@@ -27,8 +27,8 @@ from tdsl import (
     TileUsingFor,
     TileUsingForall,
     VectorLowering,
+    load,
 )
-from tdsl import load
 from tdsl.model.lowering import AttentionDecomposition, DecomposedMatmul, MmaLayout
 from tdsl.model.matchers import AttentionMatch, DagMatch, DimConstraint, NoLoweringConfigMatch, OperandMatch
 from tdsl.model.raw import RawAnnotation, RawConfig, RawMatch, RawPreprocessingAction, RawTuningAction
@@ -79,7 +79,16 @@ LAYOUT_VARIANTS = StrategySet(
         ),
         Rule(
             target="cpu",
-            match=ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", operand_layout="mk_kn", batch=[1], m=[64], n=[48], k=[32]),
+            match=ContractionMatch(
+                lhs_type="f32",
+                rhs_type="f32",
+                output_type="f32",
+                operand_layout="mk_kn",
+                batch=[1],
+                m=[64],
+                n=[48],
+                k=[32],
+            ),
             strategy=DataLayout(
                 name="bmm1_fold",
                 generalize=True,
@@ -96,13 +105,26 @@ LAYOUT_VARIANTS = StrategySet(
         Rule(
             target="cpu",
             match=ConvolutionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", strides=[1, 1], dilations=[1, 1]),
-            strategy=DataLayout(name="conv_pack_lowered", pack=PackGreedily(matmul_packed_sizes=[8, 16, 4]), lower_packs=True),
+            strategy=DataLayout(
+                name="conv_pack_lowered", pack=PackGreedily(matmul_packed_sizes=[8, 16, 4]), lower_packs=True
+            ),
         ),
-        Rule(target="gfx942", match=f32_mm, strategy=DataLayout(name="gpu_pad", pack=PackGreedily(matmul_packed_sizes=[0, 0, 0], matmul_padded_sizes_next_multiple_of=[16, 16, 16]))),
+        Rule(
+            target="gfx942",
+            match=f32_mm,
+            strategy=DataLayout(
+                name="gpu_pad",
+                pack=PackGreedily(matmul_packed_sizes=[0, 0, 0], matmul_padded_sizes_next_multiple_of=[16, 16, 16]),
+            ),
+        ),
         Rule(
             target="cpu",
-            match=ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", operand_layout="mk_nk", batch=[], n=[64]),
-            strategy=DataLayout(name="rhs_panels", pack=PackGreedily(matmul_packed_sizes=[0, 16, 0]), lower_unpack=True),
+            match=ContractionMatch(
+                lhs_type="f32", rhs_type="f32", output_type="f32", operand_layout="mk_nk", batch=[], n=[64]
+            ),
+            strategy=DataLayout(
+                name="rhs_panels", pack=PackGreedily(matmul_packed_sizes=[0, 16, 0]), lower_unpack=True
+            ),
         ),
     ],
 )
@@ -297,7 +319,11 @@ IMPORT_FIELDS = StrategySet(
                         lhs_type="f16",
                         rhs_type="f16",
                         output_type="f32",
-                        maps=["(d0, d1, d2, d3) -> (d0, d1, d3)", "(d0, d1, d2, d3) -> (d2, d3)", "(d0, d1, d2, d3) -> (d0, d1, d2)"],
+                        maps=[
+                            "(d0, d1, d2, d3) -> (d0, d1, d3)",
+                            "(d0, d1, d2, d3) -> (d2, d3)",
+                            "(d0, d1, d2, d3) -> (d0, d1, d2)",
+                        ],
                         m=[2, 1024],
                         n=1280,
                         k=5120,

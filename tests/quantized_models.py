@@ -64,7 +64,8 @@ def qlinear_matmul(dtype: Any, lhs: Sequence[int], n: int, seed: int = 0) -> Any
     """``y = QLinearMatMul(a, a_scale, a_zero_point, W, W_scale, W_zero_point, y_scale,
     y_zero_point)``: ``a`` (``lhs`` shape, u8 or i8) an input, the rest initializers; the
     output scale keeps the result mostly inside the type's range."""
-    from onnx import TensorProto as T, helper
+    from onnx import TensorProto as T
+    from onnx import helper
 
     rng = np.random.default_rng(seed)
     k = lhs[-1]
@@ -101,7 +102,8 @@ def qlinear_matmul(dtype: Any, lhs: Sequence[int], n: int, seed: int = 0) -> Any
 def static_linear(m: int, k: int, n: int, seed: int = 0) -> Any:
     """``quantize_static`` (QOperator, u8): ``QuantizeLinear(x) -> QLinearMatMul ->
     DequantizeLinear`` gives ``y``; the float ``MatMul(x, W_float)`` beside it gives ``z``."""
-    from onnx import TensorProto as T, helper
+    from onnx import TensorProto as T
+    from onnx import helper
 
     rng = np.random.default_rng(seed)
     x_scale, w_scale = np.float32(2.0 / 255), np.float32(0.008)
@@ -121,11 +123,22 @@ def static_linear(m: int, k: int, n: int, seed: int = 0) -> Any:
         helper.make_node("QuantizeLinear", ["x", "x_scale", "x_zero_point"], ["x_quantized"], name="x_QuantizeLinear"),
         helper.make_node(
             "QLinearMatMul",
-            ["x_quantized", "x_scale", "x_zero_point", "W_quantized", "W_scale", "W_zero_point", "y_scale", "y_zero_point"],
+            [
+                "x_quantized",
+                "x_scale",
+                "x_zero_point",
+                "W_quantized",
+                "W_scale",
+                "W_zero_point",
+                "y_scale",
+                "y_zero_point",
+            ],
             ["y_quantized"],
             name="MatMul_quant",
         ),
-        helper.make_node("DequantizeLinear", ["y_quantized", "y_scale", "y_zero_point"], ["y"], name="y_DequantizeLinear"),
+        helper.make_node(
+            "DequantizeLinear", ["y_quantized", "y_scale", "y_zero_point"], ["y"], name="y_DequantizeLinear"
+        ),
         helper.make_node("MatMul", ["x", "W_float"], ["z"], name="MatMul_float"),
     ]
     return _model(
@@ -141,7 +154,8 @@ def matmul_integer(lhs: Sequence[int], n: int, zero_points: bool, weight: Any = 
     """``y = MatMulInteger(A, B[, a_zero_point, B_zero_point])``: ``A`` (u8) an input, ``B``
     (``weight``: u8 or i8) a constant; with zero points ``a_zero_point`` (u8, a scalar) is a
     graph input beside A and ``B_zero_point`` an initializer."""
-    from onnx import TensorProto as T, helper
+    from onnx import TensorProto as T
+    from onnx import helper
 
     rng = np.random.default_rng(seed)
     k = lhs[-1]
@@ -150,7 +164,9 @@ def matmul_integer(lhs: Sequence[int], n: int, zero_points: bool, weight: Any = 
     if zero_points:
         inputs.append(helper.make_tensor_value_info("a_zero_point", T.UINT8, []))
         inits.append(_tensor("B_zero_point", np.array(3, weight)))
-        node = helper.make_node("MatMulInteger", ["A", "B", "a_zero_point", "B_zero_point"], ["y"], name="MatMulInteger_0")
+        node = helper.make_node(
+            "MatMulInteger", ["A", "B", "a_zero_point", "B_zero_point"], ["y"], name="MatMulInteger_0"
+        )
     else:
         node = helper.make_node("MatMulInteger", ["A", "B"], ["y"], name="MatMulInteger_0")
     return _model(
@@ -162,7 +178,8 @@ def dynamic_linear(m: int, k: int, n: int, float_branch: bool = True, seed: int 
     """``quantize_dynamic`` (u8 activation, i8 weight): ``DynamicQuantizeLinear(x)``,
     ``Mul(x_scale, W_scale)``, ``MatMulInteger``, ``Cast`` to float, ``Mul`` give ``y``; the
     float ``MatMul(x, W_float)`` beside it (a node left out of quantization) gives ``z``."""
-    from onnx import TensorProto as T, helper
+    from onnx import TensorProto as T
+    from onnx import helper
 
     rng = np.random.default_rng(seed)
     inits = [
@@ -172,13 +189,29 @@ def dynamic_linear(m: int, k: int, n: int, float_branch: bool = True, seed: int 
         _tensor("W_float", rng.uniform(-0.1, 0.1, size=(k, n)).astype(np.float32)),
     ]
     nodes = [
-        helper.make_node("DynamicQuantizeLinear", ["x"], ["x_quantized", "x_scale", "x_zero_point"], name="x_QuantizeLinear"),
+        helper.make_node(
+            "DynamicQuantizeLinear", ["x"], ["x_quantized", "x_scale", "x_zero_point"], name="x_QuantizeLinear"
+        ),
         helper.make_node("Mul", ["x_scale", "W_scale"], ["x_scale_W_scale_mul:0"], name="MatMul_quant_scales_mul"),
         helper.make_node(
-            "MatMulInteger", ["x_quantized", "W_quantized", "x_zero_point", "W_zero_point"], ["y_output_quantized"], name="MatMul_quant"
+            "MatMulInteger",
+            ["x_quantized", "W_quantized", "x_zero_point", "W_zero_point"],
+            ["y_output_quantized"],
+            name="MatMul_quant",
         ),
-        helper.make_node("Cast", ["y_output_quantized"], ["y_output_quantized_cast_output"], to=T.FLOAT, name="MatMul_quant_output_quantized_cast"),
-        helper.make_node("Mul", ["y_output_quantized_cast_output", "x_scale_W_scale_mul:0"], ["y"], name="MatMul_quant_output_scale_mul"),
+        helper.make_node(
+            "Cast",
+            ["y_output_quantized"],
+            ["y_output_quantized_cast_output"],
+            to=T.FLOAT,
+            name="MatMul_quant_output_quantized_cast",
+        ),
+        helper.make_node(
+            "Mul",
+            ["y_output_quantized_cast_output", "x_scale_W_scale_mul:0"],
+            ["y"],
+            name="MatMul_quant_output_scale_mul",
+        ),
         helper.make_node("MatMul", ["x", "W_float"], ["z"], name="MatMul_float"),
     ]
     outputs = [helper.make_tensor_value_info("y", T.FLOAT, [m, n]), helper.make_tensor_value_info("z", T.FLOAT, [m, n])]

@@ -61,7 +61,9 @@ def all_sections() -> list[tuple[str, str]]:
 
 def command_lines(body: str, program: str = "tdsl") -> list[str]:
     """The ``program ...`` lines of a shell block, comments cut."""
-    return [line.split("#")[0].strip() for line in body.splitlines() if line.split("#")[0].strip().startswith(program + " ")]
+    return [
+        line.split("#")[0].strip() for line in body.splitlines() if line.split("#")[0].strip().startswith(program + " ")
+    ]
 
 
 def play(blocks: list[tuple[str, str]], tmp_path: Path, page: str = "README.md") -> int:
@@ -95,6 +97,8 @@ def play(blocks: list[tuple[str, str]], tmp_path: Path, page: str = "README.md")
                 continue
             proc = subprocess.run(args, capture_output=True, text=True)
             want = int(expected.group(1)) if expected else 0
-            assert proc.returncode == want, f"{page}: `{command}` exited {proc.returncode}, expected {want}\n{proc.stderr[-3000:]}"
+            assert proc.returncode == want, (
+                f"{page}: `{command}` exited {proc.returncode}, expected {want}\n{proc.stderr[-3000:]}"
+            )
             ran += 1
     return ran

@@ -23,20 +23,32 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from hypothesis import strategies as st
-
 import tdsl
+from hypothesis import strategies as st
 from tdsl import GFX942, RenderError, StrategyError
 from tdsl.model.base import StrategyModel
 
 Data = dict[str, Any]
 Draw = Callable[..., Any]
 
-TYPES = [("f32", "f32", "f32"), ("f16", "f16", "f32"), ("bf16", "bf16", "f32"), ("i8", "i8", "i32"), ("f64", "f64", "f64")]
+TYPES = [
+    ("f32", "f32", "f32"),
+    ("f16", "f16", "f32"),
+    ("bf16", "bf16", "f32"),
+    ("i8", "i8", "i32"),
+    ("f64", "f64", "f64"),
+]
 DIM_SIZES = [1, 3, 16, 32, 64, 100, 128, 256, 384, 512]
 TILES = [0, 1, 2, 4, 8, 16, 32, 64]
-CPU_PIPELINES = ["DoubleTilingExpert", "ConvTileAndDecomposeExpert", "Mmt4dTilingExpert", "BufferOpsTileAndVectorize",
-                 "DataTiling", "LinalgExtTileAndVectorize", "Default"]
+CPU_PIPELINES = [
+    "DoubleTilingExpert",
+    "ConvTileAndDecomposeExpert",
+    "Mmt4dTilingExpert",
+    "BufferOpsTileAndVectorize",
+    "DataTiling",
+    "LinalgExtTileAndVectorize",
+    "Default",
+]
 CONV_GROUPS = ["batch", "output_image", "output_channel", "filter", "input_channel", "depth", "strides", "dilations"]
 # Loop roles of a 2-D NHWC/HWCF convolution as a generic: n, oh, ow, oc, fh, fw, ic.
 CONV_ROLES = ("b", "m", "m", "n", "k", "k", "k")
@@ -74,14 +86,32 @@ def ops(draw: Draw) -> Op:
     family = _pick(draw, ["matmul", "matmul", "batch_matmul", "matvec", "conv", "generic", "pack"])
     types = _pick(draw, TYPES)
     if family == "matmul":
-        return Op("matmul", ("m", "n", "k"), tuple(_pick(draw, DIM_SIZES) for _ in range(3)), types, "linalg.matmul",
-                  _pick(draw, ["mk_kn", "mk_kn", "mk_nk", "km_kn", None]))
+        return Op(
+            "matmul",
+            ("m", "n", "k"),
+            tuple(_pick(draw, DIM_SIZES) for _ in range(3)),
+            types,
+            "linalg.matmul",
+            _pick(draw, ["mk_kn", "mk_kn", "mk_nk", "km_kn", None]),
+        )
     if family == "batch_matmul":
-        return Op("batch_matmul", ("b", "m", "n", "k"), tuple(_pick(draw, DIM_SIZES) for _ in range(4)), types,
-                  "linalg.batch_matmul", _pick(draw, ["mk_kn", None]))
+        return Op(
+            "batch_matmul",
+            ("b", "m", "n", "k"),
+            tuple(_pick(draw, DIM_SIZES) for _ in range(4)),
+            types,
+            "linalg.batch_matmul",
+            _pick(draw, ["mk_kn", None]),
+        )
     if family == "matvec":
-        return Op("matvec", ("n", "k"), tuple(_pick(draw, DIM_SIZES) for _ in range(2)), types, None,
-                  _pick(draw, ["k_kn", "k_nk"]))
+        return Op(
+            "matvec",
+            ("n", "k"),
+            tuple(_pick(draw, DIM_SIZES) for _ in range(2)),
+            types,
+            None,
+            _pick(draw, ["k_kn", "k_nk"]),
+        )
     if family == "conv":
         return Op("conv", CONV_ROLES, (2, 32, 32, 64, 3, 3, 32), types, "linalg.conv_2d_nhwc_hwcf")
     if family == "pack":
@@ -116,7 +146,9 @@ def matchers(draw: Draw, op: Op, codegen_phase: bool, backend: str, exact: bool 
     typed = {"lhs_type": lhs, "rhs_type": rhs, "output_type": out}
     leaf: Data
     if op.family in ("matmul", "batch_matmul", "matvec"):
-        named_ok = op.named is not None and op.layout in (None, "mk_kn") and (backend == "llvm-cpu" or not codegen_phase)
+        named_ok = (
+            op.named is not None and op.layout in (None, "mk_kn") and (backend == "llvm-cpu" or not codegen_phase)
+        )
         if named_ok and not exact and draw(st.integers(0, 3)) == 0:
             leaf = {"kind": "op_name", "names": op.named if draw(st.booleans()) else [op.named]}
         else:
@@ -131,8 +163,10 @@ def matchers(draw: Draw, op: Op, codegen_phase: bool, backend: str, exact: bool 
                 if op.family == "matvec" and g == "m":
                     leaf["m"] = []
                     continue
-                value = _dims(draw, groups[g], exact) if not use_layout else (
-                    groups[g][0] if exact or draw(st.booleans()) else None
+                value = (
+                    _dims(draw, groups[g], exact)
+                    if not use_layout
+                    else (groups[g][0] if exact or draw(st.booleans()) else None)
                 )
                 if value is not None or draw(st.booleans()):
                     leaf[g] = value
@@ -142,8 +176,15 @@ def matchers(draw: Draw, op: Op, codegen_phase: bool, backend: str, exact: bool 
                     leaf["k_min"] = _pick(draw, [1, 16, 128])
     elif op.family == "conv":
         leaf = {"kind": "convolution", **typed}
-        for g, value in (("batch", [2]), ("output_image", [32, 32]), ("output_channel", [64]), ("filter", [3, 3]),
-                         ("input_channel", [32]), ("strides", [1, 1]), ("dilations", [1, 1])):
+        for g, value in (
+            ("batch", [2]),
+            ("output_image", [32, 32]),
+            ("output_channel", [64]),
+            ("filter", [3, 3]),
+            ("input_channel", [32]),
+            ("strides", [1, 1]),
+            ("dilations", [1, 1]),
+        ):
             if exact or draw(st.booleans()):
                 leaf[g] = value
     elif op.family == "pack":
@@ -181,12 +222,11 @@ def _roles(op: Op) -> tuple[str, ...]:
     return ("m",) if op.loops == 1 else ("m",) * (op.loops - 1) + ("k",)
 
 
-def _level(draw: Draw, roles: tuple[str, ...], parallel: bool, choices: list[int] = TILES, sloppy: bool = False) -> list[int]:
+def _level(
+    draw: Draw, roles: tuple[str, ...], parallel: bool, choices: list[int] = TILES, sloppy: bool = False
+) -> list[int]:
     """A tile list: non-zero only on parallel (or reduction) loops unless ``sloppy``."""
-    return [
-        _pick(draw, choices) if sloppy or (role != "k") == parallel else 0
-        for role in roles
-    ]
+    return [_pick(draw, choices) if sloppy or (role != "k") == parallel else 0 for role in roles]
 
 
 @st.composite
@@ -238,8 +278,11 @@ def data_layouts(draw: Draw, name: str, op: Op, specialize_ok: bool) -> Data:
         order = pack.get("matmul_inner_dims_order", [0, 1, 2])
         packed_roles = "".join("mnk"[i] for i in order if sizes[i] or padded[i])
     transposes = []
-    ranks = {"lhs": sum(r in "bmk" for r in roles), "rhs": sum(r in "bkn" for r in roles),
-             "result": sum(r in "bmn" for r in roles)}
+    ranks = {
+        "lhs": sum(r in "bmk" for r in roles),
+        "rhs": sum(r in "bkn" for r in roles),
+        "result": sum(r in "bmn" for r in roles),
+    }
     uses = {"lhs": "bmk", "rhs": "bkn", "result": "bmn"}
     for operand in draw(st.lists(st.sampled_from(["lhs", "rhs", "result"]), max_size=2, unique=True)):
         tiles = sum(r in uses[operand] for r in packed_roles)
@@ -364,7 +407,7 @@ def codegens(draw: Draw, name: str, op: Op, backend: str) -> Data:
         block_tiles[i] = _pick(draw, [16, 32, 64])
     while block_tiles and block_tiles[-1] == 0:
         block_tiles.pop()
-    mapping = ["block_z", "block_y", "block_x"][-sum(1 for t in block_tiles if t):]
+    mapping = ["block_z", "block_y", "block_x"][-sum(1 for t in block_tiles if t) :]
     tiling: list[Data] = [{"kind": "forall", "tile_sizes": block_tiles, "mapping": mapping}]
     s: Data = {"kind": "codegen", "name": name, "root": root}
     if gpu and draw(st.booleans()):
@@ -373,8 +416,13 @@ def codegens(draw: Draw, name: str, op: Op, backend: str) -> Data:
             if t:
                 threads[i] = _pick(draw, [4, 8])
         tiling.append({"kind": "for", "tile_sizes": [0] * (len(roles) - 1) + [_pick(draw, [4, 8, 16])]})
-        tiling.append({"kind": "forall", "num_threads": threads,
-                       "mapping": ["thread_z", "thread_y", "thread_x"][-sum(1 for t in threads if t):]})
+        tiling.append(
+            {
+                "kind": "forall",
+                "num_threads": threads,
+                "mapping": ["thread_z", "thread_y", "thread_x"][-sum(1 for t in threads if t) :],
+            }
+        )
         s["gpu"] = {"workgroup_dims": [threads[-1] or 1, (threads[-2] if len(threads) > 1 else 1) or 1, 1]}
         if draw(st.booleans()):
             s["promote_operands"] = draw(st.lists(st.sampled_from([0, 1]), unique=True, min_size=1))
@@ -397,7 +445,12 @@ def codegens(draw: Draw, name: str, op: Op, backend: str) -> Data:
             "transfer_max_rank": _pick(draw, [1, 1, 1, 2]),
         }
     if draw(st.integers(0, 3)) == 0:
-        s["cleanup"] = draw(st.lists(st.sampled_from(["canonicalization", "tiling_canonicalization", "for_loop_canonicalization"]), unique=True))
+        s["cleanup"] = draw(
+            st.lists(
+                st.sampled_from(["canonicalization", "tiling_canonicalization", "for_loop_canonicalization"]),
+                unique=True,
+            )
+        )
     if draw(st.integers(0, 4)) == 0:
         s["vectorize"] = False
     return s
@@ -433,9 +486,13 @@ def targets(draw: Draw) -> Optional[list[Data]]:
 
 
 @st.composite
-def rules(draw: Draw, index: int, target: str, backend: str, specialize_ok: bool, op: Optional[Op] = None, exact: bool = False) -> Data:
+def rules(
+    draw: Draw, index: int, target: str, backend: str, specialize_ok: bool, op: Optional[Op] = None, exact: bool = False
+) -> Data:
     op = op if op is not None else draw(ops())
-    kinds = ["data_layout", "cpu_lowering" if backend == "llvm-cpu" else "gpu_lowering"] + ([] if op.epilogue else ["codegen"])
+    kinds = ["data_layout", "cpu_lowering" if backend == "llvm-cpu" else "gpu_lowering"] + (
+        [] if op.epilogue else ["codegen"]
+    )
     kinds += ["graph_cpu_lowering"] if backend == "llvm-cpu" and op.family != "pack" else []
     kind = _pick(draw, kinds + kinds[1:2])  # lowering configs twice as often
     if op.family == "pack" and kind != "data_layout":
@@ -471,7 +528,9 @@ def valid_sets(draw: Draw) -> Data:
         target = _pick(draw, listed)
         backend = target["kind"]
         specialize_ok = backend == "llvm-cpu" and target.get("ukernels") == "none"
-        picked.append(draw(rules(i, target.get("name", "cpu" if backend == "llvm-cpu" else "gfx942"), backend, specialize_ok)))
+        picked.append(
+            draw(rules(i, target.get("name", "cpu" if backend == "llvm-cpu" else "gfx942"), backend, specialize_ok))
+        )
     data["rules"] = picked
     return data
 
@@ -628,7 +687,7 @@ def _resolves(node: Any, parts: list[Any]) -> bool:
     field name (a default or a missing required field), and then the rest is not checked."""
     if not _FIELDS:
         _FIELDS.update(_all_fields())
-    for i, part in enumerate(parts):
+    for _i, part in enumerate(parts):
         if isinstance(node, dict):
             if part in node:
                 node = node[part]
@@ -658,7 +717,11 @@ def path_in_input(data: Any, err: StrategyError) -> Optional[str]:
             roots.append(data)
         if isinstance(data, dict) and isinstance(data.get("rules"), list):
             for rule in data["rules"]:
-                if isinstance(rule, dict) and isinstance(rule.get("strategy"), dict) and rule["strategy"].get("name") == anchor:
+                if (
+                    isinstance(rule, dict)
+                    and isinstance(rule.get("strategy"), dict)
+                    and rule["strategy"].get("name") == anchor
+                ):
                     roots.append(rule["strategy"])
         if not any(_resolves(root, parts) for root in roots):
             return f"{anchor}.{path}"
@@ -687,7 +750,14 @@ def check(data: Data, render: bool = True) -> Outcome:
             try:
                 tdsl.render(sset, target)
             except RenderError as err:
-                return Outcome("verify_failure", f"{target}: {str(err).splitlines()[0][:300]}", time.perf_counter() - start, err)
+                return Outcome(
+                    "verify_failure", f"{target}: {str(err).splitlines()[0][:300]}", time.perf_counter() - start, err
+                )
             except Exception as err:  # noqa: BLE001
-                return Outcome("other", f"render {target}: {type(err).__name__}: {str(err)[:300]}", time.perf_counter() - start, err)
+                return Outcome(
+                    "other",
+                    f"render {target}: {type(err).__name__}: {str(err)[:300]}",
+                    time.perf_counter() - start,
+                    err,
+                )
     return Outcome("verified", "", time.perf_counter() - start)

@@ -207,7 +207,9 @@ def signatures(text: str) -> list[FunctionSignature]:
     for another argument or result type.
     """
     return [
-        FunctionSignature(f.name, tuple(_static_tensor(t) for t in f.inputs), tuple(_static_tensor(t) for t in f.results))
+        FunctionSignature(
+            f.name, tuple(_static_tensor(t) for t in f.inputs), tuple(_static_tensor(t) for t in f.results)
+        )
         for f in function_types(text)
     ]
 
@@ -336,13 +338,23 @@ def _classify(op: Any) -> tuple[str, Roles, tuple[tuple[int, ...], tuple[int, ..
     # linalg's isa_* checks can accept an op whose dimensions its infer_* then cannot
     # name (None; seen on a dynamically quantized ViT's integer ops): such an op is "other"
     contraction = linalg.infer_contraction_dimensions(op) if linalg.isa_contraction_op(op) else None
-    convolution = linalg.infer_convolution_dimensions(op) if contraction is None and linalg.isa_convolution_op(op) else None
+    convolution = (
+        linalg.infer_convolution_dimensions(op) if contraction is None and linalg.isa_convolution_op(op) else None
+    )
     if contraction is not None:
-        return "contraction", {r: tuple(int(d) for d in getattr(contraction, r)) for r in ("batch", "m", "n", "k")}, ((), ())
+        return (
+            "contraction",
+            {r: tuple(int(d) for d in getattr(contraction, r)) for r in ("batch", "m", "n", "k")},
+            ((), ()),
+        )
     if convolution is not None:
         groups = ("batch", "output_image", "output_channel", "filter_loop", "input_channel", "depth")
         roles = {r: tuple(int(d) for d in getattr(convolution, r)) for r in groups}
-        return "convolution", roles, (tuple(int(s) for s in convolution.strides), tuple(int(s) for s in convolution.dilations))
+        return (
+            "convolution",
+            roles,
+            (tuple(int(s) for s in convolution.strides), tuple(int(s) for s in convolution.dilations)),
+        )
     return "other", {}, ((), ())
 
 
@@ -399,7 +411,13 @@ def linalg_ops(text: str) -> list[LinalgOp]:
         roles = [role for _, role, _ in classified]
         convs = [conv for _, _, conv in classified]
         named = [
-            (op.name, function, location_key(op.location), kind, {key: _value(attr) for key, attr in _named_attributes(op)})
+            (
+                op.name,
+                function,
+                location_key(op.location),
+                kind,
+                {key: _value(attr) for key, attr in _named_attributes(op)},
+            )
             for (op, function), kind in zip(collect(module), kinds)
         ]
         for index, (op, _) in enumerate(collect(module)):
@@ -412,7 +430,9 @@ def linalg_ops(text: str) -> list[LinalgOp]:
         if any(op is None for op in generic):
             raise TdslError("linalg_ops: an op lost its identity in linalg-generalize-named-ops")
         ops = []
-        for (name, function, location, kind, values), op, role, (strides, dilations) in zip(named, generic, roles, convs):
+        for (name, function, location, kind, values), op, role, (strides, dilations) in zip(
+            named, generic, roles, convs
+        ):
             typed = [_shaped(v.type) for v in op.operands]
             operands = tuple(t for t in typed if t is not None)
             zero_points: tuple[str, ...] = ()
@@ -425,7 +445,19 @@ def linalg_ops(text: str) -> list[LinalgOp]:
                     operands = tuple(t for t in (typed[0], typed[1], typed[4]) if t is not None)
             ops.append(
                 LinalgOp(
-                    name, function, location, operands, tuple(sizes), iterators, kind, role, strides, dilations, values, zero_points, printed
+                    name,
+                    function,
+                    location,
+                    operands,
+                    tuple(sizes),
+                    iterators,
+                    kind,
+                    role,
+                    strides,
+                    dilations,
+                    values,
+                    zero_points,
+                    printed,
                 )
             )
     return ops
@@ -548,7 +580,11 @@ def set_argument_types(text: str, function: str, types: dict[int, str]) -> str:
     ir = _ir()
     with context():
         module = _parsed(text)
-        matches = [op for op in _public_functions(module) if str(ir.StringAttr(op.operation.attributes["sym_name"]).value) == function]
+        matches = [
+            op
+            for op in _public_functions(module)
+            if str(ir.StringAttr(op.operation.attributes["sym_name"]).value) == function
+        ]
         if not matches:
             raise PayloadError(f"no public function @{function} in the program")
         func = matches[0].operation
@@ -567,7 +603,9 @@ def set_argument_types(text: str, function: str, types: dict[int, str]) -> str:
             old = arg.type
             cast_name = "torch.tensor_static_info_cast" if str(old).startswith("!torch.") else "tensor.cast"
             arg.set_type(new)
-            cast = ir.Operation.create(cast_name, results=[old], operands=[arg], loc=ir.Location.unknown(), ip=ir.InsertionPoint(first))
+            cast = ir.Operation.create(
+                cast_name, results=[old], operands=[arg], loc=ir.Location.unknown(), ip=ir.InsertionPoint(first)
+            )
             arg.replace_all_uses_except(cast.result, cast)
             inputs[index] = new
         func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, list(ftype.results)))
@@ -582,7 +620,10 @@ def onnx_import_command() -> list[str] | None:
     import sys
 
     try:
-        if importlib.util.find_spec("onnx") is None or importlib.util.find_spec("iree.compiler.tools.import_onnx") is None:
+        if (
+            importlib.util.find_spec("onnx") is None
+            or importlib.util.find_spec("iree.compiler.tools.import_onnx") is None
+        ):
             return None
     except (ImportError, ValueError):
         return None

@@ -136,8 +136,22 @@ class CompilationInfo:
 
 
 Attr = Union[
-    bool, int, float, str, Unit, Sym, TypeA, MapA, Opaque, Mma, PipelineOptions, LoweringConfig,
-    TranslationInfo, CompilationInfo, tuple["Attr", ...], dict[str, "Attr"],
+    bool,
+    int,
+    float,
+    str,
+    Unit,
+    Sym,
+    TypeA,
+    MapA,
+    Opaque,
+    Mma,
+    PipelineOptions,
+    LoweringConfig,
+    TranslationInfo,
+    CompilationInfo,
+    tuple["Attr", ...],
+    dict[str, "Attr"],
 ]
 """An attribute as typed data (:func:`convert`)."""
 
@@ -186,7 +200,9 @@ def _pipeline_options(attr: Any) -> PipelineOptions:
     reorder = attr.reorder_workgroups_strategy
     return PipelineOptions(
         None if attr.prefetch_num_stages is None else int(attr.prefetch_num_stages),
-        None if attr.no_reduce_shared_memory_bank_conflicts is None else bool(attr.no_reduce_shared_memory_bank_conflicts),
+        None
+        if attr.no_reduce_shared_memory_bank_conflicts is None
+        else bool(attr.no_reduce_shared_memory_bank_conflicts),
         None if reorder is None else str(reorder)[str(reorder).index("<") + 1 : -1],
         None if attr.use_igemm_convolution is None else bool(attr.use_igemm_convolution),
         str(attr),

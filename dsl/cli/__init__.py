@@ -41,7 +41,16 @@ from .exits import (
 )
 from .parser import parser
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_BROKEN_PIPE", "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_VERDICT", "main", "parser"]
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "EXIT_BROKEN_PIPE",
+    "EXIT_INTERNAL",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_VERDICT",
+    "main",
+    "parser",
+]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -74,9 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         detail = " ".join(str(err).split())
         return fail(
-            f"internal error: {type(err).__name__}" + (f": {detail}" if detail else "")
+            f"internal error: {type(err).__name__}"
+            + (f": {detail}" if detail else "")
             + " (a bug in tdsl, not in the input; TDSL_TRACEBACK=1 prints the traceback)",
             EXIT_INTERNAL,
         )
-
-

@@ -24,7 +24,6 @@ SERIAL_LOADING_HELP = (
 )
 
 
-
 class CliParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line, exit 2
         if "--iree-flag: expected one argument" in message:
@@ -119,22 +118,49 @@ def host_targets_text() -> str:
 
 
 def add_limits(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS", help=f"seconds per iree-compile run, above 0 (default {DEFAULT_TIMEOUT_S:g})")
-    p.add_argument("--memory-gb", type=memory_gb, default=DEFAULT_MEMORY_GB, metavar="GIB", help=f"address-space cap of iree-compile in GiB, at least {MIN_MEMORY_GB:g} (default {DEFAULT_MEMORY_GB:g})")
+    p.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=DEFAULT_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"seconds per iree-compile run, above 0 (default {DEFAULT_TIMEOUT_S:g})",
+    )
+    p.add_argument(
+        "--memory-gb",
+        type=memory_gb,
+        default=DEFAULT_MEMORY_GB,
+        metavar="GIB",
+        help=f"address-space cap of iree-compile in GiB, at least {MIN_MEMORY_GB:g} (default {DEFAULT_MEMORY_GB:g})",
+    )
 
 
 def add_program_args(p: argparse.ArgumentParser) -> None:
     """--dim and --weights-seed: how a model becomes a static program."""
-    p.add_argument("--dim", action="append", default=[], metavar="NAME=SIZE",
-                   help="fix a dynamic dimension: an ONNX dim_param (batch=1), argN.D or INPUT.D (repeatable)")
-    p.add_argument("--weights-seed", type=nonnegative_int, default=0, metavar="N",
-                   help="seed of the weights drawn for an .onnx model committed without them (default 0)")
+    p.add_argument(
+        "--dim",
+        action="append",
+        default=[],
+        metavar="NAME=SIZE",
+        help="fix a dynamic dimension: an ONNX dim_param (batch=1), argN.D or INPUT.D (repeatable)",
+    )
+    p.add_argument(
+        "--weights-seed",
+        type=nonnegative_int,
+        default=0,
+        metavar="N",
+        help="seed of the weights drawn for an .onnx model committed without them (default 0)",
+    )
 
 
 def add_parameters_arg(p: argparse.ArgumentParser) -> None:
     """--parameters, for the commands that run the program."""
-    p.add_argument("--parameters", action="append", default=[], metavar="[SCOPE=]FILE.irpa",
-                   help="parameter archive the .mlir program's parameter globals read at load (scope default: model; repeatable)")
+    p.add_argument(
+        "--parameters",
+        action="append",
+        default=[],
+        metavar="[SCOPE=]FILE.irpa",
+        help="parameter archive the .mlir program's parameter globals read at load (scope default: model; repeatable)",
+    )
 
 
 def add_payload_args(p: argparse.ArgumentParser, cpu_only: bool, strategies_required: bool = True) -> None:
@@ -158,7 +184,11 @@ def add_payload_args(p: argparse.ArgumentParser, cpu_only: bool, strategies_requ
 
 
 def add_strategy_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("strategies", metavar="FILE[:NAME]", help="strategy file: .py (optionally :NAME of a StrategySet), .yaml or .json")
+    p.add_argument(
+        "strategies",
+        metavar="FILE[:NAME]",
+        help="strategy file: .py (optionally :NAME of a StrategySet), .yaml or .json",
+    )
     p.add_argument("--target", required=True, help=f"target name in the strategy set, e.g. {target_names_text()}")
 
 
@@ -197,6 +227,18 @@ def verbosity_parent(top: bool) -> CliParser:
     group = parent.add_mutually_exclusive_group()
     default_v: int | str = 0 if top else argparse.SUPPRESS
     default_q: bool | str = False if top else argparse.SUPPRESS
-    group.add_argument("-v", "--verbose", action="count", default=default_v, help="more detail: every rule that matched nothing, the iree-compile flags")
-    group.add_argument("-q", "--quiet", action="store_true", default=default_q, help="no progress bars, no warnings (errors still print)")
+    group.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=default_v,
+        help="more detail: every rule that matched nothing, the iree-compile flags",
+    )
+    group.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        default=default_q,
+        help="no progress bars, no warnings (errors still print)",
+    )
     return parent

@@ -26,14 +26,36 @@ from .options import compile_options, load_inputs, print_json, program_of_args, 
 
 def add_compile(sub: Commands) -> None:
     """``tdsl compile``: compile a payload and report what applied."""
-    p = add_command(sub, "compile", help="compile a payload with the strategies and report what applied", description="Render and verify the strategies, run iree-compile with them under a timeout and memory cap, and report which rules applied to which dispatches. Any 'error:' from iree-compile is a failure. Without --strategies, compile with IREE's default pipeline for --target (cpu or gfx942) and report it.")
+    p = add_command(
+        sub,
+        "compile",
+        help="compile a payload with the strategies and report what applied",
+        description="Render and verify the strategies, run iree-compile with them under a timeout and memory cap, and report which rules applied to which dispatches. Any 'error:' from iree-compile is a failure. Without --strategies, compile with IREE's default pipeline for --target (cpu or gfx942) and report it.",
+    )
     add_payload_args(p, cpu_only=False, strategies_required=False)
     p.add_argument("-o", "--output", type=Path, metavar="OUT.vmfb", help="write the compiled module (.vmfb) here")
     p.add_argument("--dump-ir", choices=PHASES, help="also write the IR at this phase next to the output")
-    p.add_argument("--strict", action="store_true", help="a rule of yours that matches nothing is an error (exit 1); ready-library rules (Rule.optional) never are")
-    p.add_argument("--report", action="store_true", help="per dispatch: pipeline and lowering config (tile sizes per level); gfx942: also LDS, VGPR/AGPR/SGPR, spills, MFMA count, waves per SIMD")
-    p.add_argument("--baseline", action="store_true", help="also compile with IREE's default pipeline and print its --report next to the strategy's, per dispatch")
-    p.add_argument("--keep-dump", type=Path, metavar="DIR", help="keep IREE's executable dump (configured IR, assembly, binaries) and the rendered scripts (DIR/scripts) in DIR (new, empty, or an earlier --keep-dump's) and print its path")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="a rule of yours that matches nothing is an error (exit 1); ready-library rules (Rule.optional) never are",
+    )
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="per dispatch: pipeline and lowering config (tile sizes per level); gfx942: also LDS, VGPR/AGPR/SGPR, spills, MFMA count, waves per SIMD",
+    )
+    p.add_argument(
+        "--baseline",
+        action="store_true",
+        help="also compile with IREE's default pipeline and print its --report next to the strategy's, per dispatch",
+    )
+    p.add_argument(
+        "--keep-dump",
+        type=Path,
+        metavar="DIR",
+        help="keep IREE's executable dump (configured IR, assembly, binaries) and the rendered scripts (DIR/scripts) in DIR (new, empty, or an earlier --keep-dump's) and print its path",
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     add_flag_args(p, writes_flags=False)
     add_limits(p)
@@ -42,13 +64,28 @@ def add_compile(sub: Commands) -> None:
 
 def add_run(sub: Commands) -> None:
     """``tdsl run``: compile, run on CPU and check numbers against references."""
-    p = add_command(sub, "run", help="compile, run on CPU and check numbers against references", description="Compile with the strategies and with IREE's default pipeline, run every function on CPU on the same deterministic inputs, and compare with the default build and numpy (plain matmul / batch matmul / convolution). Exits 1 past tolerance.")
+    p = add_command(
+        sub,
+        "run",
+        help="compile, run on CPU and check numbers against references",
+        description="Compile with the strategies and with IREE's default pipeline, run every function on CPU on the same deterministic inputs, and compare with the default build and numpy (plain matmul / batch matmul / convolution). Exits 1 past tolerance.",
+    )
     add_payload_args(p, cpu_only=True)
-    p.add_argument("--inputs", nargs="+", type=Path, metavar="X.npy|X.npz",
-                   help="input arrays instead of seeded random ones: one .npy per argument, or one .npz (arrays named by argument)")
+    p.add_argument(
+        "--inputs",
+        nargs="+",
+        type=Path,
+        metavar="X.npy|X.npz",
+        help="input arrays instead of seeded random ones: one .npy per argument, or one .npz (arrays named by argument)",
+    )
     p.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the random inputs (default 0)")
-    p.add_argument("--input-range", action="append", default=[], metavar="ARG=LO:HI",
-                   help="range of one argument's seeded values (name, argN or N; integers include HI) (repeatable)")
+    p.add_argument(
+        "--input-range",
+        action="append",
+        default=[],
+        metavar="ARG=LO:HI",
+        help="range of one argument's seeded values (name, argN or N; integers include HI) (repeatable)",
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     add_flag_args(p, writes_flags=False)
     add_limits(p)
@@ -57,18 +94,49 @@ def add_run(sub: Commands) -> None:
 
 def add_bench(sub: Commands) -> None:
     """``tdsl bench``: time the strategy against IREE's paths and numpy."""
-    p = add_command(sub, "bench", help="time the strategy against IREE default, IREE data tiling and numpy", description="Compile the payload with the strategies, with IREE's default pipeline and with --iree-opt-data-tiling, and time every function side by side with numpy (plain matmul / batch matmul / convolution): interleaved repetitions, IREE's builds called in turn in one process in each, medians, ratios paired by repetition, GFLOP/s (counted from the contractions and convolutions). numpy rows on other than float32/float64 data are marked 'not comparable' and left out of the ratios.")
+    p = add_command(
+        sub,
+        "bench",
+        help="time the strategy against IREE default, IREE data tiling and numpy",
+        description="Compile the payload with the strategies, with IREE's default pipeline and with --iree-opt-data-tiling, and time every function side by side with numpy (plain matmul / batch matmul / convolution): interleaved repetitions, IREE's builds called in turn in one process in each, medians, ratios paired by repetition, GFLOP/s (counted from the contractions and convolutions). numpy rows on other than float32/float64 data are marked 'not comparable' and left out of the ratios.",
+    )
     add_payload_args(p, cpu_only=True)
-    p.add_argument("--input-range", action="append", default=[], metavar="ARG=LO:HI",
-                   help="range of one argument's seeded values (name, argN or N; integers include HI) (repeatable)")
-    p.add_argument("--threads", type=thread_counts, default=(1,), metavar="N[,N...]", help="comma-separated thread counts, e.g. 1,2 (default 1)")
+    p.add_argument(
+        "--input-range",
+        action="append",
+        default=[],
+        metavar="ARG=LO:HI",
+        help="range of one argument's seeded values (name, argN or N; integers include HI) (repeatable)",
+    )
+    p.add_argument(
+        "--threads",
+        type=thread_counts,
+        default=(1,),
+        metavar="N[,N...]",
+        help="comma-separated thread counts, e.g. 1,2 (default 1)",
+    )
     p.add_argument("--repetitions", type=positive_int, default=5, help="interleaved rounds, at least 1 (default 5)")
-    p.add_argument("--min-time", type=positive_float, default=0.1, metavar="SECONDS", help="seconds of timed calls per variant and repetition, above 0 (default 0.1)")
-    p.add_argument("--allocator", choices=("default", "caching"), default="default",
-                   help="the IREE runtime's device allocator: default (transient buffers from malloc, glibc pinned to a long-running process's steady state: under 32 MiB reused, larger ones fresh on every call) or caching (all reused across calls; its builds are then timed one iree-benchmark-module process each instead of side by side in one)")
+    p.add_argument(
+        "--min-time",
+        type=positive_float,
+        default=0.1,
+        metavar="SECONDS",
+        help="seconds of timed calls per variant and repetition, above 0 (default 0.1)",
+    )
+    p.add_argument(
+        "--allocator",
+        choices=("default", "caching"),
+        default="default",
+        help="the IREE runtime's device allocator: default (transient buffers from malloc, glibc pinned to a long-running process's steady state: under 32 MiB reused, larger ones fresh on every call) or caching (all reused across calls; its builds are then timed one iree-benchmark-module process each instead of side by side in one)",
+    )
     p.add_argument("--no-numpy", action="store_true", help="skip the numpy baseline")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--plot", type=Path, metavar="OUT.png", help="also write a chart of the speed-up over IREE default, log scale, with the spread of the samples (needs matplotlib: pip install 'tdsl[plot]'; checked before benchmarking)")
+    p.add_argument(
+        "--plot",
+        type=Path,
+        metavar="OUT.png",
+        help="also write a chart of the speed-up over IREE default, log scale, with the spread of the samples (needs matplotlib: pip install 'tdsl[plot]'; checked before benchmarking)",
+    )
     add_flag_args(p, writes_flags=False)
     add_limits(p)
     p.set_defaults(run=_cmd_bench)
@@ -84,7 +152,9 @@ def _cmd_compile(args: argparse.Namespace) -> int:
         raise ArgumentError("--baseline: the side-by-side report needs --report (or --json)")
     # iree-compile reads .mlir (linalg or torch dialect) itself and reports its own errors;
     # an .onnx model (or --dim) goes through the frontend first.
-    payload = args.payload if args.payload.suffix.lower() == ".mlir" and not args.dim else program_of_args(args).mlir_path
+    payload = (
+        args.payload if args.payload.suffix.lower() == ".mlir" and not args.dim else program_of_args(args).mlir_path
+    )
     progress = progress_bars(args)
     try:
         report = compile_with_options(
@@ -157,9 +227,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
+    from ..compiler.outputs import check_output_file
     from ..measure.bench import bench_with_options
     from ..measure.bench_plot import plot, plot_available
-    from ..compiler.outputs import check_output_file
 
     if args.plot is not None:  # before any benchmarking: a missing matplotlib loses nothing
         check_output_file(args.plot, "--plot")

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from ..programs.program import Program
 
+
 def _nearest_existing(path: Path) -> Path:
     parent = path
     while not parent.exists() and parent != parent.parent:
@@ -84,11 +85,9 @@ def warn(message: str, args: argparse.Namespace) -> None:
         print(f"tdsl: warning: {message}", file=sys.stderr)
 
 
-
 def program_of_args(args: argparse.Namespace) -> Program:
     """The payload of a compile/run/bench/ops command as a loaded program."""
-    from ..programs.load import parse_dims
-    from ..programs.load import program_of
+    from ..programs.load import parse_dims, program_of
 
     return program_of(args.payload, parse_dims(args.dim), args.weights_seed, getattr(args, "parameters", []))
 
@@ -96,7 +95,6 @@ def program_of_args(args: argparse.Namespace) -> Program:
 def load_inputs(paths: Sequence[Path]) -> list[npt.NDArray[np.generic]]:
     """The arrays of ``--inputs``: each an existing ``.npy`` file (no pickles)."""
     import numpy as np
-    import numpy.typing as npt
 
     arrays = []
     for path in paths:
@@ -110,7 +108,9 @@ def load_inputs(paths: Sequence[Path]) -> list[npt.NDArray[np.generic]]:
             raise ArgumentError(f"--inputs {str(path)!r}: cannot be read: {os_reason(err)}") from None
         except (ValueError, EOFError) as err:
             detail = " ".join(str(err).split())
-            raise ArgumentError(f"--inputs {str(path)!r}: expected a .npy array file (numpy.save), received other data ({detail})") from None
+            raise ArgumentError(
+                f"--inputs {str(path)!r}: expected a .npy array file (numpy.save), received other data ({detail})"
+            ) from None
         if not isinstance(array, np.ndarray):
             if hasattr(array, "close"):
                 array.close()

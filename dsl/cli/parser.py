@@ -28,9 +28,21 @@ def parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         parents=[verbosity_parent(top=True)],
     )
-    top.add_argument("--version", action="version", version=f"tdsl {__version__} (iree-base-compiler {compiler_version()})")
+    top.add_argument(
+        "--version", action="version", version=f"tdsl {__version__} (iree-base-compiler {compiler_version()})"
+    )
     sub = top.add_subparsers(dest="command", required=True, parser_class=CliParser)
-    for add in (scripts.add_render, scripts.add_flags, builds.add_compile, builds.add_run, builds.add_bench,
-                ops.add_ops, tune.add_tune, scripts.add_import, scripts.add_show, scripts.add_schema):
+    for add in (
+        scripts.add_render,
+        scripts.add_flags,
+        builds.add_compile,
+        builds.add_run,
+        builds.add_bench,
+        ops.add_ops,
+        tune.add_tune,
+        scripts.add_import,
+        scripts.add_show,
+        scripts.add_schema,
+    ):
         add(sub)
     return top

@@ -27,27 +27,93 @@ from .options import check_output_dir, extra_flags, program_of_args, progress_ba
 
 def add_tune(sub: Commands) -> None:
     """``tdsl tune``: search strategy spaces for a program."""
-    p = add_command(sub, "tune", help="search strategy spaces for a model, measured against IREE's paths", description="Tune a program for this CPU (or rank gfx942 candidates by a cost model, compile-only): the program-level knobs (data tiling, im2col), then each contraction's tiles, one op at a time, by its share of the work; candidates are built in parallel and timed interleaved with the base, then the winners together in the whole model against IREE default and data tiling. A rule is emitted only where it beat the baseline by more than the measured noise, and only if the outputs match IREE default's. Builds and timings are cached (SQLite): a rerun resumes. Writes DIR/tuned.py, DIR/tuned.yaml, DIR/report.json (and DIR/plot.png with --plot). Ctrl-C stops cleanly and writes what was measured (exit 130).")
+    p = add_command(
+        sub,
+        "tune",
+        help="search strategy spaces for a model, measured against IREE's paths",
+        description="Tune a program for this CPU (or rank gfx942 candidates by a cost model, compile-only): the program-level knobs (data tiling, im2col), then each contraction's tiles, one op at a time, by its share of the work; candidates are built in parallel and timed interleaved with the base, then the winners together in the whole model against IREE default and data tiling. A rule is emitted only where it beat the baseline by more than the measured noise, and only if the outputs match IREE default's. Builds and timings are cached (SQLite): a rerun resumes. Writes DIR/tuned.py, DIR/tuned.yaml, DIR/report.json (and DIR/plot.png with --plot). Ctrl-C stops cleanly and writes what was measured (exit 130).",
+    )
     p.add_argument("payload", type=Path, help="program: .onnx model, or .mlir (torch/ONNX dialect or linalg)")
     add_program_args(p)
     add_parameters_arg(p)
-    p.add_argument("--target", default=CpuTarget.default_name, help="cpu (measured here) or gfx942 (cost model, compile-only without --device)")
-    p.add_argument("-o", "--output", type=Path, required=True, metavar="DIR", help="directory for tuned.py, tuned.yaml, report.json")
-    p.add_argument("--ops", action="append", default=[], metavar="TEXT", help="tune only dispatches whose name or shapes contain TEXT (repeatable)")
-    p.add_argument("--space", metavar="FILE.py[:NAME]|FILE.yaml", help="search your own space instead of the ready ones: a Space or a StrategySet with knobs defined in FILE.py, or a .yaml/.json set with knob mappings ({knob: choice, name: N, values: [..]})")
-    p.add_argument("--budget", type=positive_int, default=24, metavar="N", help="candidates built per op and space (default 24; a 2-D matmul has two spaces); on gfx942 the cost model's best N are compiled, at most 6")
-    p.add_argument("--time", type=positive_float, metavar="SECONDS", help="stop after this many seconds and emit what was measured")
+    p.add_argument(
+        "--target",
+        default=CpuTarget.default_name,
+        help="cpu (measured here) or gfx942 (cost model, compile-only without --device)",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        required=True,
+        metavar="DIR",
+        help="directory for tuned.py, tuned.yaml, report.json",
+    )
+    p.add_argument(
+        "--ops",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="tune only dispatches whose name or shapes contain TEXT (repeatable)",
+    )
+    p.add_argument(
+        "--space",
+        metavar="FILE.py[:NAME]|FILE.yaml",
+        help="search your own space instead of the ready ones: a Space or a StrategySet with knobs defined in FILE.py, or a .yaml/.json set with knob mappings ({knob: choice, name: N, values: [..]})",
+    )
+    p.add_argument(
+        "--budget",
+        type=positive_int,
+        default=24,
+        metavar="N",
+        help="candidates built per op and space (default 24; a 2-D matmul has two spaces); on gfx942 the cost model's best N are compiled, at most 6",
+    )
+    p.add_argument(
+        "--time", type=positive_float, metavar="SECONDS", help="stop after this many seconds and emit what was measured"
+    )
     p.add_argument("--rounds", type=positive_int, default=5, help="interleaved rounds for the finalists (default 5)")
-    p.add_argument("--min-time", type=positive_float, default=0.05, metavar="SECONDS", help="seconds of timed calls per build and round (default 0.05)")
+    p.add_argument(
+        "--min-time",
+        type=positive_float,
+        default=0.05,
+        metavar="SECONDS",
+        help="seconds of timed calls per build and round (default 0.05)",
+    )
     p.add_argument("--threads", type=positive_int, default=1, help="threads of the measured runs (default 1)")
-    p.add_argument("--allocator", choices=("default", "caching"), default="default", help="the IREE runtime's device allocator for the measured runs")
-    p.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the candidate sample and the round order (default 0)")
+    p.add_argument(
+        "--allocator",
+        choices=("default", "caching"),
+        default="default",
+        help="the IREE runtime's device allocator for the measured runs",
+    )
+    p.add_argument(
+        "--seed", type=nonnegative_int, default=0, help="seed of the candidate sample and the round order (default 0)"
+    )
     p.add_argument("--no-numerics", action="store_true", help="skip the numerics check of the emitted set")
-    p.add_argument("--cache", type=Path, metavar="PATH", help="the tuning cache (default: the user cache dir, tdsl/tune.sqlite)")
-    p.add_argument("--executor", choices=("local", "ray"), default="local", help="local process pool (default) or a Ray cluster (pip install 'tdsl[ray]')")
-    p.add_argument("--address", default="auto", metavar="auto|HOST:PORT", help="the Ray cluster to join (with --executor ray)")
-    p.add_argument("--workers", type=positive_int, metavar="N", help="parallel builds of the local executor (default: the CPU count)")
-    p.add_argument("--device", default="", metavar="URI", help="the IREE device the runners time on: this CPU by default; hip://0 on a machine with an AMD GPU (gfx942 candidates are then measured, not only ranked)")
+    p.add_argument(
+        "--cache", type=Path, metavar="PATH", help="the tuning cache (default: the user cache dir, tdsl/tune.sqlite)"
+    )
+    p.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default="local",
+        help="local process pool (default) or a Ray cluster (pip install 'tdsl[ray]')",
+    )
+    p.add_argument(
+        "--address", default="auto", metavar="auto|HOST:PORT", help="the Ray cluster to join (with --executor ray)"
+    )
+    p.add_argument(
+        "--workers",
+        type=positive_int,
+        metavar="N",
+        help="parallel builds of the local executor (default: the CPU count)",
+    )
+    p.add_argument(
+        "--device",
+        default="",
+        metavar="URI",
+        help="the IREE device the runners time on: this CPU by default; hip://0 on a machine with an AMD GPU (gfx942 candidates are then measured, not only ranked)",
+    )
     p.add_argument("--plot", action="store_true", help="also write DIR/plot.png (needs pip install 'tdsl[plot]')")
     add_flag_args(p, writes_flags=False)
     add_limits(p)
@@ -71,9 +137,19 @@ def _cmd_tune(args: argparse.Namespace) -> int:
     tuner = tuner_for(target.kind)
 
     options = TuneOptions(
-        budget=args.budget, time_s=args.time, rounds=args.rounds, min_time_s=args.min_time, threads=args.threads,
-        allocator=args.allocator, ops=tuple(args.ops), seed=args.seed, check_numerics=not args.no_numerics,
-        timeout_s=args.timeout, memory_gb=args.memory_gb, extra_flags=tuple(extra_flags(args)), device=args.device,
+        budget=args.budget,
+        time_s=args.time,
+        rounds=args.rounds,
+        min_time_s=args.min_time,
+        threads=args.threads,
+        allocator=args.allocator,
+        ops=tuple(args.ops),
+        seed=args.seed,
+        check_numerics=not args.no_numerics,
+        timeout_s=args.timeout,
+        memory_gb=args.memory_gb,
+        extra_flags=tuple(extra_flags(args)),
+        device=args.device,
         serial_loading=not args.no_serial_loading,
     )
     space = None
@@ -94,7 +170,9 @@ def _cmd_tune(args: argparse.Namespace) -> int:
 
     with open_cache(args.cache) as cache, open_executor(args.executor, args.address, args.workers) as executor:
         with tuning_session(executor, cache, progress) as (running, store):
-            result = tuner.tune(program, options=options, executor=running, cache=store, progress=progress, report=report, space=space)
+            result = tuner.tune(
+                program, options=options, executor=running, cache=store, progress=progress, report=report, space=space
+            )
     try:
         paths = write_outputs(result, args.output, with_plot=args.plot)
     except OSError as err:

@@ -19,24 +19,24 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
-from .iree_compile import CompileFailed, run_iree_compile
+from .. import bindings as mlir
 from ..errors import StrategyNotApplied, TargetError
 from ..files import atomic_write, staged
-from ..sets.loader import as_strategy_set
-from .. import bindings as mlir
 from ..model.kinds import Phase
 from ..render import LAYOUT_RULE_MARKER, PREPROCESSING, Rendered, injections, render
-from .diagnostics import CompilerDiagnostic, locate_in_dispatches, rule_names
-from .flags import rendered_flags, with_threading
-from .phases import compile_to_phase, phase_of
-from .hsaco import KernelResources, resources
-from .dispatches import STATISTICS_FILE, DispatchSummary, launches_in, statistics_flags, summarize_dump
-from .options import DEFAULT_MEMORY_GB, DEFAULT_OPTIONS, DEFAULT_TIMEOUT_S, CompileOptions, flag_tuple
-from .outputs import check_dump_dir, check_output_file, keep_dump_dir
-from .progress import NO_PROGRESS, Progress
-from .report import IREE_DEFAULT, CompileReport, RuleOutcome
+from ..sets.loader import as_strategy_set
 from ..sets.strategy_set import StrategySet
 from ..targets import Target, named, target_names
+from .diagnostics import CompilerDiagnostic, locate_in_dispatches, rule_names
+from .dispatches import STATISTICS_FILE, DispatchSummary, launches_in, statistics_flags, summarize_dump
+from .flags import rendered_flags, with_threading
+from .hsaco import KernelResources, resources
+from .iree_compile import CompileFailed, run_iree_compile
+from .options import DEFAULT_MEMORY_GB, DEFAULT_OPTIONS, DEFAULT_TIMEOUT_S, CompileOptions, flag_tuple
+from .outputs import check_dump_dir, check_output_file, keep_dump_dir
+from .phases import compile_to_phase, phase_of
+from .progress import NO_PROGRESS, Progress
+from .report import IREE_DEFAULT, CompileReport, RuleOutcome
 
 
 def default_target(target: Target | str) -> Target:
@@ -96,10 +96,21 @@ def compile(  # noqa: A001 - the verb users expect: tdsl.compile(...)
     ``timeout_s`` / ``memory_gb``: each ``iree-compile`` run's timeout and address-space cap
     (:class:`~tdsl.compiler.options.CompileOptions`).
     """
-    options = CompileOptions(timeout_s=timeout_s, memory_gb=memory_gb, extra_flags=flag_tuple(extra_flags), serial_loading=serial_loading)
+    options = CompileOptions(
+        timeout_s=timeout_s, memory_gb=memory_gb, extra_flags=flag_tuple(extra_flags), serial_loading=serial_loading
+    )
     return compile_with_options(
-        payload, strategies, target, output, options=options, dump_ir=dump_ir, dump_ir_to=dump_ir_to, strict=strict,
-        keep_dump=keep_dump, baseline=baseline, progress=progress,
+        payload,
+        strategies,
+        target,
+        output,
+        options=options,
+        dump_ir=dump_ir,
+        dump_ir_to=dump_ir_to,
+        strict=strict,
+        keep_dump=keep_dump,
+        baseline=baseline,
+        progress=progress,
     )
 
 
@@ -139,7 +150,11 @@ class _Outputs:
 
 
 def _checked_outputs(
-    payload: Path, output: Path | str | None, dump_ir: str | Phase | None, dump_ir_to: Path | str | None, keep_dump: Path | str | None
+    payload: Path,
+    output: Path | str | None,
+    dump_ir: str | Phase | None,
+    dump_ir_to: Path | str | None,
+    keep_dump: Path | str | None,
 ) -> _Outputs:
     """The output paths of a compile; one that cannot be written is refused here."""
     phase = phase_of(dump_ir)
@@ -156,17 +171,26 @@ def _checked_outputs(
     return _Outputs(out, phase, ir_dump, kept)
 
 
-def _compile_iree_default(payload: Path, target_model: Target, outputs: _Outputs, options: CompileOptions, progress: Progress) -> CompileReport:
+def _compile_iree_default(
+    payload: Path, target_model: Target, outputs: _Outputs, options: CompileOptions, progress: Progress
+) -> CompileReport:
     """The build without strategies: IREE's default pipeline for ``target_model``, and the
     IR after ``outputs.phase`` when asked for."""
     with tempfile.TemporaryDirectory(prefix="tdsl-") as tmp:
         progress.expect("compile", 1 + (outputs.phase is not None))
-        default = _default_build(payload, target_model.name, target_model, outputs.module, options, Path(tmp) / "dump", progress)
+        default = _default_build(
+            payload, target_model.name, target_model, outputs.module, options, Path(tmp) / "dump", progress
+        )
         if outputs.phase is not None and outputs.ir_dump is not None:
             with progress.step("compile", f"IR after {outputs.phase}"):
                 with tempfile.TemporaryDirectory(prefix="tdsl-ir-") as ir_tmp:
                     ir_out = Path(ir_tmp) / f"{outputs.phase}.mlir"
-                    run_iree_compile(payload, [*default.flags, *options.extra_flags, f"--compile-to={outputs.phase}"], ir_out, options)
+                    run_iree_compile(
+                        payload,
+                        [*default.flags, *options.extra_flags, f"--compile-to={outputs.phase}"],
+                        ir_out,
+                        options,
+                    )
                     atomic_write(outputs.ir_dump, ir_out.read_text())
         if outputs.kept is not None:
             keep_dump_dir(Path(tmp) / "dump", outputs.kept)
@@ -197,19 +221,25 @@ def _compile_strategies(
         dump.mkdir()
         with ExitStack() as stack:
             module = stack.enter_context(staged(outputs.module)) if outputs.module is not None else None
-            names = rule_names(strategy_set.name, [(i, r.strategy.name, r.strategy.kind) for i, r in strategy_set.rules_for(name)])
+            names = rule_names(
+                strategy_set.name, [(i, r.strategy.name, r.strategy.kind) for i, r in strategy_set.rules_for(name)]
+            )
 
             def locate(diagnostics: Sequence[CompilerDiagnostic]) -> tuple[CompilerDiagnostic, ...]:
                 return locate_in_dispatches(diagnostics, dump, names)
 
             with progress.step("compile", "strategy build"):
-                result = run_iree_compile(payload, _strategy_flags(rendered, scripts, dump, options), module, options, locate=locate)
+                result = run_iree_compile(
+                    payload, _strategy_flags(rendered, scripts, dump, options), module, options, locate=locate
+                )
             dispatches = tuple(summarize_dump(dump))
             launch_counts, kernels = launches_in(dump), kernel_resources(dump, rendered.target)
             layout_hits: dict[int, list[str]] = {}
             if has_preprocessing:
                 with progress.step("compile", "IR after preprocessing (where layout rules applied)"):
-                    layout_hits = layout_rules_by_function(compile_to_phase(payload, rendered, scripts, Phase.PREPROCESSING, options))
+                    layout_hits = layout_rules_by_function(
+                        compile_to_phase(payload, rendered, scripts, Phase.PREPROCESSING, options)
+                    )
             outcomes = tuple(_outcomes(strategy_set, name, dispatches, layout_hits))
             if strict:
                 _check_strict(outcomes, payload, name)
@@ -217,7 +247,11 @@ def _compile_strategies(
                 with progress.step("compile", f"IR after {outputs.phase}"):
                     ir_text = compile_to_phase(payload, rendered, scripts, outputs.phase, options)
                 atomic_write(outputs.ir_dump, ir_text)
-            base = _default_build(payload, name, target_model, None, options, dump / IREE_DEFAULT, progress) if baseline else None
+            base = (
+                _default_build(payload, name, target_model, None, options, dump / IREE_DEFAULT, progress)
+                if baseline
+                else None
+            )
             if outputs.kept is not None:
                 shutil.copytree(scripts, dump / "scripts")
                 keep_dump_dir(dump, outputs.kept)
@@ -308,12 +342,13 @@ def _default_build(
     )
 
 
-def compile_default(payload: Path, target_flags: Sequence[str], output: Path, options: CompileOptions = DEFAULT_OPTIONS) -> None:
+def compile_default(
+    payload: Path, target_flags: Sequence[str], output: Path, options: CompileOptions = DEFAULT_OPTIONS
+) -> None:
     """Compiles ``payload`` with IREE's default pipeline (no tdsl scripts): ``target_flags``
     are the whole command (the caller places ``options.extra_flags``); ``options`` give the
     limits."""
     run_iree_compile(payload, list(target_flags), output, options)
-
 
 
 def layout_rules_by_function(preprocessed_ir: str) -> dict[int, list[str]]:

@@ -106,7 +106,8 @@ class _Function:
 
 _FUNC_LINE = re.compile(r"^\s*func\.func\s+(?:(?:public|private)\s+)?@(?P<name>[A-Za-z0-9_$.]+)")
 _MARKERS = {
-    key: re.compile(rf'"?{re.escape(key)}"?\s*=\s*(?P<index>\d+)\s*:\s*i64') for key in (RULE_MARKER, LAYOUT_RULE_MARKER)
+    key: re.compile(rf'"?{re.escape(key)}"?\s*=\s*(?P<index>\d+)\s*:\s*i64')
+    for key in (RULE_MARKER, LAYOUT_RULE_MARKER)
 }
 
 

@@ -193,7 +193,8 @@ def summarize_dump(directory: Path | str) -> list[DispatchSummary]:
     counts = launches_in(directory)
     if counts is not None:
         summaries = [
-            replace(s, launches=counts.per_call.get(s.name, 0), launches_at_load=counts.at_load.get(s.name, 0)) for s in summaries
+            replace(s, launches=counts.per_call.get(s.name, 0), launches_at_load=counts.at_load.get(s.name, 0))
+            for s in summaries
         ]
     return sorted(summaries, key=lambda s: _natural(s.name))
 
@@ -272,7 +273,11 @@ def _export_name(symbol: str) -> str:
         return symbol
     if found.group("bare") is not None:
         return found.group("bare")
-    return re.sub(r"\\([0-9A-Fa-f]{2}|\\)", lambda m: "\\" if m.group(1) == "\\" else chr(int(m.group(1), 16)), found.group("quoted"))
+    return re.sub(
+        r"\\([0-9A-Fa-f]{2}|\\)",
+        lambda m: "\\" if m.group(1) == "\\" else chr(int(m.group(1), 16)),
+        found.group("quoted"),
+    )
 
 
 def launches_in(directory: Path | str) -> Launches | None:

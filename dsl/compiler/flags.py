@@ -68,7 +68,9 @@ def read_flags_file(path: Path | str) -> list[str]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
-        raise ArgumentError(f"--flags-file {str(path)!r}: cannot be read: {(err.strerror or type(err).__name__).lower()}") from None
+        raise ArgumentError(
+            f"--flags-file {str(path)!r}: cannot be read: {(err.strerror or type(err).__name__).lower()}"
+        ) from None
     except UnicodeDecodeError:
         raise ArgumentError(f"--flags-file {str(path)!r}: expected UTF-8 text") from None
     flags: list[str] = []

@@ -82,7 +82,10 @@ def kernel_metadata(hsaco: Path | str) -> list[dict[str, Any]]:
             if not isinstance(section, NoteSection):
                 continue
             for note in section.iter_notes():
-                if note["n_name"] == "AMDGPU" and str(note["n_type"]) in (str(NT_AMDGPU_METADATA), "NT_AMDGPU_METADATA"):
+                if note["n_name"] == "AMDGPU" and str(note["n_type"]) in (
+                    str(NT_AMDGPU_METADATA),
+                    "NT_AMDGPU_METADATA",
+                ):
                     desc = note["n_desc"]
                     data = desc if isinstance(desc, bytes) else str(desc).encode("latin-1")
                     kernels.extend(msgpack.unpackb(data, raw=False).get("amdhsa.kernels", []))

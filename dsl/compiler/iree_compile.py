@@ -31,7 +31,6 @@ from ..files import atomic_write, failure_dir, staged
 from .diagnostics import CompilerDiagnostic, parse_diagnostics
 from .options import DEFAULT_OPTIONS, CompileOptions
 
-
 # stderr markers of a run that hit the address-space cap (RLIMIT_AS makes allocations fail).
 _MEMORY_MARKERS = (
     "std::bad_alloc",
@@ -162,7 +161,9 @@ def _invoke(payload: Path, flags: Sequence[str], output: str, options: CompileOp
     except subprocess.TimeoutExpired as err:
         raw = err.stderr or b""
         stderr = raw.decode(errors="replace") if isinstance(raw, bytes) else raw
-        return CompileResult(command, -signal.SIGKILL, stderr, tuple(parse_diagnostics(stderr)), options.timeout_s, None, True)
+        return CompileResult(
+            command, -signal.SIGKILL, stderr, tuple(parse_diagnostics(stderr)), options.timeout_s, None, True
+        )
     diagnostics = tuple(parse_diagnostics(proc.stderr))
     return CompileResult(command, proc.returncode, proc.stderr, diagnostics, time.perf_counter() - start, None)
 
@@ -256,7 +257,8 @@ def describe_failure(
     if first:
         more = len(errors) - 1
         parts.append(
-            first[0].describe() + _first_note(result.diagnostics, first[0])
+            first[0].describe()
+            + _first_note(result.diagnostics, first[0])
             + (f" (and {more} more error{'s' if more > 1 else ''})" if more else "")
         )
     elif kind == "crash" and _crash_line(result.stderr):
@@ -348,11 +350,9 @@ def _copied_paths(evidence: Path) -> list[tuple[str, str]]:
 
 
 __all__ = [
-    "MIN_MEMORY_GB",
     "CompileFailed",
     "CompileResult",
     "CompilerDiagnostic",
     "parse_diagnostics",
     "run_iree_compile",
 ]
-

@@ -27,22 +27,37 @@ from ..errors import StrategyError
 from ..model.all_of import AllOf
 from ..model.base import StrategyModel
 from ..model.element_types import ELEMENT_BITS
-from ..model.kinds import MatcherKind
+from ..model.kinds import MatcherKind, Phase
+from ..model.matchers import (
+    ContractionMatch,
+    ConvolutionMatch,
+    FunctionMatch,
+    OperandMatch,
+    OpNameMatch,
+    contraction_with_layout,
+)
 from ..render import LAYOUT_MARKER, MARKER, render
-from ..model.kinds import Phase
-from ..model.matchers import ContractionMatch, ConvolutionMatch, FunctionMatch, OperandMatch, OpNameMatch, contraction_with_layout
 from ..sets.strategy_set import StrategySet
 from ..targets import Target, resolve
 from ..targets.cpu import PREPROCESSING_PIPELINE
 from .dispatches import STATISTICS_FILE, Launches, read_launches, statistics_flags
-from .phases import compile_to_phase
 from .iree_compile import run_iree_compile
 from .options import DEFAULT_OPTIONS, CompileOptions
+from .phases import compile_to_phase
 
 CONTRACTION_ROLES = ("batch", "m", "n", "k")
 CONVOLUTION_ROLES = ("batch", "output_image", "output_channel", "filter_loop", "input_channel", "depth")
-_ROLE_LETTER = {"batch": "b", "m": "m", "n": "n", "k": "k", "output_image": "o", "output_channel": "f",
-                "filter_loop": "w", "input_channel": "c", "depth": "d"}
+_ROLE_LETTER = {
+    "batch": "b",
+    "m": "m",
+    "n": "n",
+    "k": "k",
+    "output_image": "o",
+    "output_channel": "f",
+    "filter_loop": "w",
+    "input_channel": "c",
+    "depth": "d",
+}
 
 
 @dataclass(frozen=True)
@@ -63,7 +78,9 @@ class OpView:
 
     @classmethod
     def of(cls, op: bindings.LinalgOp) -> "OpView":
-        return cls(op.name, op.kind, op.operands, op.loop_sizes, op.roles, op.strides, op.dilations, op.zero_points, op.maps)
+        return cls(
+            op.name, op.kind, op.operands, op.loop_sizes, op.roles, op.strides, op.dilations, op.zero_points, op.maps
+        )
 
     def sizes(self, role: str) -> list[int]:
         return [self.loop_sizes[d] for d in self.roles.get(role, ())]
@@ -158,15 +175,22 @@ class ProgramOps:
             "executables": len(self.dispatches),
             "launches": self.launches,
             "launches_at_load": self.launches_at_load,
-            "dispatches": [d.to_json() | ({"time_share": shares.get(d.name)} if shares is not None else {}) for d in self.dispatches],
+            "dispatches": [
+                d.to_json() | ({"time_share": shares.get(d.name)} if shares is not None else {})
+                for d in self.dispatches
+            ],
         }
 
     def text(self, shares: Mapping[str, float] | None = None) -> str:
         """The listing as ``tdsl ops`` prints it; with ``shares``, each dispatch's share of its
         function's time, largest first."""
         at_load = f", {self.launches_at_load} at load" if self.launches_at_load else ""
-        lines = [f"{self.payload} for {self.target}: {len(self.dispatches)} executables, {self.launches} launches per call{at_load}"]
-        ordered = sorted(self.dispatches, key=lambda d: -shares.get(d.name, 0.0)) if shares is not None else self.dispatches
+        lines = [
+            f"{self.payload} for {self.target}: {len(self.dispatches)} executables, {self.launches} launches per call{at_load}"
+        ]
+        ordered = (
+            sorted(self.dispatches, key=lambda d: -shares.get(d.name, 0.0)) if shares is not None else self.dispatches
+        )
         for d in ordered:
             root = d.root
             at_load = f" (+{d.launches_at_load} at load)" if d.launches_at_load else ""
@@ -245,7 +269,12 @@ def matcher_for(view: OpView, function: str | None = None) -> MatcherKind | None
     known = len(types) >= 3 and all(t in ELEMENT_BITS for t in types[:2] + types[-1:])
     complete = known and all(s >= 0 for s in view.loop_sizes)
     data: dict[str, Any] = {"lhs_type": types[0], "rhs_type": types[1], "output_type": types[-1]} if known else {}
-    if view.kind == "contraction" and view.zero_points and complete and all(d >= 0 for t in view.operands for d in t.shape):
+    if (
+        view.kind == "contraction"
+        and view.zero_points
+        and complete
+        and all(d >= 0 for t in view.operands for d in t.shape)
+    ):
         lhs, rhs, result = view.operands[0], view.operands[1], view.operands[-1]
         leaves: list[MatcherKind] = [
             OpNameMatch(names=(view.name,)),
@@ -263,7 +292,9 @@ def matcher_for(view: OpView, function: str | None = None) -> MatcherKind | None
         # Sizes alone also select contractions of other operand or result layouts (e.g. a
         # transposed result): pin the layout, or the maps where no operand_layout spells them.
         with_layout = contraction_with_layout(sized, view.maps) if len(view.maps) == 3 else None
-        found: MatcherKind = with_layout or ContractionMatch.model_validate(sized | ({"maps": list(view.maps)} if len(view.maps) == 3 else {}))
+        found: MatcherKind = with_layout or ContractionMatch.model_validate(
+            sized | ({"maps": list(view.maps)} if len(view.maps) == 3 else {})
+        )
         return found
     if view.kind == "convolution" and complete:
         groups: dict[str, Any] = {role: view.sizes(role) for role in CONVOLUTION_ROLES}
@@ -292,7 +323,9 @@ ASYNC_SUFFIX = "$async"
 (``main_graph`` calls ``main_graph$async``, which holds the ops)."""
 
 
-def graph_linalg_ops(payload: Path, flags: Sequence[str], options: CompileOptions = DEFAULT_OPTIONS) -> list[bindings.LinalgOp]:
+def graph_linalg_ops(
+    payload: Path, flags: Sequence[str], options: CompileOptions = DEFAULT_OPTIONS
+) -> list[bindings.LinalgOp]:
     """The linalg ops of ``payload`` as graph-level strategies see them: after IREE's input
     conversion (the ``abi`` phase), where a torch/ONNX-dialect program is linalg, or, when
     ``flags`` run passes before the preprocessing transform spec
@@ -301,7 +334,12 @@ def graph_linalg_ops(payload: Path, flags: Sequence[str], options: CompileOption
     ``flags`` are the whole command (extra flags included); ``options`` give the limits."""
     phase = "preprocessing" if any(f.startswith(PREPROCESSING_PIPELINE) for f in flags) else "abi"
     ops = bindings.linalg_ops(_phase_ir(payload, flags, phase, options))
-    return [replace(op, function=op.function[: -len(ASYNC_SUFFIX)]) if op.function and op.function.endswith(ASYNC_SUFFIX) else op for op in ops]
+    return [
+        replace(op, function=op.function[: -len(ASYNC_SUFFIX)])
+        if op.function and op.function.endswith(ASYNC_SUFFIX)
+        else op
+        for op in ops
+    ]
 
 
 def _configured_ir(payload: Path, flags: Sequence[str], options: CompileOptions) -> tuple[str, Launches]:
@@ -360,7 +398,11 @@ def _graph_op(root: bindings.LinalgOp, candidates: list[bindings.LinalgOp]) -> b
     same = [op for op in candidates if op.name == root.name or (root.kind in computes and op.kind in computes)]
     ranked = sorted(
         same,
-        key=lambda op: (op.kind != root.kind or root.kind == "other", _iterations(op) != _iterations(root), op.name != root.name),
+        key=lambda op: (
+            op.kind != root.kind or root.kind == "other",
+            _iterations(op) != _iterations(root),
+            op.name != root.name,
+        ),
     )
     return ranked[0] if ranked else None
 
@@ -405,7 +447,9 @@ def list_dispatches(
         by_site.setdefault(_site(graph_op), []).append(graph_op)
     summaries = bindings.walk(configured_ir)
     functions = [
-        op for op in summaries if op.name == "func.func" and isinstance(op.values.get("translation_info"), bindings.TranslationInfo)
+        op
+        for op in summaries
+        if op.name == "func.func" and isinstance(op.values.get("translation_info"), bindings.TranslationInfo)
     ]
     ops = bindings.linalg_ops(configured_ir)
     dispatches = []
@@ -418,8 +462,14 @@ def list_dispatches(
         source = _graph_op(root_op, by_site.get(_site(root_op), [])) if root_op else None
         graph_view = OpView.of(source) if source else None
         lowering = next(
-            (op.attributes["lowering_config"] for op in summaries
-             if op.function == name and root_op is not None and op.name == root_op.name and "lowering_config" in op.attributes),
+            (
+                op.attributes["lowering_config"]
+                for op in summaries
+                if op.function == name
+                and root_op is not None
+                and op.name == root_op.name
+                and "lowering_config" in op.attributes
+            ),
             None,
         )
         dispatches.append(

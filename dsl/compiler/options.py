@@ -47,7 +47,9 @@ class CompileOptions:
         flags = flag_tuple(self.extra_flags)
         for flag in flags:
             if not isinstance(flag, str) or not flag.startswith("-"):
-                raise ArgumentError(f"extra_flags: expected iree-compile options such as --iree-opt-level=O3, received {flag!r}")
+                raise ArgumentError(
+                    f"extra_flags: expected iree-compile options such as --iree-opt-level=O3, received {flag!r}"
+                )
         if not isinstance(self.serial_loading, bool):
             raise ArgumentError(f"serial_loading: expected True or False, received {self.serial_loading!r}")
         object.__setattr__(self, "extra_flags", flags)

@@ -14,6 +14,7 @@ from ..files import atomic_write
 DUMP_MARKER = "tdsl-dump.txt"
 """The file that marks a --keep-dump directory as tdsl's (a later run may replace it)."""
 
+
 def check_dump_dir(path: Path) -> None:
     """Refuses, before any work, a ``--keep-dump`` directory tdsl may not fill: a file, a
     directory with files an earlier ``--keep-dump`` did not write, an unwritable place."""
@@ -44,7 +45,10 @@ def keep_dump_dir(dump: Path, keep: Path) -> None:
             shutil.copytree(dump, target, symlinks=True)
         else:
             target.mkdir()
-        atomic_write(target / DUMP_MARKER, "IREE executable dump kept by tdsl compile --keep-dump; a later --keep-dump replaces this directory\n")
+        atomic_write(
+            target / DUMP_MARKER,
+            "IREE executable dump kept by tdsl compile --keep-dump; a later --keep-dump replaces this directory\n",
+        )
         if keep.exists():
             old = stage / "old"
             keep.rename(old)

@@ -20,14 +20,14 @@ from pathlib import Path
 from typing import overload
 
 from .. import bindings as mlir
+from ..errors import TdslError
 from ..model.kinds import Phase
+from ..render import PREPROCESSING, Rendered, render
 from ..sets.loader import as_strategy_set
+from ..sets.strategy_set import StrategySet
 from .flags import with_threading
 from .iree_compile import CompileFailed, run_iree_compile
 from .options import DEFAULT_OPTIONS, CompileOptions
-from ..errors import TdslError
-from ..render import PREPROCESSING, Rendered, render
-from ..sets.strategy_set import StrategySet
 
 _NOISY = [
     (re.compile(r'cpu_features = "[^"]*"'), 'cpu_features = "..."'),
@@ -98,6 +98,10 @@ def compile_to_phase(
     ``options``' extra flags after them)."""
     with tempfile.TemporaryDirectory(prefix="tdsl-ir-") as tmp:
         out = Path(tmp) / f"{phase}.mlir"
-        flags = [*with_threading(rendered.flags(scripts), options.serial_loading), *options.extra_flags, f"--compile-to={phase}"]
+        flags = [
+            *with_threading(rendered.flags(scripts), options.serial_loading),
+            *options.extra_flags,
+            f"--compile-to={phase}",
+        ]
         run_iree_compile(payload, flags, out, options)
         return out.read_text()

@@ -47,10 +47,12 @@ class RichProgress(Progress):
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
-            Progress as Bars,
             TextColumn,
             TimeElapsedColumn,
             TimeRemainingColumn,
+        )
+        from rich.progress import (
+            Progress as Bars,
         )
 
         self._bars = Bars(

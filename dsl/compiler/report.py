@@ -351,9 +351,7 @@ def _pairing_key(name: str) -> tuple[str, str]:
     return (found.group("function"), found.group("what") or name) if found else (name, name)
 
 
-def side_by_side(
-    ours: CompileReport, theirs: CompileReport | None
-) -> list[tuple[str, list[tuple[str, str, str]]]]:
+def side_by_side(ours: CompileReport, theirs: CompileReport | None) -> list[tuple[str, list[tuple[str, str, str]]]]:
     """Per dispatch: (field, ours, theirs) rows, ``-`` where a build lacks the field. Two
     builds' dispatches pair up when they compute the same thing in the same payload function
     (IREE names a dispatch after its root op and shapes); one without a partner is shown

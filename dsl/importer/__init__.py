@@ -17,8 +17,8 @@ what is missing; ``allow_raw`` keeps such a matcher or action as verified raw ML
 from __future__ import annotations
 
 from .command import import_command
-from .problems import Note, SpecImportError
 from .entry import sanitize
+from .problems import Note, SpecImportError
 from .spec import Imported, ImportedRule, import_spec, import_specs, merge, read_file, read_spec
 from .writer import write_python, write_yaml
 

@@ -86,14 +86,18 @@ def _marker(name: str, value: Optional[Attr], marks: Marks) -> bool:
     return False
 
 
-def read_config_action(sequence: Sequence, bound: dict[int, Optional[Attr]], lines: Optional[dict[int, Optional[int]]] = None) -> ConfigAction:
+def read_config_action(
+    sequence: Sequence, bound: dict[int, Optional[Attr]], lines: Optional[dict[int, Optional[int]]] = None
+) -> ConfigAction:
     """A config action: only parameter constants, annotations of the matched op (its first
     argument) and the yield; ``bound`` gives the values of its parameter arguments (the
     matcher's constants, defined at ``lines``). tdsl's codegen action is a config action
     too: it annotates the enclosing function with a translation_info whose ``codegen_spec``
     names the lowering sequence. Each annotation's line is where its value is defined."""
     if not sequence.args:
-        raise Unsupported("transform.named_sequence", sequence.line, f"an action @{sequence.name} that takes the matched op")
+        raise Unsupported(
+            "transform.named_sequence", sequence.line, f"an action @{sequence.name} that takes the matched op"
+        )
     op_value = sequence.args[0]
     params: dict[int, Optional[Attr]] = dict(bound)
     where: dict[int, Optional[int]] = dict(lines or {})
@@ -113,13 +117,21 @@ def read_config_action(sequence: Sequence, bound: dict[int, Optional[Attr]], lin
             if len(op.operands) > 1:
                 line = where.get(op.operands[1]) or op.line
                 if op.operands[1] not in params or params[op.operands[1]] is None:
-                    raise Unsupported(op.name, op.line, f"the value of {name!r}: a parameter tdsl can read (a transform.param.constant)")
+                    raise Unsupported(
+                        op.name,
+                        op.line,
+                        f"the value of {name!r}: a parameter tdsl can read (a transform.param.constant)",
+                    )
                 value = params[op.operands[1]]
             if op.operands[0] in functions:
                 if name == "translation_info" and isinstance(value, TranslationInfo) and value.codegen_spec is not None:
                     action.codegen_spec = value.codegen_spec
                     continue
-                raise Unsupported(op.name, op.line, f"an annotation of the function ({name!r}): tdsl's codegen action sets translation_info to a lowering sequence only")
+                raise Unsupported(
+                    op.name,
+                    op.line,
+                    f"an annotation of the function ({name!r}): tdsl's codegen action sets translation_info to a lowering sequence only",
+                )
             if op.operands[0] != op_value:
                 raise Unsupported(op.name, op.line, "an annotation of another op than the matched one")
             if not _marker(name, value, action.marks):
@@ -127,7 +139,11 @@ def read_config_action(sequence: Sequence, bound: dict[int, Optional[Attr]], lin
         elif op.name == "transform.yield":
             continue
         else:
-            raise Unsupported(op.name, op.line, "tdsl's config actions only annotate the matched op (compilation_info, decomposition_config)")
+            raise Unsupported(
+                op.name,
+                op.line,
+                "tdsl's config actions only annotate the matched op (compilation_info, decomposition_config)",
+            )
     return action
 
 
@@ -170,7 +186,11 @@ class _Layout:
         result is the rewritten op from now on."""
         stage = _STAGES[step]
         if stage < self.stage:
-            raise Unsupported(op.name, op.line, f"{step} after a later step: DataLayout runs generalize, interchange, pack, pack transposes, specialize, lower packs in that order")
+            raise Unsupported(
+                op.name,
+                op.line,
+                f"{step} after a later step: DataLayout runs generalize, interchange, pack, pack transposes, specialize, lower packs in that order",
+            )
         self.stage = stage
         if result:
             self.compute = op.results[0]
@@ -179,7 +199,11 @@ class _Layout:
 def read_layout(sequence: Sequence) -> tuple[dict[str, object], Marks]:
     """The :class:`DataLayout` fields of a layout action (name not included)."""
     if len(sequence.args) != 1:
-        raise Unsupported("transform.named_sequence", sequence.line, f"a layout action @{sequence.name} that takes only the matched op")
+        raise Unsupported(
+            "transform.named_sequence",
+            sequence.line,
+            f"a layout action @{sequence.name} that takes only the matched op",
+        )
     state = _Layout(compute=sequence.args[0])
     for op in sequence.op.body.ops:
         reader = _LAYOUT_READERS.get(op.name)
@@ -259,7 +283,9 @@ def _patterns(op: Op, state: _Layout) -> bool:
     if op.operands[0] not in state.scopes:
         return False
     if [o.name for o in op.body.ops] != ["transform.apply_patterns.iree.bubble_expand"]:
-        raise Unsupported(op.name, op.line, "pattern sets other than iree.bubble_expand (DataLayout.propagate_reshapes)")
+        raise Unsupported(
+            op.name, op.line, "pattern sets other than iree.bubble_expand (DataLayout.propagate_reshapes)"
+        )
     state.step(op, "propagate_reshapes", result=False)
     state.fields["propagate_reshapes"] = True
     return True
@@ -287,7 +313,9 @@ def _consumer_sequence(op: Op, state: _Layout) -> bool:
         state.step(op, "consumer_interchange", result=False)
         state.fields["consumer_interchange"] = _read(inner[0], INTERCHANGE)["interchange"]
         return True
-    raise Unsupported(op.name, op.line, "a sequence over the consumers that only interchanges them (DataLayout.consumer_interchange)")
+    raise Unsupported(
+        op.name, op.line, "a sequence over the consumers that only interchanges them (DataLayout.consumer_interchange)"
+    )
 
 
 def _pack(declared: TransformOp, model: type[PackGreedily] | type[Pack]) -> Callable[[Op, _Layout], bool]:
@@ -455,7 +483,9 @@ class _Codegen:
             codegen: Codegen = Codegen.model_validate(fields)
             return codegen
         except StrategyError as err:
-            raise Unsupported("transform.named_sequence", line, f"a lowering sequence tdsl's Codegen renders ({err})") from None
+            raise Unsupported(
+                "transform.named_sequence", line, f"a lowering sequence tdsl's Codegen renders ({err})"
+            ) from None
 
 
 _CODEGEN_READERS: dict[str, Callable[[_Codegen, Op], None]] = {

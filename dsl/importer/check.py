@@ -85,7 +85,9 @@ def compare(imported: Imported, payload: Path | str, target: Optional[Target] = 
     with tempfile.TemporaryDirectory(prefix="tdsl-import-check-") as tmp:
         original = Path(tmp) / "original.mlir"
         original.write_text(imported.upgraded)
-        before = configured(Path(payload), [*model.compile_flags(), f"{FLAG[imported.injection]}={original}", SERIAL_LOADING])
+        before = configured(
+            Path(payload), [*model.compile_flags(), f"{FLAG[imported.injection]}={original}", SERIAL_LOADING]
+        )
         rendered = render(imported.strategy_set, imported.target)
         scripts = Path(tmp) / "rendered"
         rendered.write(scripts)

@@ -39,18 +39,32 @@ def import_command(
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     if output is not None and output.suffix.lower() not in SUFFIXES:
-        raise OutputError(f"{output}: expected a .py, .yaml, .yml or .json output file, received {output.suffix or 'no suffix'!r}")
+        raise OutputError(
+            f"{output}: expected a .py, .yaml, .yml or .json output file, received {output.suffix or 'no suffix'!r}"
+        )
     specs = [spec] if isinstance(spec, (str, Path)) else list(spec)
     imports: list[Imported] = [read_file(p, target, allow_raw, kind) for p in specs]
     imported = imports[0]
     if len(imports) > 1:
         merged = merge(imports)
-        imported = Imported(merged, imported.injection, imported.target, [r for i in imports for r in i.rules],
-                            [n for i in imports for n in i.notes if "merge them with import_specs" not in n.text],
-                            {}, [n for i in imports for n in i.raw], True, ", ".join(str(p) for p in specs))
+        imported = Imported(
+            merged,
+            imported.injection,
+            imported.target,
+            [r for i in imports for r in i.rules],
+            [n for i in imports for n in i.notes if "merge them with import_specs" not in n.text],
+            {},
+            [n for i in imports for n in i.raw],
+            True,
+            ", ".join(str(p) for p in specs),
+        )
     for t in {r.rule.target for r in imported.rules}:
         render(imported.strategy_set, t)  # verifies what the set renders
-    notes = [line for i in imports for line in i.report() if "merge them with import_specs" not in line] if len(imports) > 1 else imported.report()
+    notes = (
+        [line for i in imports for line in i.report() if "merge them with import_specs" not in line]
+        if len(imports) > 1
+        else imported.report()
+    )
     spec = Path(imported.path) if len(imports) == 1 else Path(specs[0])
     suffix = output.suffix.lower() if output is not None else ".py"
     if suffix == ".py":

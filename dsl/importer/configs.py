@@ -21,7 +21,10 @@ from ..model.lowering import AttentionDecomposition, CpuLowering, DecomposedMatm
 from .problems import Unsupported
 
 _GPU_LISTS = ("workgroup", "reduction", "subgroup", "thread", "padding", "promote_operands")
-_GPU_PIPELINES = {"#iree_gpu.pipeline<TileAndFuse>": "TileAndFuse", "#iree_gpu.pipeline<VectorDistribute>": "VectorDistribute"}
+_GPU_PIPELINES = {
+    "#iree_gpu.pipeline<TileAndFuse>": "TileAndFuse",
+    "#iree_gpu.pipeline<VectorDistribute>": "VectorDistribute",
+}
 _CPU_LEVELS = CpuLowering.LEVELS
 
 
@@ -72,7 +75,9 @@ class ConfigReader:
             f"a lowering config tdsl models (#iree_gpu.lowering_config or #iree_cpu.lowering_config), not {text[:80]}"
         )
 
-    def _gpu(self, name: str, config: LoweringConfig, translation: TranslationInfo, decomposition: Optional[Attr]) -> GpuLowering:
+    def _gpu(
+        self, name: str, config: LoweringConfig, translation: TranslationInfo, decomposition: Optional[Attr]
+    ) -> GpuLowering:
         fields: dict[str, object] = {"name": name}
         for key, value in config.entries.items():
             if key in _GPU_LISTS:
@@ -104,7 +109,12 @@ class ConfigReader:
         self._configuration(fields, translation)
         if "promote_operands" not in fields:
             fields["promote_operands"] = ()
-            self.notes.append((self.line, f"{name}: the lowering config has no promote_operands; tdsl renders promote_operands = [] (IREE 3.13 promotes nothing either way)"))
+            self.notes.append(
+                (
+                    self.line,
+                    f"{name}: the lowering config has no promote_operands; tdsl renders promote_operands = [] (IREE 3.13 promotes nothing either way)",
+                )
+            )
         if decomposition is not None:
             fields["decomposition_config"] = self._decomposition(decomposition)
         self._upgrade_counts(name, fields)
@@ -117,18 +127,31 @@ class ConfigReader:
     def _configuration(self, fields: dict[str, object], translation: TranslationInfo) -> None:
         for key, value in (translation.configuration or {}).items():
             if key == "gpu_pipeline_options" and isinstance(value, PipelineOptions):
-                for option in ("prefetch_num_stages", "no_reduce_shared_memory_bank_conflicts", "reorder_workgroups_strategy", "use_igemm_convolution"):
+                for option in (
+                    "prefetch_num_stages",
+                    "no_reduce_shared_memory_bank_conflicts",
+                    "reorder_workgroups_strategy",
+                    "use_igemm_convolution",
+                ):
                     if getattr(value, option) is not None:
                         fields[option] = getattr(value, option)
-            elif key == "llvm_func_attrs" and isinstance(value, dict) and all(isinstance(v, str) for v in value.values()):
+            elif (
+                key == "llvm_func_attrs" and isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+            ):
                 fields["llvm_func_attrs"] = dict(value)
             else:
-                raise self.fail(f"the translation_info configuration entry {key!r} (tdsl models gpu_pipeline_options and llvm_func_attrs)")
+                raise self.fail(
+                    f"the translation_info configuration entry {key!r} (tdsl models gpu_pipeline_options and llvm_func_attrs)"
+                )
 
     def _upgrade_counts(self, name: str, fields: dict[str, object]) -> None:
         """VectorDistribute with ``subgroup_m_count`` / ``subgroup_n_count`` and no basis (what
         IREE before subgroup_basis read): the basis with those counts on the M and N loop."""
-        if fields.get("pipeline") != "VectorDistribute" or "subgroup_basis" in fields or "subgroup_m_count" not in fields:
+        if (
+            fields.get("pipeline") != "VectorDistribute"
+            or "subgroup_basis" in fields
+            or "subgroup_m_count" not in fields
+        ):
             return
         roles = self.roles
         workgroup = fields.get("workgroup", ())
@@ -144,7 +167,10 @@ class ConfigReader:
         fields["subgroup_basis"] = (counts, tuple(range(len(roles))))
         del fields["subgroup_m_count"], fields["subgroup_n_count"]
         self.notes.append(
-            (self.line, f"{name}: subgroup_m_count / subgroup_n_count (IREE before 3.x) upgraded to subgroup_basis {[list(counts), list(range(len(roles)))]}")
+            (
+                self.line,
+                f"{name}: subgroup_m_count / subgroup_n_count (IREE before 3.x) upgraded to subgroup_basis {[list(counts), list(range(len(roles)))]}",
+            )
         )
 
     def _decomposition(self, value: Attr) -> AttentionDecomposition:
@@ -154,8 +180,14 @@ class ConfigReader:
         for key, part in value.items():
             if key not in ("qk_attrs", "pv_attrs"):
                 raise self.fail(f"the decomposition_config entry {key!r} (tdsl models qk_attrs and pv_attrs)")
-            if not isinstance(part, dict) or set(part) != {"lowering_config"} or not _gpu_config(part["lowering_config"]):
-                raise self.fail(f"decomposition_config.{key}: exactly {{lowering_config = #iree_gpu.lowering_config<..>}}")
+            if (
+                not isinstance(part, dict)
+                or set(part) != {"lowering_config"}
+                or not _gpu_config(part["lowering_config"])
+            ):
+                raise self.fail(
+                    f"decomposition_config.{key}: exactly {{lowering_config = #iree_gpu.lowering_config<..>}}"
+                )
             config = part["lowering_config"]
             assert isinstance(config, LoweringConfig)
             fields: dict[str, object] = {}
@@ -167,7 +199,9 @@ class ConfigReader:
                 elif entry == "promote_operands":
                     fields[entry] = _ints(entry_value, entry, self.line)
                 else:
-                    raise self.fail(f"decomposition_config.{key} entry {entry!r} (tdsl models mma_kind, subgroup_basis, promote_operands)")
+                    raise self.fail(
+                        f"decomposition_config.{key} entry {entry!r} (tdsl models mma_kind, subgroup_basis, promote_operands)"
+                    )
             parts[key[:2]] = DecomposedMatmul.model_validate(fields)
         decomposition: AttentionDecomposition = AttentionDecomposition.model_validate(parts)
         return decomposition
@@ -176,14 +210,18 @@ class ConfigReader:
         fields: dict[str, object] = {"name": name}
         for key, value in config.entries.items():
             if key not in _CPU_LEVELS:
-                raise self.fail(f"the CPU lowering config entry {key!r} (tdsl's CpuLowering has the levels {', '.join(_CPU_LEVELS)})")
+                raise self.fail(
+                    f"the CPU lowering config entry {key!r} (tdsl's CpuLowering has the levels {', '.join(_CPU_LEVELS)})"
+                )
             fields[key] = _ints(value, key, self.line)
         pipeline = translation.pipeline
         if not (pipeline.startswith("#iree_cpu.pipeline<") and pipeline.endswith(">")):
             raise self.fail(f"a CPU pipeline (#iree_cpu.pipeline<..>), not {pipeline}")
         fields["pipeline"] = pipeline[len("#iree_cpu.pipeline<") : -1]
         if translation.workgroup_size or translation.subgroup_size or translation.configuration:
-            raise self.fail("a CPU translation_info with only a pipeline (tdsl's CpuLowering has no sizes or configuration)")
+            raise self.fail(
+                "a CPU translation_info with only a pipeline (tdsl's CpuLowering has no sizes or configuration)"
+            )
         try:
             cpu: CpuLowering = CpuLowering.model_validate(fields)
             return cpu

@@ -56,7 +56,9 @@ def _pack(ops: list[Op], arg_types: tuple[str, ...]) -> Optional[MatcherKind]:
                 "element_type": parts[-1],
                 "inner_dims_pos": tuple(int(v) for v in inner if isinstance(v, int)),
                 "inner_tiles": tuple(int(v) for v in tiles if isinstance(v, int)),
-                "outer_dims_perm": None if not isinstance(outer, tuple) else tuple(int(v) for v in outer if isinstance(v, int)),
+                "outer_dims_perm": None
+                if not isinstance(outer, tuple)
+                else tuple(int(v) for v in outer if isinstance(v, int)),
                 "unpacked_rank": len(parts) - 1,
             }
         )

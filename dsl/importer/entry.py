@@ -37,7 +37,12 @@ class Pair:
 def find_entry(module: Module, kind: Optional[Injection], path: str) -> tuple[Sequence, Injection]:
     marked = [s for s in module.sequences if isinstance(s.op.attrs.get(TUNING_ENTRY_ATTR), Unit)]
     if len(marked) > 1:
-        raise SpecImportError(path, marked[1].line, "transform.named_sequence", "a single tuning spec entry point (several have iree_codegen.tuning_spec_entrypoint)")
+        raise SpecImportError(
+            path,
+            marked[1].line,
+            "transform.named_sequence",
+            "a single tuning spec entry point (several have iree_codegen.tuning_spec_entrypoint)",
+        )
     if marked:
         return marked[0], kind or Injection.TUNING_SPEC
     main = module.sequence("__transform_main")
@@ -57,7 +62,9 @@ def find_entry(module: Module, kind: Optional[Injection], path: str) -> tuple[Se
         "transform.named_sequence",
         "an entry point: @__kernel_config or a sequence with iree_codegen.tuning_spec_entrypoint (tuning spec or codegen "
         f"library), or @__transform_main (preprocessing spec); sequences with foreach_match: {names}",
-        "name the injection point (kind=tuning_spec, preprocessing or codegen_library) to use the only one" if len(runs) == 1 else "",
+        "name the injection point (kind=tuning_spec, preprocessing or codegen_library) to use the only one"
+        if len(runs) == 1
+        else "",
     )
 
 
@@ -70,13 +77,22 @@ def read_pairs(entry: Sequence, path: str, deferred: Optional[list[Op]] = None) 
     roots = {entry.args[0]} if entry.args else set()
     pairs: list[Pair] = []
     for op in entry.op.body.ops:
-        if deferred is not None and pairs and op.name not in ("transform.foreach_match", "transform.yield") and not is_scope(op):
+        if (
+            deferred is not None
+            and pairs
+            and op.name not in ("transform.foreach_match", "transform.yield")
+            and not is_scope(op)
+        ):
             deferred.append(op)
             continue
         if op.name == "transform.structured.match" and op.operands and op.operands[0] in roots:
             names = op.attr("ops")
             attrs = op.attr("op_attrs")
-            if names in (("func.func", "util.func"), ("func.func",), ("util.func",)) and isinstance(attrs, dict) and set(attrs) == {"sym_name"}:
+            if (
+                names in (("func.func", "util.func"), ("func.func",), ("util.func",))
+                and isinstance(attrs, dict)
+                and set(attrs) == {"sym_name"}
+            ):
                 function = attrs["sym_name"]
                 if isinstance(function, str):
                     scopes[op.results[0]] = function
@@ -84,10 +100,14 @@ def read_pairs(entry: Sequence, path: str, deferred: Optional[list[Op]] = None) 
         elif op.name == "transform.foreach_match":
             for flag in ("restrict_root", "flatten_results"):
                 if op.attr(flag) is not None:
-                    raise SpecImportError(path, op.line, op.name, f"foreach_match with {flag} (tdsl's runs have neither)")
+                    raise SpecImportError(
+                        path, op.line, op.name, f"foreach_match with {flag} (tdsl's runs have neither)"
+                    )
             source = op.operands[0]
             if source not in roots and source not in scopes:
-                raise SpecImportError(path, op.line, op.name, "a foreach_match over the payload root or a function tdsl scopes by name")
+                raise SpecImportError(
+                    path, op.line, op.name, "a foreach_match over the payload root or a function tdsl scopes by name"
+                )
             matchers, actions = op.attr("matchers"), op.attr("actions")
             assert isinstance(matchers, tuple) and isinstance(actions, tuple)
             for m, a in zip(matchers, actions):
@@ -98,10 +118,18 @@ def read_pairs(entry: Sequence, path: str, deferred: Optional[list[Op]] = None) 
         elif op.name == "transform.yield":
             continue
         raise SpecImportError(
-            path, op.line, op.name, f"an op in the entry point @{entry.name}: tdsl's entry only runs foreach_match (over the root or a function)"
+            path,
+            op.line,
+            op.name,
+            f"an op in the entry point @{entry.name}: tdsl's entry only runs foreach_match (over the root or a function)",
         )
     if not pairs:
-        raise SpecImportError(path, entry.line, "transform.named_sequence", f"a foreach_match in the entry point @{entry.name} (it selects no op)")
+        raise SpecImportError(
+            path,
+            entry.line,
+            "transform.named_sequence",
+            f"a foreach_match in the entry point @{entry.name} (it selects no op)",
+        )
     return pairs
 
 
@@ -150,4 +178,3 @@ def own_index(symbol: str) -> Optional[tuple[int, str]]:
         return None
     head, _, name = symbol[len("tdsl_r") :].partition("_")
     return (int(head), name) if head.isdigit() and name else None
-

@@ -31,9 +31,13 @@ def _dag_roles(pattern: str) -> Optional[tuple[str, ...]]:
     from .ir import read_module as read
 
     try:
-        module = read("module attributes {transform.with_named_sequence} {\n  transform.named_sequence @m(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {\n"
-                      "    %i, %o = transform.iree.match.cast_compatible_dag_from_root %op {\n" + pattern + "\n    } : (!transform.any_op) -> (!transform.any_value, !transform.any_value)\n"
-                      "    transform.yield %op : !transform.any_op\n  }\n}\n")
+        module = read(
+            "module attributes {transform.with_named_sequence} {\n  transform.named_sequence @m(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {\n"
+            "    %i, %o = transform.iree.match.cast_compatible_dag_from_root %op {\n"
+            + pattern
+            + "\n    } : (!transform.any_op) -> (!transform.any_value, !transform.any_value)\n"
+            "    transform.yield %op : !transform.any_op\n  }\n}\n"
+        )
     except TdslError:
         return None
     ops = [o for o in module.sequences[0].op.body.ops[0].body.ops if o.name != "transform.yield"]
@@ -55,9 +59,13 @@ def dag_root(pattern: str) -> Optional[str]:
     from .ir import read_module as read
 
     try:
-        module = read("module attributes {transform.with_named_sequence} {\n  transform.named_sequence @m(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {\n"
-                      "    %i, %o = transform.iree.match.cast_compatible_dag_from_root %op {\n" + pattern + "\n    } : (!transform.any_op) -> (!transform.any_value, !transform.any_value)\n"
-                      "    transform.yield %op : !transform.any_op\n  }\n}\n")
+        module = read(
+            "module attributes {transform.with_named_sequence} {\n  transform.named_sequence @m(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {\n"
+            "    %i, %o = transform.iree.match.cast_compatible_dag_from_root %op {\n"
+            + pattern
+            + "\n    } : (!transform.any_op) -> (!transform.any_value, !transform.any_value)\n"
+            "    transform.yield %op : !transform.any_op\n  }\n}\n"
+        )
     except TdslError:
         return None
     ops = [o for o in module.sequences[0].op.body.ops[0].body.ops if o.name != "transform.yield"]
@@ -126,14 +134,28 @@ def fold_alternatives(sequences: list[list[Leaf]], scope: Optional[str]) -> Matc
                 data[g] = tuple(distinct)
         for m in models[1:]:
             other = m.model_dump()
-            if type(m) is not type(first) or {k: v for k, v in other.items() if k not in groups} != {k: v for k, v in first.model_dump().items() if k not in groups}:
+            if type(m) is not type(first) or {k: v for k, v in other.items() if k not in groups} != {
+                k: v for k, v in first.model_dump().items() if k not in groups
+            }:
                 raise TdslError("matcher sequences of one rule differ beyond their dimension groups")
         merged.append(Leaf(type(first).model_validate(data), sequences[0][j].path, sequences[0][j].line))
     matcher = rule_matcher(merged, scope)
     expected = [[(leaf.matcher.model_dump()) for leaf in r] for r in sequences]
     produced = []
     for alternative in expand(matcher):
-        produced.append([type(leaf).model_validate({**leaf.model_dump(), **{g: (choice[g],) if choice.get(g) is not None else None for g in getattr(leaf, "GROUPS", ())}}).model_dump() for _, leaf, choice in alternative])
+        produced.append(
+            [
+                type(leaf)
+                .model_validate(
+                    {
+                        **leaf.model_dump(),
+                        **{g: (choice[g],) if choice.get(g) is not None else None for g in getattr(leaf, "GROUPS", ())},
+                    }
+                )
+                .model_dump()
+                for _, leaf, choice in alternative
+            ]
+        )
     if produced != expected:
         raise TdslError("the matcher sequences of one rule are not the product of their alternatives")
     return matcher

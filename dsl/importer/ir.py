@@ -152,7 +152,9 @@ class _Reader:
             line=line,
             loc=loc,
             text=str(op.get_asm(enable_debug_info=False)) if text else "",
-            value_text=str(op.attributes["value"]) if op.name == "transform.param.constant" and "value" in op.attributes else "",
+            value_text=str(op.attributes["value"])
+            if op.name == "transform.param.constant" and "value" in op.attributes
+            else "",
         )
 
 
@@ -177,7 +179,9 @@ def read_module(text: str) -> Module:
             symbol = op.attrs.get("sym_name")
             if op.name == "transform.named_sequence" and isinstance(symbol, str):
                 arg_attrs = op.attrs.get("arg_attrs")
-                per_arg = tuple(a if isinstance(a, dict) else {} for a in arg_attrs) if isinstance(arg_attrs, tuple) else ()
+                per_arg = (
+                    tuple(a if isinstance(a, dict) else {} for a in arg_attrs) if isinstance(arg_attrs, tuple) else ()
+                )
                 function_type = op.attrs.get("function_type")
                 results: tuple[str, ...] = ()
                 if isinstance(function_type, TypeA):

@@ -21,7 +21,16 @@ from ..model.matchers import (
 from .problems import Unsupported
 
 CONTRACTION_GROUPS = ("batch", "m", "n", "k")
-CONVOLUTION_GROUPS = ("batch", "output_image", "output_channel", "filter", "input_channel", "depth", "strides", "dilations")
+CONVOLUTION_GROUPS = (
+    "batch",
+    "output_image",
+    "output_channel",
+    "filter",
+    "input_channel",
+    "depth",
+    "strides",
+    "dilations",
+)
 ATTENTION_GROUPS = ("batch", "m", "n", "k1", "k2")
 
 
@@ -58,7 +67,12 @@ class OperandChecks:
 def is_bound_of(contraction: PendingMatch, item: object) -> bool:
     """``item`` is one dim_bounds check that may be the contraction's k_min / size_max:
     in a tdsl render located at the contraction's own leaf, else right after it."""
-    if not isinstance(item, OperandChecks) or item.type is not None or len(item.checks) != 1 or item.checks[0][0] != "bounds":
+    if (
+        not isinstance(item, OperandChecks)
+        or item.type is not None
+        or len(item.checks) != 1
+        or item.checks[0][0] != "bounds"
+    ):
         return False
     return item.path == contraction.path
 
@@ -104,16 +118,22 @@ def finish(item: Union[PendingMatch, OperandChecks]) -> MatcherKind:
     matcher refuses what the ops check)."""
     if isinstance(item, OperandChecks) and item.producer is not None:
         if item.producer_names is None or item.type is not None or item.checks:
-            raise Unsupported("transform.get_defining_op", item.line, "a producer check that is operation_name alone (ProducerMatch)")
+            raise Unsupported(
+                "transform.get_defining_op", item.line, "a producer check that is operation_name alone (ProducerMatch)"
+            )
         return ProducerMatch(operand=item.index, names=item.producer_names)
     if isinstance(item, OperandChecks):
         dims = [DimConstraint(dim=d, **c) for d, c in item.dims.items()]
         try:
             return OperandMatch(operand=item.index, result=item.result, type=item.type, dims=tuple(dims))
         except StrategyError as err:
-            raise Unsupported("transform.get_operand", item.line, f"operand checks tdsl's operand matcher takes ({err})") from None
+            raise Unsupported(
+                "transform.get_operand", item.line, f"operand checks tdsl's operand matcher takes ({err})"
+            ) from None
     fields = dict(item.fields)
-    groups = {"contraction": CONTRACTION_GROUPS, "convolution": CONVOLUTION_GROUPS, "attention": ATTENTION_GROUPS}[item.kind]
+    groups = {"contraction": CONTRACTION_GROUPS, "convolution": CONVOLUTION_GROUPS, "attention": ATTENTION_GROUPS}[
+        item.kind
+    ]
     for g in groups:
         sizes = item.dims.get(g)
         fields[g] = None if sizes is None else (sizes,)
@@ -126,7 +146,9 @@ def finish(item: Union[PendingMatch, OperandChecks]) -> MatcherKind:
         attention: AttentionMatch = AttentionMatch.model_validate(fields)
         return attention
     except StrategyError as err:
-        op = {"contraction": "contraction", "convolution": "convolution", "attention": fields.get("op", "attention")}[item.kind]
+        op = {"contraction": "contraction", "convolution": "convolution", "attention": fields.get("op", "attention")}[
+            item.kind
+        ]
         raise Unsupported(f"transform.iree.match.{op}", item.line, f"a matcher tdsl can express ({err})") from None
 
 

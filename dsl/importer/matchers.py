@@ -36,8 +36,6 @@ from .matcher_parts import (
 from .problems import Unsupported
 
 
-
-
 @dataclass
 class Leaf:
     """One matcher leaf read from a sequence: the model, the location path of its ops (a
@@ -57,8 +55,6 @@ class ReadMatcher:
     yields: tuple[int, ...]
     params: dict[int, Attr]
     notes: list[tuple[Optional[int], str]] = field(default_factory=list)
-
-
 
 
 def _type(op: Op, name: str) -> str:
@@ -116,7 +112,9 @@ class _MatcherReader:
 
     def _need_candidate(self, op: Op, position: int = 0) -> None:
         if not op.operands or not self._is_candidate(op.operands[position]):
-            raise Unsupported(op.name, op.line, "a check on another op than the candidate (tdsl matchers check the matched op)")
+            raise Unsupported(
+                op.name, op.line, "a check on another op than the candidate (tdsl matchers check the matched op)"
+            )
 
     def read(self, ops: list[Op], top: bool = True) -> None:
         for op in ops:
@@ -159,12 +157,20 @@ class _MatcherReader:
 
     def _contraction(self, op: Op) -> None:
         self._need_candidate(op)
-        fields: dict[str, object] = {"lhs_type": _type(op, "lhs_type"), "rhs_type": _type(op, "rhs_type"), "output_type": _type(op, "output_type")}
+        fields: dict[str, object] = {
+            "lhs_type": _type(op, "lhs_type"),
+            "rhs_type": _type(op, "rhs_type"),
+            "output_type": _type(op, "output_type"),
+        }
         self._groups(op, "contraction", fields, CONTRACTION_GROUPS)
 
     def _convolution(self, op: Op) -> None:
         self._need_candidate(op)
-        fields: dict[str, object] = {"lhs_type": _type(op, "lhs_type"), "rhs_type": _type(op, "rhs_type"), "output_type": _type(op, "output_type")}
+        fields: dict[str, object] = {
+            "lhs_type": _type(op, "lhs_type"),
+            "rhs_type": _type(op, "rhs_type"),
+            "output_type": _type(op, "output_type"),
+        }
         self._groups(op, "convolution", fields, CONVOLUTION_GROUPS)
 
     def _attention(self, op: Op) -> None:
@@ -180,7 +186,11 @@ class _MatcherReader:
     def _dims_equal(self, op: Op) -> None:
         found = self.groups.get(op.operands[0])
         if found is None:
-            raise Unsupported(op.name, op.line, "dims_equal on a parameter that is no dimension group of a contraction, convolution or attention match")
+            raise Unsupported(
+                op.name,
+                op.line,
+                "dims_equal on a parameter that is no dimension group of a contraction, convolution or attention match",
+            )
         pending, group = found
         values = op.attr("expected_values")
         if not isinstance(values, tuple) or not all(isinstance(v, int) for v in values):
@@ -192,7 +202,12 @@ class _MatcherReader:
     def _get_operand(self, op: Op) -> None:
         self._need_candidate(op)
         positions = op.attr("raw_position_list")
-        if op.attr("is_inverted") is not None or op.attr("is_all") is not None or not isinstance(positions, tuple) or len(positions) != 1:
+        if (
+            op.attr("is_inverted") is not None
+            or op.attr("is_all") is not None
+            or not isinstance(positions, tuple)
+            or len(positions) != 1
+        ):
             raise Unsupported(op.name, op.line, "one operand position (tdsl's operand matcher checks one operand)")
         index = positions[0]
         assert isinstance(index, int)
@@ -231,7 +246,9 @@ class _MatcherReader:
             entry["min"] = lower
         if isinstance(upper, int):
             entry["max"] = upper
-        operand.checks.append(("bounds", dim, lower if isinstance(lower, int) else None, upper if isinstance(upper, int) else None))
+        operand.checks.append(
+            ("bounds", dim, lower if isinstance(lower, int) else None, upper if isinstance(upper, int) else None)
+        )
 
     def _dag(self, op: Op) -> None:
         self._need_candidate(op)
@@ -252,7 +269,9 @@ class _MatcherReader:
     def _operand(self, op: Op) -> OperandChecks:
         found = self.operands.get(op.operands[0])
         if found is None:
-            raise Unsupported(op.name, op.line, "a check on a value that is no operand of the candidate (transform.get_operand)")
+            raise Unsupported(
+                op.name, op.line, "a check on a value that is no operand of the candidate (transform.get_operand)"
+            )
         return found
 
     def _groups(self, op: Op, kind: str, fields: dict[str, object], groups: tuple[str, ...]) -> None:
@@ -276,7 +295,9 @@ class _MatcherReader:
             and block.ops[1].name == "transform.match.structured.yield"
         )
         if not ok:
-            raise Unsupported(op.name, op.line, "tdsl's structured match holds only the single user of result 0 (ConsumerMatch)")
+            raise Unsupported(
+                op.name, op.line, "tdsl's structured match holds only the single user of result 0 (ConsumerMatch)"
+            )
         self.consumer_of = op.results[0]
         return Leaf(ConsumerMatch(names=("placeholder.op",)), _loc_leaf(op), op.line)
 
@@ -386,7 +407,11 @@ def _raw_paths(module: Module, sequence: Sequence) -> set[str]:
         trial.consumer_of = -1
         try:
             for i, op in enumerate(ops):
-                if op.name == "transform.match.operation_name" and i and ops[i - 1].name == "transform.match.structured":
+                if (
+                    op.name == "transform.match.operation_name"
+                    and i
+                    and ops[i - 1].name == "transform.match.structured"
+                ):
                     continue
                 trial.op(op, False)
         except Unsupported:
@@ -399,7 +424,9 @@ def read_matcher(module: Module, sequence: Sequence, own: bool = False) -> ReadM
     cannot express. In a tdsl render (``own``), a leaf with an op the typed reader does not
     know was a :class:`RawMatch`: it is rebuilt from its (located) ops."""
     if len(sequence.args) != 1 or sequence.arg_types[0] != "!transform.any_op":
-        raise Unsupported("transform.named_sequence", sequence.line, f"a matcher @{sequence.name} with one !transform.any_op argument")
+        raise Unsupported(
+            "transform.named_sequence", sequence.line, f"a matcher @{sequence.name} with one !transform.any_op argument"
+        )
     ops, raw_leaves = _split_raw_leaves(module, sequence, own)
     reader = _MatcherReader(module, sequence)
     reader.consumer_of = -1
@@ -433,7 +460,9 @@ def _read_ops(reader: _MatcherReader, ops: list[Op], sequence: Sequence) -> None
         if op.name == "transform.match.structured":
             nxt = ops[i + 1] if i + 1 < len(ops) else None
             if nxt is None or nxt.name != "transform.match.operation_name" or nxt.operands[0] != op.results[0]:
-                raise Unsupported(op.name, op.line, "the consumer check followed by transform.match.operation_name on the user")
+                raise Unsupported(
+                    op.name, op.line, "the consumer check followed by transform.match.operation_name on the user"
+                )
             names = nxt.attr("op_names")
             assert isinstance(names, tuple)
             last = reader.pending[-1]

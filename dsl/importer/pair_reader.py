@@ -11,7 +11,16 @@ from ..errors import StrategyError
 from ..model.kinds import Injection, StrategyKind
 from ..model.matchers import OpNameMatch
 from ..model.raw import RawAnnotation, RawCodegenAction, RawConfig, RawMatch, RawPreprocessingAction, RawTuningAction
-from .actions import TDSL_MARKERS, ConfigAction, Marks, _marker, build_layout, read_codegen, read_config_action, read_layout
+from .actions import (
+    TDSL_MARKERS,
+    ConfigAction,
+    Marks,
+    _marker,
+    build_layout,
+    read_codegen,
+    read_config_action,
+    read_layout,
+)
 from .configs import ConfigReader
 from .entry import PER_OP, TUNING_APPLIED, Pair, own_index, sanitize
 from .folding import loop_roles, root_op
@@ -24,7 +33,6 @@ RAW_ACTION = {
     Injection.PREPROCESSING: RawPreprocessingAction,
     Injection.CODEGEN_LIBRARY: RawCodegenAction,
 }
-
 
 
 @dataclass
@@ -83,8 +91,12 @@ class PairReader:
         try:
             model = RawMatch(sequence=matcher.text)
         except StrategyError as err:
-            raise SpecImportError(self.path, problem.line, problem.op, f"{problem.missing}; and as raw MLIR: {err}") from None
-        params = {op.results[0]: op.attrs["value"] for op in matcher.op.body.ops if op.name == "transform.param.constant"}
+            raise SpecImportError(
+                self.path, problem.line, problem.op, f"{problem.missing}; and as raw MLIR: {err}"
+            ) from None
+        params = {
+            op.results[0]: op.attrs["value"] for op in matcher.op.body.ops if op.name == "transform.param.constant"
+        }
         last = matcher.op.body.ops[-1]
         self.note(problem.line, f"{problem.op}: {problem.missing}; the matcher @{matcher.name} is kept as raw MLIR")
         return ReadMatcher([Leaf(model, None, matcher.line)], last.operands, params)
@@ -96,7 +108,12 @@ class PairReader:
         matcher = self.sequence(pair.matcher, pair.line)
         texts = self._param_texts(matcher)
         if len(action.args) != len(read.yields):
-            raise SpecImportError(self.path, action.line, "transform.named_sequence", f"an action @{action.name} that takes what the matcher @{matcher.name} yields ({len(read.yields)} values)")
+            raise SpecImportError(
+                self.path,
+                action.line,
+                "transform.named_sequence",
+                f"an action @{action.name} that takes what the matcher @{matcher.name} yields ({len(read.yields)} values)",
+            )
         bound: dict[int, Optional[Attr]] = {}
         bound_text: dict[int, str] = {}
         lines = {op.results[0]: op.line for op in matcher.op.body.ops if op.name == "transform.param.constant"}
@@ -118,7 +135,12 @@ class PairReader:
             return self._raw_action(action, bound, bound_text, name, problem)
 
     def _typed_action(
-        self, action: Sequence, bound: dict[int, Optional[Attr]], read: ReadMatcher, name: str, lines: dict[int, Optional[int]]
+        self,
+        action: Sequence,
+        bound: dict[int, Optional[Attr]],
+        read: ReadMatcher,
+        name: str,
+        lines: dict[int, Optional[int]],
     ) -> tuple[StrategyKind, Marks, bool]:
         if self.injection is Injection.PREPROCESSING:
             fields, marks = read_layout(action)
@@ -137,12 +159,19 @@ class PairReader:
         if config.codegen_spec is not None:
             definition = self.module.sequence(config.codegen_spec)
             if definition is None:
-                raise Unsupported("transform.annotate", action.line, f"the lowering sequence @{config.codegen_spec} in the spec")
+                raise Unsupported(
+                    "transform.annotate", action.line, f"the lowering sequence @{config.codegen_spec} in the spec"
+                )
             if config.annotations:
-                raise Unsupported("transform.annotate", config.annotations[0][2], "other annotations next to tdsl's codegen marker")
+                raise Unsupported(
+                    "transform.annotate", config.annotations[0][2], "other annotations next to tdsl's codegen marker"
+                )
             root = root_op(read.leaves)
-            if root == "linalg.generic" and not any(isinstance(l.matcher, OpNameMatch) for l in read.leaves):
-                self.note(definition.line, f"{strategy_name}: the script does not name the Codegen root op; imported as root='linalg.generic' (set it to the named op for tdsl's loop checks)")
+            if root == "linalg.generic" and not any(isinstance(leaf.matcher, OpNameMatch) for leaf in read.leaves):
+                self.note(
+                    definition.line,
+                    f"{strategy_name}: the script does not name the Codegen root op; imported as root='linalg.generic' (set it to the named op for tdsl's loop checks)",
+                )
             return read_codegen(self.module, strategy_name, definition, root), config.marks, False
         return self._config(config, strategy_name, read, action.line), config.marks, False
 
@@ -157,12 +186,21 @@ class PairReader:
                 decomposition = value
             elif label == TUNING_APPLIED and value is None:
                 if not self.dropped_applied:
-                    self.note(at, f"the {TUNING_APPLIED!r} marker IREE's default specs set is not kept (tdsl marks ops with tdsl.applied)")
+                    self.note(
+                        at,
+                        f"the {TUNING_APPLIED!r} marker IREE's default specs set is not kept (tdsl marks ops with tdsl.applied)",
+                    )
                     self.dropped_applied = True
             else:
-                raise Unsupported("transform.annotate", at, f"the annotation {label!r} (tdsl's lowering strategies set compilation_info and decomposition_config)")
+                raise Unsupported(
+                    "transform.annotate",
+                    at,
+                    f"the annotation {label!r} (tdsl's lowering strategies set compilation_info and decomposition_config)",
+                )
         if info is None:
-            raise Unsupported("transform.annotate", line, "a compilation_info annotation (tdsl's lowering strategies set one)")
+            raise Unsupported(
+                "transform.annotate", line, "a compilation_info annotation (tdsl's lowering strategies set one)"
+            )
         reader = ConfigReader(info_line, loop_roles(read.leaves))
         strategy = reader.strategy(name, info, decomposition)
         for at, text in reader.notes:
@@ -191,7 +229,9 @@ class PairReader:
                     value = values.get(op.operands[1]) if len(op.operands) > 1 else None
                     if _marker(label, value, marks):
                         continue
-                    annotations.append(RawAnnotation(name=label, value=texts.get(op.operands[1]) if len(op.operands) > 1 else None))
+                    annotations.append(
+                        RawAnnotation(name=label, value=texts.get(op.operands[1]) if len(op.operands) > 1 else None)
+                    )
             return RawConfig(name=marks.name or sanitize(action.name), annotations=tuple(annotations)), marks, True
         markers = {op.attr("name") for op in ops if op.name == "transform.annotate"}
         if markers & set(TDSL_MARKERS):
@@ -210,7 +250,12 @@ class PairReader:
         return strategy, Marks(name, parsed[0] if parsed else None), True
 
     def _raw_action(
-        self, action: Sequence, bound: dict[int, Optional[Attr]], bound_text: dict[int, str], name: str, problem: Unsupported
+        self,
+        action: Sequence,
+        bound: dict[int, Optional[Attr]],
+        bound_text: dict[int, str],
+        name: str,
+        problem: Unsupported,
     ) -> tuple[StrategyKind, Marks, bool]:
         """The raw escape hatch for an action: its annotations as :class:`RawConfig` when it
         only annotates (a tuning spec's config), else the sequence as a raw action."""
@@ -219,17 +264,30 @@ class PairReader:
             try:
                 strategy: StrategyKind = RawConfig(name=name, annotations=tuple(annotations))
             except StrategyError as err:
-                raise SpecImportError(self.path, problem.line, problem.op, f"{problem.missing}; and as raw MLIR: {err}") from None
+                raise SpecImportError(
+                    self.path, problem.line, problem.op, f"{problem.missing}; and as raw MLIR: {err}"
+                ) from None
             self.note(problem.line, f"{problem.op}: {problem.missing}; its annotations are kept as raw MLIR ({name})")
             return strategy, Marks(), True
         if len(action.args) != 1:
-            raise SpecImportError(self.path, problem.line, problem.op, f"{problem.missing}; as raw MLIR the action must take only the matched op")
+            raise SpecImportError(
+                self.path,
+                problem.line,
+                problem.op,
+                f"{problem.missing}; as raw MLIR the action must take only the matched op",
+            )
         helpers = _helpers(self.module, action)
         try:
-            strategy = RAW_ACTION[self.injection](name=name, sequence=action.text, helpers=tuple(h.text for h in helpers))
+            strategy = RAW_ACTION[self.injection](
+                name=name, sequence=action.text, helpers=tuple(h.text for h in helpers)
+            )
         except StrategyError as err:
-            raise SpecImportError(self.path, problem.line, problem.op, f"{problem.missing}; and as raw MLIR: {err}") from None
-        self.note(problem.line, f"{problem.op}: {problem.missing}; the action @{action.name} is kept as raw MLIR ({name})")
+            raise SpecImportError(
+                self.path, problem.line, problem.op, f"{problem.missing}; and as raw MLIR: {err}"
+            ) from None
+        self.note(
+            problem.line, f"{problem.op}: {problem.missing}; the action @{action.name} is kept as raw MLIR ({name})"
+        )
         return strategy, Marks(), True
 
 

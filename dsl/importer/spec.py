@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence as Seq, Union
+from typing import Optional, Union
+from typing import Sequence as Seq
 
 from ..errors import StrategyError, TargetError, TdslError
 from ..model.all_of import AllOf
@@ -66,7 +67,6 @@ class Imported:
         return [n.describe(self.path) for n in self.notes]
 
 
-
 def _target_model(name: str, targets: Optional[Seq[Target]]) -> Target:
     for t in targets or ():
         if t.name == name:
@@ -98,7 +98,11 @@ def _infer_target(strategies: list[StrategyKind], given: Optional[str], notes: l
     from ..model.kinds import Backend
 
     backends = [_backends(s) for s in strategies]
-    if backends and all(b == frozenset({Backend.ROCM}) for b in backends if len(b) == 1) and any(len(b) == 1 for b in backends):
+    if (
+        backends
+        and all(b == frozenset({Backend.ROCM}) for b in backends if len(b) == 1)
+        and any(len(b) == 1 for b in backends)
+    ):
         if all(Backend.ROCM in b for b in backends):
             return default_for(Backend.ROCM).name
     cpu = default_for(Backend.LLVM_CPU).name
@@ -106,7 +110,9 @@ def _infer_target(strategies: list[StrategyKind], given: Optional[str], notes: l
         return cpu
     if any(len(b) == 1 for b in backends):
         raise TargetError(f"the spec holds configs for both {Backend.LLVM_CPU} and {Backend.ROCM}: pass a target")
-    notes.append(Note(None, f"no config names a backend; the rules are imported for target {cpu!r} (pass a target to choose)"))
+    notes.append(
+        Note(None, f"no config names a backend; the rules are imported for target {cpu!r} (pass a target to choose)")
+    )
     return cpu
 
 
@@ -146,7 +152,12 @@ def _read_pairs(text: str, path: str, injection: Optional[Injection], allow_raw:
     own = (module.name or "").startswith("tdsl_") and all(own_index(p.action) is not None for p in pairs)
     if deferred and not own:
         stray = deferred[0]
-        raise SpecImportError(path, stray.line, stray.name, f"an op in the entry point @{entry.name}: tdsl's entry only runs foreach_match (over the root or a function)")
+        raise SpecImportError(
+            path,
+            stray.line,
+            stray.name,
+            f"an op in the entry point @{entry.name}: tdsl's entry only runs foreach_match (over the root or a function)",
+        )
     reader = PairReader(module, path, allow_raw, injection, own)
     reader.deferred = deferred_fields(deferred)
     reader.notes.extend(notes)
@@ -180,7 +191,12 @@ def _fold_rules(spec: _ReadPairs, path: str) -> tuple[list[_FoldedRule], dict[st
             else:
                 matcher = rule_matcher(first.leaves, first.pair.scope)
         except (StrategyError, TdslError) as err:
-            raise SpecImportError(path, first.pair.line, "transform.foreach_match", f"matchers of @{first.pair.action} that fold into one rule ({err})") from None
+            raise SpecImportError(
+                path,
+                first.pair.line,
+                "transform.foreach_match",
+                f"matchers of @{first.pair.action} that fold into one rule ({err})",
+            ) from None
         index: Optional[int] = None
         strategy = first.strategy
         if spec.own:
@@ -201,26 +217,39 @@ def _fold_rules(spec: _ReadPairs, path: str) -> tuple[list[_FoldedRule], dict[st
                 strategy = strategy.model_copy(update={"name": unique})
             used.add(unique)
         matcher_sequence = spec.module.sequence(first.pair.matcher)
-        rules.append(_FoldedRule(index, matcher, strategy, matcher_sequence.line if matcher_sequence else first.pair.line, first.raw))
+        rules.append(
+            _FoldedRule(
+                index, matcher, strategy, matcher_sequence.line if matcher_sequence else first.pair.line, first.raw
+            )
+        )
     return rules, renamed
 
 
 def _note_renamed(spec: _ReadPairs, renamed: dict[str, str]) -> None:
     for original, new in renamed.items():
         found = spec.module.sequence(original)
-        why = "a tdsl strategy name is a symbol of letters, digits and '_'" if sanitize(original) != original else "another rule has its name"
+        why = (
+            "a tdsl strategy name is a symbol of letters, digits and '_'"
+            if sanitize(original) != original
+            else "another rule has its name"
+        )
         spec.reader.note(found.line if found is not None else None, f"@{original} is named {new} ({why})")
 
 
-def _note_dead_patterns(spec: _ReadPairs, rules: list[_FoldedRule], target_name: str, targets: Optional[Seq[Target]]) -> None:
+def _note_dead_patterns(
+    spec: _ReadPairs, rules: list[_FoldedRule], target_name: str, targets: Optional[Seq[Target]]
+) -> None:
     """Notes the pattern DAGs whose root op the target has turned into a generic by the
     time IREE configures ops (the rule matches nothing, as in the original spec)."""
     gone = _target_model(target_name, targets).ops_gone_at_codegen
     for rule in rules:
-        for leaf in (rule.matcher.matchers if isinstance(rule.matcher, AllOf) else (rule.matcher,)):
+        for leaf in rule.matcher.matchers if isinstance(rule.matcher, AllOf) else (rule.matcher,):
             root = dag_root(leaf.pattern) if isinstance(leaf, DagMatch) else None
             if root is not None and root.startswith(gone):
-                spec.reader.note(rule.line, f"{rule.strategy.name}: the pattern's root {root} is a linalg.generic when IREE 3.13 configures ops for {target_name}, so this rule matches nothing (as in the original spec)")
+                spec.reader.note(
+                    rule.line,
+                    f"{rule.strategy.name}: the pattern's root {root} is a linalg.generic when IREE 3.13 configures ops for {target_name}, so this rule matches nothing (as in the original spec)",
+                )
 
 
 def _strategy_set(
@@ -229,7 +258,13 @@ def _strategy_set(
     """The imported set; an invalid one is a :class:`SpecImportError` at the line of the
     rule it names."""
     try:
-        return _build(name, [Rule(target=target_name, match=r.matcher, strategy=r.strategy) for r in rules], target_name, targets, notes)
+        return _build(
+            name,
+            [Rule(target=target_name, match=r.matcher, strategy=r.strategy) for r in rules],
+            target_name,
+            targets,
+            notes,
+        )
     except StrategyError as err:
         text = str(err)
         where: Optional[int] = None
@@ -239,7 +274,9 @@ def _strategy_set(
         for rule in rules:
             if text.startswith(f"invalid strategy: {rule.strategy.name}."):
                 where = rule.line
-        raise SpecImportError(path, where, "", f"the imported rules do not make a valid strategy set for {target_name}: {text}") from None
+        raise SpecImportError(
+            path, where, "", f"the imported rules do not make a valid strategy set for {target_name}: {text}"
+        ) from None
 
 
 def read_spec(
@@ -264,20 +301,47 @@ def read_spec(
     except TargetError as err:
         raise SpecImportError(path, None, "", str(err)) from None
     module_name = spec.module.name
-    set_name = sanitize(module_name[len("tdsl_") :]) if spec.own and module_name else sanitize(module_name or Path(path).stem or "imported")
+    set_name = (
+        sanitize(module_name[len("tdsl_") :])
+        if spec.own and module_name
+        else sanitize(module_name or Path(path).stem or "imported")
+    )
     indices = [r.index for r in rules]
     if spec.own and indices != list(range(len(indices))):
-        spec.reader.note(None, f"rule indices {indices} of the original set: the other rules are in other scripts; merge them with import_specs to keep the indices")
-    if spec.injection is Injection.CODEGEN_LIBRARY and not spec.own and all(r.strategy.injection is Injection.TUNING_SPEC for r in rules):
-        spec.reader.note(spec.entry.line, "a codegen library that only sets compilation_info: tdsl renders its rules as a tuning spec "
-                         "(--iree-codegen-tuning-spec-path), which IREE 3.13 applies the same way")
+        spec.reader.note(
+            None,
+            f"rule indices {indices} of the original set: the other rules are in other scripts; merge them with import_specs to keep the indices",
+        )
+    if (
+        spec.injection is Injection.CODEGEN_LIBRARY
+        and not spec.own
+        and all(r.strategy.injection is Injection.TUNING_SPEC for r in rules)
+    ):
+        spec.reader.note(
+            spec.entry.line,
+            "a codegen library that only sets compilation_info: tdsl renders its rules as a tuning spec "
+            "(--iree-codegen-tuning-spec-path), which IREE 3.13 applies the same way",
+        )
     if spec.injection is not Injection.PREPROCESSING:
         _note_dead_patterns(spec, rules, target_name, targets)
     strategy_set = _strategy_set(set_name, rules, target_name, targets, notes, path)
-    imported_rules = [ImportedRule(Rule(target=target_name, match=r.matcher, strategy=r.strategy), r.index) for r in rules]
+    imported_rules = [
+        ImportedRule(Rule(target=target_name, match=r.matcher, strategy=r.strategy), r.index) for r in rules
+    ]
     raw_names = [r.strategy.name for r in rules if r.raw]
     notes_sorted = sorted(notes, key=lambda n: (n.line is None, n.line or 0))
-    return Imported(strategy_set, spec.injection, target_name, imported_rules, notes_sorted, renamed, raw_names, spec.own, path, spec.upgraded)
+    return Imported(
+        strategy_set,
+        spec.injection,
+        target_name,
+        imported_rules,
+        notes_sorted,
+        renamed,
+        raw_names,
+        spec.own,
+        path,
+        spec.upgraded,
+    )
 
 
 def _build(name: str, rules: list[Rule], target: str, targets: Optional[Seq[Target]], notes: list[Note]) -> StrategySet:
@@ -334,7 +398,9 @@ def merge(imports: Seq[Imported], targets: Optional[Seq[Target]] = None) -> Stra
         raise SpecImportError("<specs>", None, "", "no spec to merge")
     names = {i.strategy_set.name for i in imports}
     if len(names) != 1 or not all(i.own for i in imports):
-        raise SpecImportError(imports[0].path, None, "", f"scripts tdsl rendered for one set (found sets {sorted(names)})")
+        raise SpecImportError(
+            imports[0].path, None, "", f"scripts tdsl rendered for one set (found sets {sorted(names)})"
+        )
     by_index: dict[int, Rule] = {}
     order: list[str] = []
     for imported in imports:
@@ -345,7 +411,12 @@ def merge(imports: Seq[Imported], targets: Optional[Seq[Target]] = None) -> Stra
             by_index[r.index] = r.rule
     if sorted(by_index) != list(range(len(by_index))):
         missing = sorted(set(range(max(by_index) + 1)) - set(by_index))
-        raise SpecImportError(imports[0].path, None, "", f"the scripts of every target and injection point of the set: rules {missing} are missing")
+        raise SpecImportError(
+            imports[0].path,
+            None,
+            "",
+            f"the scripts of every target and injection point of the set: rules {missing} are missing",
+        )
     rules = [by_index[i] for i in range(len(by_index))]
     for rule in rules:
         if rule.target not in order:

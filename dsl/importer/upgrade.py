@@ -108,7 +108,9 @@ def _pipeline(text: str, d: Diagnostic) -> Optional[tuple[str, str]]:
         if not before.endswith("pipeline ="):
             return None
     replacement = ("pipeline = " if bare else "") + new
-    return text[:start] + replacement + text[end:], f"translation_info pipeline {name} (before IREE 3.x) upgraded to {new}"
+    return text[:start] + replacement + text[
+        end:
+    ], f"translation_info pipeline {name} (before IREE 3.x) upgraded to {new}"
 
 
 def _prefetch(text: str, d: Diagnostic) -> Optional[tuple[str, str]]:
@@ -148,7 +150,9 @@ def _properties(text: str, d: Diagnostic) -> Optional[tuple[str, str]]:
     if end < 0 or "\n" in text[i:end]:
         return None
     op = d.message.split("'")[1] if d.message.count("'") >= 2 else "the op"
-    return text[:i] + "<" + text[i:end] + ">" + text[end:], f"{op}: properties written as attributes {text[i:end]} upgraded to <{text[i:end]}>"
+    return text[:i] + "<" + text[i:end] + ">" + text[
+        end:
+    ], f"{op}: properties written as attributes {text[i:end]} upgraded to <{text[i:end]}>"
 
 
 def _mma(text: str, d: Diagnostic) -> Optional[tuple[str, str]]:
@@ -162,7 +166,11 @@ def _mma(text: str, d: Diagnostic) -> Optional[tuple[str, str]]:
         return None
     new = "_".join([parts[0], parts[3], parts[2], parts[1]])
     listed = d.message.split("one of:", 1)[1]
-    if f" {new}," not in listed + "," and f" {new}" != listed.strip() and new not in [x.strip() for x in listed.split(",")]:
+    if (
+        f" {new}," not in listed + ","
+        and f" {new}" != listed.strip()
+        and new not in [x.strip() for x in listed.split(",")]
+    ):
         return None
     return text[:start] + new + text[end:], f"MMA intrinsic {name} (operand-first name of older IREE) upgraded to {new}"
 

@@ -9,11 +9,9 @@ module-level constants; :func:`tdsl.load` of the module gives back an equal set.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional
-
 import sys
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Iterable, Optional, Union
 
 import yaml
 from pydantic import BaseModel
@@ -24,7 +22,21 @@ from ..sets.strategy_set import StrategySet
 
 WIDTH = 100
 
-_DIMS_FIELDS = ("batch", "m", "n", "k", "k1", "k2", "output_image", "output_channel", "filter", "input_channel", "depth", "strides", "dilations")
+_DIMS_FIELDS = (
+    "batch",
+    "m",
+    "n",
+    "k",
+    "k1",
+    "k2",
+    "output_image",
+    "output_channel",
+    "filter",
+    "input_channel",
+    "depth",
+    "strides",
+    "dilations",
+)
 
 
 @dataclass(frozen=True)
@@ -108,7 +120,9 @@ class _Writer:
         if isinstance(value, int):
             return _Atom(str(value))
         if isinstance(value, dict):
-            return _List(tuple(_Atom(f"{k!r}: {_flat(self.value(v, field, owner))}") for k, v in value.items()), "{", "}")
+            return _List(
+                tuple(_Atom(f"{k!r}: {_flat(self.value(v, field, owner))}") for k, v in value.items()), "{", "}"
+            )
         if isinstance(value, (tuple, list)):
             return _List(tuple(self.value(v, field, owner) for v in value))
         return _Atom(repr(value))
@@ -152,7 +166,9 @@ def _literal(value: str) -> str:
     return '"""\\\n' + value + '"""'
 
 
-def write_python(strategy_set: StrategySet, source: str = "", notes: Iterable[str] = (), variable: Optional[str] = None) -> str:
+def write_python(
+    strategy_set: StrategySet, source: str = "", notes: Iterable[str] = (), variable: Optional[str] = None
+) -> str:
     """A Python strategy module that defines ``strategy_set`` (as ``variable``, by default
     the set's name); ``source`` and ``notes`` go into its docstring."""
     writer = _Writer()
@@ -172,7 +188,9 @@ def write_python(strategy_set: StrategySet, source: str = "", notes: Iterable[st
     )
     targets = writer.value(list(strategy_set.targets))
     name = variable or (strategy_set.name if SYMBOL_RE.fullmatch(strategy_set.name) else "strategies")
-    top = _Call(writer.use(StrategySet), (("name", _Atom(repr(strategy_set.name))), ("targets", targets), ("rules", rules)))
+    top = _Call(
+        writer.use(StrategySet), (("name", _Atom(repr(strategy_set.name))), ("targets", targets), ("rules", rules))
+    )
     body = f"{name} = " + _format(top, 0, len(name) + 3) + "\n"
     doc = ["Imported by tdsl from " + (source or "a transform-dialect spec") + "."]
     listed = list(notes)
@@ -204,4 +222,3 @@ def write_yaml(strategy_set: StrategySet, source: str = "", notes: Iterable[str]
     lines.extend(f"# {n}" for n in notes)
     text = yaml.dump(to_data(strategy_set), Dumper=_BlockDumper, sort_keys=False, default_flow_style=None, width=100)
     return "\n".join(lines) + "\n" + str(text)
-

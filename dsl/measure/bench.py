@@ -35,23 +35,23 @@ from typing import Mapping, Sequence, TypedDict
 import numpy as np
 
 from .. import bindings as mlir
-from ..sets.loader import as_strategy_set
+from ..compiler.compile import compile_default, compile_with_options
+from ..compiler.iree_compile import CompileFailed
+from ..compiler.ops import graph_linalg_ops
+from ..compiler.options import DEFAULT_MEMORY_GB, DEFAULT_OPTIONS, DEFAULT_TIMEOUT_S, CompileOptions, flag_tuple
+from ..compiler.progress import NO_PROGRESS, Progress
+from ..errors import BenchFailed
 from ..programs.inputs import make_inputs
+from ..programs.load import program_of
 from ..programs.parameters import check_runnable
 from ..programs.program import ParameterArchive, Program
 from ..programs.signatures import Signature, signatures
-from ..compiler.compile import compile_default, compile_with_options
-from ..programs.load import program_of
-from ..compiler.ops import graph_linalg_ops
-from ..compiler.iree_compile import CompileFailed
-from ..compiler.options import DEFAULT_MEMORY_GB, DEFAULT_OPTIONS, DEFAULT_TIMEOUT_S, CompileOptions, flag_tuple
-from ..errors import BenchFailed
-from .execute import numpy_reference
-from .machine import machine
-from ..compiler.progress import NO_PROGRESS, Progress
-from .timing import ALLOCATORS, SAMPLE_TIMEOUT_S, iree_sample, run_tool, time_round
+from ..sets.loader import as_strategy_set
 from ..sets.strategy_set import StrategySet
 from ..targets import CpuTarget, Target
+from .execute import numpy_reference
+from .machine import machine
+from .timing import ALLOCATORS, SAMPLE_TIMEOUT_S, iree_sample, run_tool, time_round
 
 STRATEGY = "strategy"
 DEFAULT = "iree-default"
@@ -204,8 +204,12 @@ class BenchReport:
                 ratio = f"{speed:14.2f}"
             else:
                 ratio = f"{'':>14}"
-            lines.append(f"{r.function:<{width}} {r.threads:>3} {r.variant:<17} {r.median * 1e3:10.3f} {gflops} {ratio}")
-        lines.append("strategy x = median over repetitions of variant / strategy, timed in the same repetition: above 1 the strategy is faster.")
+            lines.append(
+                f"{r.function:<{width}} {r.threads:>3} {r.variant:<17} {r.median * 1e3:10.3f} {gflops} {ratio}"
+            )
+        lines.append(
+            "strategy x = median over repetitions of variant / strategy, timed in the same repetition: above 1 the strategy is faster."
+        )
         for r in self.rows:
             if not r.comparable:
                 lines.append(f"not comparable: {r.function} {r.variant} ({r.threads}T): {r.not_comparable}")
@@ -245,7 +249,13 @@ def _timer_sample(what: str, script: str, args: Mapping[str, object], env: dict[
 def onnxruntime_sample(model: Path, inputs: Sequence[Path], threads: int, min_time_s: float) -> float:
     """Seconds per call of the model under onnxruntime (``threads`` intra-op threads), in a
     fresh process after a short warm-up."""
-    args = {"model": str(model), "inputs": [str(p) for p in inputs], "threads": threads, "min_time": min_time_s, "warmup": 0.05}
+    args = {
+        "model": str(model),
+        "inputs": [str(p) for p in inputs],
+        "threads": threads,
+        "min_time": min_time_s,
+        "warmup": 0.05,
+    }
     return _timer_sample("onnxruntime", _ONNXRUNTIME_TIMER, args)
 
 
@@ -279,7 +289,9 @@ def function_flops(ops: Sequence[mlir.LinalgOp]) -> dict[str, float]:
     return flops
 
 
-def _numpy_kind(text: str, function: str, inputs: Sequence[np.ndarray], ops: Sequence[mlir.LinalgOp]) -> tuple[str, str, str] | None:
+def _numpy_kind(
+    text: str, function: str, inputs: Sequence[np.ndarray], ops: Sequence[mlir.LinalgOp]
+) -> tuple[str, str, str] | None:
     """(kind, layout, why not comparable: empty if comparable) when numpy can compute
     ``function``; else None."""
     if numpy_reference(text, function, inputs) is None:
@@ -302,15 +314,29 @@ def _numpy_kind(text: str, function: str, inputs: Sequence[np.ndarray], ops: Seq
 
 
 def _iree_round(
-    modules: Sequence[tuple[str, Path]], function: str, inputs: Sequence[Path], threads: int, min_time_s: float, allocator: str,
-    parameters: Sequence[ParameterArchive], seed: int,
+    modules: Sequence[tuple[str, Path]],
+    function: str,
+    inputs: Sequence[Path],
+    threads: int,
+    min_time_s: float,
+    allocator: str,
+    parameters: Sequence[ParameterArchive],
+    seed: int,
 ) -> dict[str, float]:
     """Seconds per call of ``function`` in each named module: side by side in one process
     (:func:`time_round`) with IREE's default allocator, else (``caching``, or a runner that
     died) one ``iree-benchmark-module`` process each, in the given order."""
     if allocator == "default":
-        timed = time_round([m for _, m in modules], function, inputs, min_time_s=min_time_s, timeouts_s=[SAMPLE_TIMEOUT_S] * len(modules),
-                           threads=threads, parameters=parameters, seed=seed)
+        timed = time_round(
+            [m for _, m in modules],
+            function,
+            inputs,
+            min_time_s=min_time_s,
+            timeouts_s=[SAMPLE_TIMEOUT_S] * len(modules),
+            threads=threads,
+            parameters=parameters,
+            seed=seed,
+        )
         if timed is not None:
             seconds: dict[str, float] = {}
             for (name, _), slot in zip(modules, timed):
@@ -318,7 +344,10 @@ def _iree_round(
                     raise BenchFailed(f"timing the {name} build of {function} failed: {slot.error}")
                 seconds[name] = slot.seconds
             return seconds
-    return {name: iree_sample(m, function, inputs, threads, min_time_s, allocator, [a.spec for a in parameters]) for name, m in modules}
+    return {
+        name: iree_sample(m, function, inputs, threads, min_time_s, allocator, [a.spec for a in parameters])
+        for name, m in modules
+    }
 
 
 def _machine() -> dict[str, object]:
@@ -357,10 +386,23 @@ def bench(
     per ``iree-compile`` run and a ``sample`` step per timed sample. ``payload`` is an
     ``.onnx`` model (then onnxruntime is timed too), a torch/ONNX-dialect or linalg
     ``.mlir`` file, or a loaded program; seeded inputs as in :func:`tdsl.run`."""
-    options = CompileOptions(timeout_s=timeout_s, memory_gb=memory_gb, extra_flags=flag_tuple(extra_flags), serial_loading=serial_loading)
+    options = CompileOptions(
+        timeout_s=timeout_s, memory_gb=memory_gb, extra_flags=flag_tuple(extra_flags), serial_loading=serial_loading
+    )
     return bench_with_options(
-        payload, strategies, target, options=options, threads=threads, repetitions=repetitions, min_time_s=min_time_s, seed=seed,
-        input_ranges=input_ranges, dims=dims, weights_seed=weights_seed, numpy_baseline=numpy_baseline, allocator=allocator,
+        payload,
+        strategies,
+        target,
+        options=options,
+        threads=threads,
+        repetitions=repetitions,
+        min_time_s=min_time_s,
+        seed=seed,
+        input_ranges=input_ranges,
+        dims=dims,
+        weights_seed=weights_seed,
+        numpy_baseline=numpy_baseline,
+        allocator=allocator,
         progress=progress,
     )
 
@@ -431,17 +473,28 @@ def _setup_notes(text: str, allocator: str) -> list[str]:
 
 
 def _compile_variants(
-    program: Program, strategy_set: StrategySet, target: Target, work: Path, options: CompileOptions, notes: list[str], progress: Progress
+    program: Program,
+    strategy_set: StrategySet,
+    target: Target,
+    work: Path,
+    options: CompileOptions,
+    notes: list[str],
+    progress: Progress,
 ) -> tuple[dict[str, Path], list[str]]:
     """The strategy build and IREE's two (default, data tiling) in ``work``: {variant: module}
     and IREE's flags. One of IREE's that does not compile gets a note instead of a module."""
     modules = {STRATEGY: work / "strategy.vmfb", DEFAULT: work / "default.vmfb", DATA_TILING: work / "dt.vmfb"}
     progress.expect("compile", 2 + (program.kind != "linalg"))
-    compile_with_options(program.mlir_path, strategy_set, target.name, modules[STRATEGY], options=options, progress=progress)
+    compile_with_options(
+        program.mlir_path, strategy_set, target.name, modules[STRATEGY], options=options, progress=progress
+    )
     # IREE's own paths keep IREE's default ukernels (data tiling uses the mmt4d ukernel);
     # only the strategy build carries the target's ukernel override.
     flags = [*target.baseline().compile_flags(), *options.extra_flags]
-    for name, label, more in ((DEFAULT, "IREE default", []), (DATA_TILING, "IREE data tiling", ["--iree-opt-data-tiling"])):
+    for name, label, more in (
+        (DEFAULT, "IREE default", []),
+        (DATA_TILING, "IREE data tiling", ["--iree-opt-data-tiling"]),
+    ):
         with progress.step("compile", label):
             try:
                 compile_default(program.mlir_path, [*flags, *more], modules[name], options)
@@ -479,8 +532,16 @@ class _Plan:
 
 
 def _plan(
-    program: Program, functions: Sequence[Signature], flags: list[str], work: Path, threads: Sequence[int], seed: int,
-    input_ranges: Mapping[str, tuple[float, float]], numpy_baseline: bool, options: CompileOptions, progress: Progress,
+    program: Program,
+    functions: Sequence[Signature],
+    flags: list[str],
+    work: Path,
+    threads: Sequence[int],
+    seed: int,
+    input_ranges: Mapping[str, tuple[float, float]],
+    numpy_baseline: bool,
+    options: CompileOptions,
+    progress: Progress,
 ) -> _Plan:
     """Seeded inputs saved in ``work`` and one item per (function, threads): IREE's builds
     as one round; numpy and onnxruntime one process each."""
@@ -514,14 +575,20 @@ def _plan(
 
 
 def _sample(
-    plan: _Plan, modules: dict[str, Path], repetitions: int, min_time_s: float, allocator: str,
-    parameters: Sequence[ParameterArchive], seed: int, progress: Progress,
+    plan: _Plan,
+    modules: dict[str, Path],
+    repetitions: int,
+    min_time_s: float,
+    allocator: str,
+    parameters: Sequence[ParameterArchive],
+    seed: int,
+    progress: Progress,
 ) -> dict[tuple[str, int, str], list[float]]:
     """{(function, threads, variant): seconds per call, one per repetition}: the plan's
     items in a fresh shuffled order each repetition, IREE's builds in a shuffled order."""
     samples: dict[tuple[str, int, str], list[float]] = {}
     for item in plan.items:
-        for v in (list(modules) if item.variant == IREE_ROUND else [item.variant]):
+        for v in list(modules) if item.variant == IREE_ROUND else [item.variant]:
             samples[(item.function, item.threads, v)] = []
     rng = random.Random(seed)
     progress.expect("sample", len(samples) * repetitions)
@@ -532,7 +599,9 @@ def _sample(
             function, t = item.function, item.threads
             if item.variant == NUMPY:
                 progress.begin("sample", f"{function} numpy {t}T")
-                samples[(function, t, NUMPY)].append(_numpy_sample(item.numpy[0], item.numpy[1], item.inputs, t, min_time_s))
+                samples[(function, t, NUMPY)].append(
+                    _numpy_sample(item.numpy[0], item.numpy[1], item.inputs, t, min_time_s)
+                )
                 progress.advance("sample")
             elif item.variant == ONNXRUNTIME:
                 assert item.model is not None
@@ -544,7 +613,14 @@ def _sample(
                 rng.shuffle(names)
                 progress.begin("sample", f"{function} IREE builds side by side {t}T")
                 timed = _iree_round(
-                    [(n, modules[n]) for n in names], function, item.inputs, t, min_time_s, allocator, parameters, rng.randrange(1 << 31)
+                    [(n, modules[n]) for n in names],
+                    function,
+                    item.inputs,
+                    t,
+                    min_time_s,
+                    allocator,
+                    parameters,
+                    rng.randrange(1 << 31),
                 )
                 for name in names:
                     samples[(function, t, name)].append(timed[name])
@@ -552,10 +628,14 @@ def _sample(
     return samples
 
 
-def _add_rows(report: BenchReport, plan: _Plan, samples: dict[tuple[str, int, str], list[float]], numpy_baseline: bool) -> None:
+def _add_rows(
+    report: BenchReport, plan: _Plan, samples: dict[tuple[str, int, str], list[float]], numpy_baseline: bool
+) -> None:
     """The report's rows, by function, threads and variant, and the closing notes."""
     order_of = {STRATEGY: 0, DEFAULT: 1, DATA_TILING: 2, NUMPY: 3, ONNXRUNTIME: 4}
-    for (function, t, variant), values in sorted(samples.items(), key=lambda kv: (kv[0][0], kv[0][1], order_of[kv[0][2]])):
+    for (function, t, variant), values in sorted(
+        samples.items(), key=lambda kv: (kv[0][0], kv[0][1], order_of[kv[0][2]])
+    ):
         odd = plan.numpy_odd.get(function, "") if variant == NUMPY else ""
         report.rows.append(Row(function, t, variant, tuple(values), plan.flops.get(function), odd))
     if any(f is None for f in plan.flops.values()):
@@ -563,4 +643,6 @@ def _add_rows(report: BenchReport, plan: _Plan, samples: dict[tuple[str, int, st
     if numpy_baseline and len(plan.numpy_odd) < plan.functions:
         report.notes.append("no numpy baseline for functions that are not a plain matmul, batch matmul or convolution")
     if plan.numpy_odd:
-        report.notes.append("numpy runs in a fresh process per sample with OPENBLAS_CORETYPE unset (AVX-512 kernels where available)")
+        report.notes.append(
+            "numpy runs in a fresh process per sample with OPENBLAS_CORETYPE unset (AVX-512 kernels where available)"
+        )

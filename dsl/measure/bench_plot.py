@@ -43,7 +43,11 @@ def plot(report: BenchReport, path: Path | str) -> Path:
     except ImportError:
         raise BenchFailed("--plot needs matplotlib: pip install 'tdsl[plot]'") from None
     groups = sorted({(r.function, r.threads) for r in report.rows})
-    variants = [v for v in (STRATEGY, DATA_TILING, NUMPY, ONNXRUNTIME) if any(r.variant == v and r.comparable for r in report.rows)]
+    variants = [
+        v
+        for v in (STRATEGY, DATA_TILING, NUMPY, ONNXRUNTIME)
+        if any(r.variant == v and r.comparable for r in report.rows)
+    ]
     colors = {STRATEGY: "#1f77b4", DATA_TILING: "#ff7f0e", NUMPY: "#2ca02c"}
     fig, ax = plt.subplots(figsize=(min(16.0, max(6.4, 1.1 * len(groups) * max(1, len(variants)))), 4.8))
     width = 0.8 / max(1, len(variants))
@@ -67,7 +71,14 @@ def plot(report: BenchReport, path: Path | str) -> Path:
         ax.errorbar(xs, heights, yerr=[lows, highs], fmt="none", ecolor="black", capsize=3, linewidth=1)
         for x, h, low, high in zip(xs, heights, lows, highs):
             anchor = h + high if h >= 1 else h - low  # beyond the error bar
-            ax.annotate(f"{h:.2f}x", (x, anchor), textcoords="offset points", xytext=(0, 3 if h >= 1 else -11), ha="center", fontsize=8)
+            ax.annotate(
+                f"{h:.2f}x",
+                (x, anchor),
+                textcoords="offset points",
+                xytext=(0, 3 if h >= 1 else -11),
+                ha="center",
+                fontsize=8,
+            )
     ax.set_yscale("log")
     low, high = min(values + [1.0]), max(values + [1.0])
     ax.set_ylim(low / 1.4, high * 1.4)

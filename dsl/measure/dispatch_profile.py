@@ -20,8 +20,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
-from ..errors import BenchFailed
 from ..compiler.ops import Dispatch, ProgramOps
+from ..errors import BenchFailed
 from .timing import benchmark_command, benchmark_env, benchmark_tool, run_tool
 
 PROFILE_MODE = "host-execution"
@@ -54,7 +54,9 @@ def calls_for(seconds_per_call: float | None, min_time_s: float = 0.5) -> int:
     return max(3, min(10_000, math.ceil(min_time_s / seconds_per_call)))
 
 
-def dispatch_times(vmfb: Path, function: str, inputs: Sequence[Path], calls: int = 20, parameters: Sequence[str] = ()) -> dict[str, DispatchTime]:
+def dispatch_times(
+    vmfb: Path, function: str, inputs: Sequence[Path], calls: int = 20, parameters: Sequence[str] = ()
+) -> dict[str, DispatchTime]:
     """Seconds and launches per call of each dispatch function of ``vmfb`` (by its executable
     function name, ``main$async_dispatch_3_matmul_..``) over exactly ``calls`` back-to-back
     calls of ``function`` (1 thread, no warm-up call, so that launches divide by the calls;
@@ -65,9 +67,15 @@ def dispatch_times(vmfb: Path, function: str, inputs: Sequence[Path], calls: int
     with tempfile.TemporaryDirectory(prefix="tdsl-profile-") as tmp:
         bundle = Path(tmp) / "profile.ireeprof"
         command = [
-            *(flag for flag in benchmark_command(vmfb, function, inputs, 1, 0.0, parameters=parameters) if not flag.startswith(("--benchmark_min_time=", "--benchmark_min_warmup_time="))),
-            f"--benchmark_min_time={calls}x", "--benchmark_min_warmup_time=0",
-            f"--device_profiling_mode={PROFILE_MODE}", f"--device_profiling_output={bundle}",
+            *(
+                flag
+                for flag in benchmark_command(vmfb, function, inputs, 1, 0.0, parameters=parameters)
+                if not flag.startswith(("--benchmark_min_time=", "--benchmark_min_warmup_time="))
+            ),
+            f"--benchmark_min_time={calls}x",
+            "--benchmark_min_warmup_time=0",
+            f"--device_profiling_mode={PROFILE_MODE}",
+            f"--device_profiling_output={bundle}",
         ]
         run_tool(command, f"iree-benchmark-module (profiling {vmfb.name})", env=benchmark_env())
         rows = run_tool([profile_tool(), "statistics", "--format=jsonl", str(bundle)], f"iree-profile on {vmfb.name}")
@@ -86,6 +94,7 @@ def with_measured_launches(ops: ProgramOps, profile: dict[str, DispatchTime]) ->
     """``ops`` with each dispatch's launches per call as ``profile`` measured them where they
     differ from IREE's static count (a dispatch in a loop launches once per iteration: an
     LSTM's gate matmuls, once per time step)."""
+
     def measured(d: Dispatch) -> Dispatch:
         found = profile.get(d.name)
         return replace(d, launches=round(found.launches)) if found is not None and round(found.launches) >= 1 else d

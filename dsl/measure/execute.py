@@ -53,7 +53,11 @@ def make_inputs(signature: mlir.FunctionSignature, seed: int = 0) -> list[np.nda
 
 
 def invoke(
-    vmfb: Path | str, function: str, inputs: Sequence[np.ndarray], driver: str = "local-task", parameters: Sequence[ParameterArchive] = (),
+    vmfb: Path | str,
+    function: str,
+    inputs: Sequence[np.ndarray],
+    driver: str = "local-task",
+    parameters: Sequence[ParameterArchive] = (),
 ) -> list[np.ndarray]:
     """Runs ``function`` of the compiled module with ``inputs``, its parameter globals read
     from ``parameters``; returns the results."""
@@ -66,9 +70,13 @@ def invoke(
             for archive in parameters:
                 index = rt.ParameterIndex()
                 index.load(str(archive.path))
-                modules.append(rt.create_io_parameters_module(config.vm_instance, index.create_provider(scope=archive.scope)))
+                modules.append(
+                    rt.create_io_parameters_module(config.vm_instance, index.create_provider(scope=archive.scope))
+                )
             program = rt.VmModule.mmap(config.vm_instance, str(vmfb))
-            module = rt.load_vm_modules(*modules, rt.create_hal_module(config.vm_instance, config.device), program, config=config)[-1]
+            module = rt.load_vm_modules(
+                *modules, rt.create_hal_module(config.vm_instance, config.device), program, config=config
+            )[-1]
         else:
             module = rt.load_vm_flatbuffer_file(str(vmfb), driver=driver)
         result = module[function](*inputs)

@@ -16,7 +16,6 @@ SCHEMA_VERSION = 1
 changes meaning or disappears (new fields do not change it)."""
 
 
-
 class Machine(TypedDict):
     """The machine a report was made on: CPU model, ISA (``avx512``, ``avx2``, ``neon``,
     ``generic``), cores (None: unknown)."""

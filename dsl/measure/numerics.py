@@ -89,7 +89,9 @@ class RunReport:
                             "max_abs_error": c.max_abs,
                             "max_rel_error": c.max_rel,
                             "tolerance": c.tolerance,
-                            "tolerance_kind": "absolute (one quantization step)" if isinstance(c, StepComparison) else "relative",
+                            "tolerance_kind": "absolute (one quantization step)"
+                            if isinstance(c, StepComparison)
+                            else "relative",
                             "ok": c.ok,
                         }
                         for c in f.comparisons
@@ -104,7 +106,11 @@ class RunReport:
         for f in self.functions:
             for c in f.comparisons:
                 verdict = "ok" if c.ok else "FAIL"
-                tolerance = f"tolerance {c.tolerance:g} abs, one quantization step" if isinstance(c, StepComparison) else f"tolerance {c.tolerance:g}"
+                tolerance = (
+                    f"tolerance {c.tolerance:g} abs, one quantization step"
+                    if isinstance(c, StepComparison)
+                    else f"tolerance {c.tolerance:g}"
+                )
                 lines.append(
                     f"  {f.function} result {c.result_index} vs {c.reference}: max abs {c.max_abs:.3g}, "
                     f"max rel {c.max_rel:.3g} ({tolerance}) {verdict}"

@@ -64,6 +64,7 @@ class RoundOutcome(TypedDict):
     slots: list[SlotOutcome]
     cycles: int
 
+
 MIN_CYCLES = 2
 """Cycles every round runs at least (a module slower than the whole round still gets a
 median of two calls)."""
@@ -86,14 +87,16 @@ def _load(config: Any, module_path: str, parameters: list[list[str]]) -> tuple[A
         index.load(path)
         modules.append(rt.create_io_parameters_module(config.vm_instance, index.create_provider(scope=scope)))
     program = rt.VmModule.mmap(config.vm_instance, module_path)
-    context = rt.VmContext(config.vm_instance, modules=[*modules, rt.create_hal_module(config.vm_instance, config.device), program])
+    context = rt.VmContext(
+        config.vm_instance, modules=[*modules, rt.create_hal_module(config.vm_instance, config.device), program]
+    )
     return context, program
 
 
 def run(spec: RoundSpec) -> RoundOutcome:
     """Times the round ``spec`` describes (see the module docstring)."""
-    import numpy as np
     import iree.runtime as rt
+    import numpy as np
 
     threads = int(spec["threads"])
     if threads > 1:
@@ -121,7 +124,12 @@ def run(spec: RoundSpec) -> RoundOutcome:
         except Exception as err:  # a module the runtime rejects: this slot's error
             errors[i] = f"loading failed: {type(err).__name__}: {err}".splitlines()[0]
     calls, cycles = interleave(
-        callers, [float(slot["timeout_s"]) for slot in slots], float(spec["min_time_s"]), float(spec["warmup_s"]), int(spec["seed"]), errors
+        callers,
+        [float(slot["timeout_s"]) for slot in slots],
+        float(spec["min_time_s"]),
+        float(spec["warmup_s"]),
+        int(spec["seed"]),
+        errors,
     )
     out: list[SlotOutcome] = []
     for i in range(len(slots)):

@@ -66,10 +66,23 @@ def run(
     ``extra_flags`` go to both builds; ``serial_loading`` and ``progress`` as in
     :func:`tdsl.compile`.
     """
-    options = CompileOptions(timeout_s=timeout_s, memory_gb=memory_gb, extra_flags=flag_tuple(extra_flags), serial_loading=serial_loading)
+    options = CompileOptions(
+        timeout_s=timeout_s, memory_gb=memory_gb, extra_flags=flag_tuple(extra_flags), serial_loading=serial_loading
+    )
     return run_with_options(
-        payload, strategies, target, options=options, inputs=inputs, input_files=input_files, seed=seed, input_ranges=input_ranges,
-        dims=dims, weights_seed=weights_seed, check=check, input_names=input_names, progress=progress,
+        payload,
+        strategies,
+        target,
+        options=options,
+        inputs=inputs,
+        input_files=input_files,
+        seed=seed,
+        input_ranges=input_ranges,
+        dims=dims,
+        weights_seed=weights_seed,
+        check=check,
+        input_names=input_names,
+        progress=progress,
     )
 
 
@@ -112,7 +125,9 @@ def run_with_options(
         tuned = Path(tmp) / "strategy.vmfb"
         default = Path(tmp) / "default.vmfb"
         progress.expect("compile", 1)
-        report = compile_with_options(program.mlir_path, strategy_set, target, tuned, options=options, progress=progress)
+        report = compile_with_options(
+            program.mlir_path, strategy_set, target, tuned, options=options, progress=progress
+        )
         if report.result.output is None:
             raise RunFailed("compilation produced no module")
         with progress.step("compile", "IREE default"):
@@ -125,7 +140,9 @@ def run_with_options(
             progress.begin("run", f"@{sig.function}")
             args = given if given is not None else make_inputs(sig, seed, input_ranges)
             outs = as_declared(invoke(tuned, sig.function, args, parameters=program.parameters), sig)
-            refs = {"iree-default": as_declared(invoke(default, sig.function, args, parameters=program.parameters), sig)}
+            refs = {
+                "iree-default": as_declared(invoke(default, sig.function, args, parameters=program.parameters), sig)
+            }
             numpy_refs = numpy_reference(text, sig.function, args)
             if numpy_refs is not None:
                 refs["numpy"] = numpy_refs

@@ -70,7 +70,13 @@ def benchmark_env() -> dict[str, str]:
 
 
 def benchmark_command(
-    vmfb: Path, function: str, inputs: Sequence[Path], threads: int, min_time_s: float, allocator: str = "default", device: str = "",
+    vmfb: Path,
+    function: str,
+    inputs: Sequence[Path],
+    threads: int,
+    min_time_s: float,
+    allocator: str = "default",
+    device: str = "",
     parameters: Sequence[str] = (),
 ) -> list[str]:
     """The ``iree-benchmark-module`` command that times ``function`` of ``vmfb`` once: warm-up,
@@ -93,7 +99,13 @@ def benchmark_command(
 
 
 def iree_sample(
-    vmfb: Path, function: str, inputs: Sequence[Path], threads: int, min_time_s: float, allocator: str = "default", parameters: Sequence[str] = (),
+    vmfb: Path,
+    function: str,
+    inputs: Sequence[Path],
+    threads: int,
+    min_time_s: float,
+    allocator: str = "default",
+    parameters: Sequence[str] = (),
 ) -> float:
     """Seconds per call of ``function`` in ``vmfb`` (one iree-benchmark-module process: warm-up,
     then back-to-back calls for ``min_time_s``) on ``threads`` threads with ``allocator``,
@@ -103,7 +115,9 @@ def iree_sample(
     return benchmark_seconds(stdout)
 
 
-def run_tool(command: Sequence[str], what: str, env: dict[str, str] | None = None, timeout_s: float = SAMPLE_TIMEOUT_S) -> str:
+def run_tool(
+    command: Sequence[str], what: str, env: dict[str, str] | None = None, timeout_s: float = SAMPLE_TIMEOUT_S
+) -> str:
     """stdout of a timing tool's ``command`` (``what`` names it in messages). A timeout, a
     tool that cannot start or a non-zero exit is one :class:`~tdsl.errors.BenchFailed` line
     with the end of its stderr."""
@@ -177,8 +191,13 @@ def time_round(
     }
     try:
         proc = subprocess.run(
-            [sys.executable, str(ROUND_RUNNER)], input=json.dumps(spec), capture_output=True, text=True, errors="replace",
-            timeout=ROUND_LOAD_S + sum(timeouts_s), env=benchmark_env(),
+            [sys.executable, str(ROUND_RUNNER)],
+            input=json.dumps(spec),
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=ROUND_LOAD_S + sum(timeouts_s),
+            env=benchmark_env(),
         )
         slots = json.loads(proc.stdout)["slots"] if proc.returncode == 0 else None
         if not isinstance(slots, list) or len(slots) != len(modules):

@@ -18,7 +18,7 @@ import types
 import typing
 from typing import Annotated, Any, ClassVar, Iterable, Sequence, Union
 
-from pydantic import AfterValidator, BeforeValidator, BaseModel, ConfigDict, PrivateAttr, Strict, ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, PrivateAttr, Strict, ValidationError
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from ..errors import FieldProblem, StrategyError
@@ -84,7 +84,10 @@ def _fmt(value: object, depth: int = 0) -> str:
         kind = getattr(value, "kind", type(value).__name__)
         return f"<{kind}>"
     if isinstance(value, dict):
-        pairs = [f"{_fmt(k, depth + 1) if not isinstance(k, str) else k}: {_fmt(v, depth + 1)}" for k, v in list(value.items())[:_MAX_ITEMS]]
+        pairs = [
+            f"{_fmt(k, depth + 1) if not isinstance(k, str) else k}: {_fmt(v, depth + 1)}"
+            for k, v in list(value.items())[:_MAX_ITEMS]
+        ]
         if len(value) > _MAX_ITEMS:
             pairs.append(f"... ({len(value)} entries)")
         return "{" + ", ".join(pairs) + "}"
@@ -101,9 +104,7 @@ def fmt(value: object) -> str:
     return one_line(_fmt(value))
 
 
-def problem(
-    field: str, expected: str, received: object, hint: str = "", strategy: str = ""
-) -> PydanticCustomError:
+def problem(field: str, expected: str, received: object, hint: str = "", strategy: str = "") -> PydanticCustomError:
     """Builds the error a validator raises: ``raise problem("tile_sizes[1]", "...", value)``.
 
     ``field`` is relative to the model whose validator raises (empty for the field itself);
@@ -314,7 +315,13 @@ class StrategyModel(BaseModel):
             path, knob = next(iter(self._knob_paths.items()))
             raise StrategyError(
                 getattr(self, "name", type(self).__name__),
-                [FieldProblem(path_text(path), f"a value ({what} needs a concrete set: tdsl tune or Space(...).candidates() give those)", f"the knob {knob.name!r}")],
+                [
+                    FieldProblem(
+                        path_text(path),
+                        f"a value ({what} needs a concrete set: tdsl tune or Space(...).candidates() give those)",
+                        f"the knob {knob.name!r}",
+                    )
+                ],
             )
 
     def knobs(self) -> dict[_knobs.Path, Knob]:
@@ -455,9 +462,7 @@ def _descend(annotation: object, key: object) -> tuple[object, bool]:
 
 
 def _model_of(annotation: object) -> type[BaseModel] | None:
-    members = [
-        m for m in _union_members(annotation) if isinstance(m, type) and issubclass(m, BaseModel)
-    ]
+    members = [m for m in _union_members(annotation) if isinstance(m, type) and issubclass(m, BaseModel)]
     return members[0] if len(members) == 1 else None
 
 
@@ -529,7 +534,7 @@ def _builtin_problem(err: ErrorDetails, site: object) -> tuple[str, str, str]:
     expected = msg
     for prefix in ("Input should be ", "Value error, "):
         if expected.startswith(prefix):
-            expected = expected[len(prefix):]
+            expected = expected[len(prefix) :]
     return expected, fmt(value), ""
 
 

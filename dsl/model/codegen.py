@@ -66,9 +66,7 @@ from .base import (
 from .kinds import Backend, Injection, MatcherKind, StrategyKind
 from .lowering import check_distinct, check_promoted
 
-Mapping = Literal[
-    "block_x", "block_y", "block_z", "thread_x", "thread_y", "thread_z", "warp_x", "warp_y", "warp_z"
-]
+Mapping = Literal["block_x", "block_y", "block_z", "thread_x", "thread_y", "thread_z", "warp_x", "warp_y", "warp_z"]
 
 # Iterator kinds of the named ops whose loops tdsl knows ("p" parallel, "r" reduction).
 _ITERATORS = {
@@ -95,9 +93,7 @@ class TileUsingForall(StrategyModel):
     @model_validator(mode="after")
     def _check(self) -> "TileUsingForall":
         if (self.tile_sizes is None) == (self.num_threads is None):
-            raise problem(
-                "tile_sizes", "exactly one of tile_sizes and num_threads", None
-            )
+            raise problem("tile_sizes", "exactly one of tile_sizes and num_threads", None)
         field = "tile_sizes" if self.tile_sizes is not None else "num_threads"
         sizes = self.sizes
         check_non_negative(field, sizes)
@@ -107,8 +103,7 @@ class TileUsingForall(StrategyModel):
         if len(self.mapping) != tiled:
             raise problem(
                 "mapping",
-                f"{tiled} entries, one per tiled dimension of {field} {list(sizes)} "
-                "(iree-compile crashes otherwise)",
+                f"{tiled} entries, one per tiled dimension of {field} {list(sizes)} (iree-compile crashes otherwise)",
                 list(self.mapping),
             )
         if len(set(self.mapping)) != len(self.mapping):
@@ -325,9 +320,7 @@ class Codegen(StrategyKind):
                 hint="the nearest legal value is 1",
             )
         if self.promote_operands and not 0 <= self.promote_after < len(self.tiling):
-            raise problem(
-                "promote_after", f"a tiling level index below {len(self.tiling)}", self.promote_after
-            )
+            raise problem("promote_after", f"a tiling level index below {len(self.tiling)}", self.promote_after)
         return self
 
     def loops(self) -> Optional[tuple[str, int]]:

@@ -6,9 +6,7 @@ from typing import Literal
 
 from ..errors import TdslError
 
-ElementType = Literal[
-    "f64", "f32", "f16", "bf16", "f8E4M3FNUZ", "f8E5M2FNUZ", "i64", "i32", "i16", "i8", "i4", "i1"
-]
+ElementType = Literal["f64", "f32", "f16", "bf16", "f8E4M3FNUZ", "f8E5M2FNUZ", "i64", "i32", "i16", "i8", "i4", "i1"]
 
 ELEMENT_BITS: dict[str, int] = {
     "f64": 64,

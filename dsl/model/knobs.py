@@ -184,7 +184,7 @@ def sample_indices(size: int, count: int, seed: int) -> list[int]:
 def merge(found: dict[Path, Knob]) -> dict[str, Knob]:
     """{name: knob} of the knobs found at paths; two different knobs of one name are an error."""
     by_name: dict[str, Knob] = {}
-    for path, knob in found.items():
+    for _path, knob in found.items():
         other = by_name.setdefault(knob.name, knob)
         if other != knob:
             raise KnobError(knob.name, f"one knob per name (the knob {knob.name!r} is also {other!r})", repr(knob))

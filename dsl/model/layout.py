@@ -262,7 +262,9 @@ class DataLayout(StrategyKind):
     def _check(self) -> "DataLayout":
         if self.fuse_head_split:
             self._refuse_with(
-                "fuse_head_split", _NOT_WITH_HEAD_SPLIT, "the matched op is the transpose; the strategy rewrites only the contraction it reads"
+                "fuse_head_split",
+                _NOT_WITH_HEAD_SPLIT,
+                "the matched op is the transpose; the strategy rewrites only the contraction it reads",
             )
             return self
         if self.interchange is not None:
@@ -277,8 +279,16 @@ class DataLayout(StrategyKind):
             )
         if self.fold_unit_dims:
             if not self.generalize:
-                raise problem("generalize", "True when fold_unit_dims is set (unit loops fold only out of a linalg.generic)", False)
-            self._refuse_with("fold_unit_dims", _NOT_WITH_FOLD, "the folded op has other loops than the matched one; use a separate rule")
+                raise problem(
+                    "generalize",
+                    "True when fold_unit_dims is set (unit loops fold only out of a linalg.generic)",
+                    False,
+                )
+            self._refuse_with(
+                "fold_unit_dims",
+                _NOT_WITH_FOLD,
+                "the folded op has other loops than the matched one; use a separate rule",
+            )
         for field in ("propagate_reshapes", "consumer_interchange"):
             if getattr(self, field) and self.pack is not None:
                 raise problem(
@@ -325,7 +335,9 @@ class DataLayout(StrategyKind):
                 True,
             )
         if not (self.generalize or self.interchange or self.pack or self.consumer_interchange):
-            raise problem("pack", "at least one of generalize, interchange, consumer_interchange, pack or fuse_head_split", None)
+            raise problem(
+                "pack", "at least one of generalize, interchange, consumer_interchange, pack or fuse_head_split", None
+            )
         if isinstance(self.pack, PackGreedily):
             packed = self.pack.packed_roles()
             for i, t in enumerate(self.pack_transposes):
@@ -340,7 +352,9 @@ class DataLayout(StrategyKind):
             if getattr(self, field):
                 raise problem(field, f"{unset} when {flag} is set ({why})", getattr(self, field))
 
-    def _check_transpose(self, i: int, t: PackTranspose, rank: Optional[int], tiles: list[str], strategy: str = "") -> None:
+    def _check_transpose(
+        self, i: int, t: PackTranspose, rank: Optional[int], tiles: list[str], strategy: str = ""
+    ) -> None:
         """``pack_transposes[i]`` fits a packed operand of ``rank`` outer dims (None: not
         known) whose inner tiles are the packed dims ``tiles``."""
         if not tiles:
@@ -382,7 +396,9 @@ class DataLayout(StrategyKind):
         a wrong layout makes an invalid op). ``fuse_head_split`` needs a matcher of the
         transpose, not of a contraction, convolution or attention op."""
         leaves = tuple(getattr(match, "matchers", None) or (match,))  # an all_of's leaves
-        if self.fuse_head_split and any(isinstance(m, (ContractionMatch, ConvolutionMatch, AttentionMatch)) for m in leaves):
+        if self.fuse_head_split and any(
+            isinstance(m, (ContractionMatch, ConvolutionMatch, AttentionMatch)) for m in leaves
+        ):
             raise problem(
                 "fuse_head_split",
                 "a rule whose matcher selects the transpose of the head split (e.g. a dag matcher of a "
@@ -412,13 +428,15 @@ class DataLayout(StrategyKind):
         if packed is None:
             return
         uses = [
-            set(shape.operands[j]) if shape.operands is not None else {l for l in loops if shape.roles[l] in _OPERAND_ROLES[j]}
+            set(shape.operands[j])
+            if shape.operands is not None
+            else {loop for loop in loops if shape.roles[loop] in _OPERAND_ROLES[j]}
             for j in range(3)
         ]
-        tiles = [[l for l in packed if l in uses[j]] for j in range(3)]
+        tiles = [[loop for loop in packed if loop in uses[j]] for j in range(3)]
         for i, t in enumerate(self.pack_transposes):
             j = t.operand_index
-            self._check_transpose(i, t, shape.ranks[j], [shape.roles[l] for l in tiles[j]], self.name)
+            self._check_transpose(i, t, shape.ranks[j], [shape.roles[loop] for loop in tiles[j]], self.name)
         if self.specialize and shape.operands is not None:
             self._check_mmt4d(shape, shape.operands, tiles)
 
@@ -441,13 +459,13 @@ class DataLayout(StrategyKind):
                 Described(found),
                 strategy=self.name,
             )
-        kept = [l for l, role in enumerate(shape.roles) if role != "b"]
-        renumber = {l: i for i, l in enumerate(kept)}
+        kept = [loop for loop, role in enumerate(shape.roles) if role != "b"]
+        renumber = {loop: i for i, loop in enumerate(kept)}
         operands = None
         if shape.operands is not None:
-            folded = [tuple(renumber[l] for l in dims if l in renumber) for dims in shape.operands]
+            folded = [tuple(renumber[loop] for loop in dims if loop in renumber) for dims in shape.operands]
             operands = (folded[0], folded[1], folded[2])
-        return LoopShape.of(tuple(shape.roles[l] for l in kept), operands, shape.source)
+        return LoopShape.of(tuple(shape.roles[loop] for loop in kept), operands, shape.source)
 
     def _packed_loops(self, shape: LoopShape, loops: list[int]) -> Optional[list[int]]:
         """The loops the pack step packs, in the order of their inner tiles (None: unknown)."""
@@ -470,20 +488,18 @@ class DataLayout(StrategyKind):
             return [loops[pos] for pos, size in enumerate(self.pack.packed_sizes) if size]
         return None
 
-    def _check_mmt4d(
-        self, shape: LoopShape, operands: tuple[tuple[int, ...], ...], tiles: list[list[int]]
-    ) -> None:
+    def _check_mmt4d(self, shape: LoopShape, operands: tuple[tuple[int, ...], ...], tiles: list[list[int]]) -> None:
         roles = shape.roles
         if sorted(r for r in roles if r != "b") != ["k", "m", "n"] or roles.count("b") > 1:
             return
-        if sorted(roles[l] for l in tiles[0] + tiles[1] + tiles[2]) != sorted("mkmnkn"):
+        if sorted(roles[loop] for loop in tiles[0] + tiles[1] + tiles[2]) != sorted("mkmnkn"):
             return  # not every one of m, n, k packed: the packed op stays a linalg.generic
         given = {t.operand_index: t for t in self.pack_transposes}
         wrong: list[str] = []
         needed: list[PackTranspose] = []
         for j in range(3):
-            outer = [roles[l] for l in operands[j]]
-            inner = [roles[l] for l in tiles[j]]
+            outer = [roles[loop] for loop in operands[j]]
+            inner = [roles[loop] for loop in tiles[j]]
             want_outer = ["b"] * roles.count("b") + list(_MMT4D[j][0])
             want_inner = list(_MMT4D[j][1])
             if outer != want_outer or inner != want_inner:
@@ -502,7 +518,8 @@ class DataLayout(StrategyKind):
         if not wrong:
             return
         want = "; ".join(
-            f"{OPERANDS[j]} {_dims_text(['b'] * roles.count('b') + list(_MMT4D[j][0]), list(_MMT4D[j][1]))}" for j in range(3)
+            f"{OPERANDS[j]} {_dims_text(['b'] * roles.count('b') + list(_MMT4D[j][0]), list(_MMT4D[j][1]))}"
+            for j in range(3)
         )
         raise problem(
             "pack_transposes",

@@ -46,7 +46,9 @@ MAX_SUBGROUP_SIZE = 128
 MAX_SUBGROUPS = 1024
 
 SubgroupSize = Annotated[
-    int, Strict(), in_range(1, MAX_SUBGROUP_SIZE, "at least 1 thread", f"at most {MAX_SUBGROUP_SIZE} threads per subgroup")
+    int,
+    Strict(),
+    in_range(1, MAX_SUBGROUP_SIZE, "at least 1 thread", f"at most {MAX_SUBGROUP_SIZE} threads per subgroup"),
 ]
 SubgroupCount = Annotated[
     int, Strict(), in_range(1, MAX_SUBGROUPS, "at least 1 subgroup", f"at most {MAX_SUBGROUPS} subgroups")
@@ -74,7 +76,10 @@ def check_promoted(strategy: StrategyKind, match: MatcherKind, promote_operands:
 def check_distinct(field: str, values: tuple[int, ...]) -> None:
     for i, value in enumerate(values):
         if values.index(value) != i:
-            raise problem(f"{field}[{i}]", f"each operand at most once ({value} is already at [{values.index(value)}])", value)
+            raise problem(
+                f"{field}[{i}]", f"each operand at most once ({value} is already at [{values.index(value)}])", value
+            )
+
 
 CpuPipeline = Literal[
     "DoubleTilingExpert",
@@ -218,7 +223,9 @@ def _llvm_func_attrs(value: dict[str, str]) -> dict[str, str]:
     dictionary attribute keeps them, so an imported set compares equal)."""
     for key, text in value.items():
         if not _LLVM_KEY.fullmatch(key):
-            raise problem(f"[{key!r}]" if key else "", "an LLVM function attribute name such as 'amdgpu-waves-per-eu'", key)
+            raise problem(
+                f"[{key!r}]" if key else "", "an LLVM function attribute name such as 'amdgpu-waves-per-eu'", key
+            )
         if not text.isprintable() or '"' in text or "\\" in text:
             raise problem(key, "a printable value without quotes or backslashes", text)
         if key == "amdgpu-waves-per-eu" and not (_positive_ints(text) and text.count(",") <= 1):
@@ -247,7 +254,11 @@ class MmaLayout(StrategyModel):
     @model_validator(mode="after")
     def _check(self) -> "MmaLayout":
         if not _MMA_NAME.fullmatch(self.intrinsic):
-            raise problem("intrinsic", "an MMA intrinsic name such as 'MFMA_F32_16x16x16_F16' or 'VMFMA_F32_32x32x16_F16'", self.intrinsic)
+            raise problem(
+                "intrinsic",
+                "an MMA intrinsic name such as 'MFMA_F32_16x16x16_F16' or 'VMFMA_F32_32x32x16_F16'",
+                self.intrinsic,
+            )
         return self
 
     @property
@@ -275,7 +286,11 @@ class DecomposedMatmul(StrategyModel):
             counts, mapping = self.subgroup_basis
             for i, dim in enumerate(mapping):
                 if not 0 <= dim < len(counts) or mapping.index(dim) != i:
-                    raise problem(f"subgroup_basis[1][{i}]", f"distinct indices of the {len(counts)} counts (0 to {len(counts) - 1})", dim)
+                    raise problem(
+                        f"subgroup_basis[1][{i}]",
+                        f"distinct indices of the {len(counts)} counts (0 to {len(counts) - 1})",
+                        dim,
+                    )
         if self.promote_operands is not None:
             check_distinct("promote_operands", self.promote_operands)
         return self
@@ -368,7 +383,11 @@ class GpuLowering(StrategyKind):
     def _check(self) -> "GpuLowering":
         length = self._check_shape()
         if self.decomposition_config is not None and self.pipeline != "VectorDistribute":
-            raise problem("decomposition_config", "the VectorDistribute pipeline (IREE 3.13 decomposes attention there)", self.pipeline)
+            raise problem(
+                "decomposition_config",
+                "the VectorDistribute pipeline (IREE 3.13 decomposes attention there)",
+                self.pipeline,
+            )
         if self.pipeline == "VectorDistribute":
             self._check_vector_distribute()
         else:
@@ -390,9 +409,7 @@ class GpuLowering(StrategyKind):
         if self.subgroup_basis is not None:
             counts, mapping = self.subgroup_basis
             if len(counts) != length:
-                raise problem(
-                    "subgroup_basis[0]", f"{length} counts, one per loop", list(counts)
-                )
+                raise problem("subgroup_basis[0]", f"{length} counts, one per loop", list(counts))
             check_permutation("subgroup_basis[1]", mapping, len(counts))
         if (self.subgroup_m_count is None) != (self.subgroup_n_count is None):
             missing = "subgroup_n_count" if self.subgroup_n_count is None else "subgroup_m_count"
@@ -425,9 +442,7 @@ class GpuLowering(StrategyKind):
     def _check_tile_and_fuse(self) -> None:
         """TileAndFuse tiles by subgroup (with an MMA) or thread (SIMT), never subgroup_basis."""
         if self.subgroup_basis is not None:
-            raise problem(
-                "subgroup_basis", "None with TileAndFuse (use subgroup or thread)", self.subgroup_basis
-            )
+            raise problem("subgroup_basis", "None with TileAndFuse (use subgroup or thread)", self.subgroup_basis)
         if self.mma_kind is not None and self.subgroup is None:
             raise problem("subgroup", "subgroup tiles (in intrinsics) when mma_kind is set", None)
         if self.mma_kind is None and self.thread is None:
@@ -500,7 +515,6 @@ class GpuLowering(StrategyKind):
     def loops(self) -> Optional[tuple[str, int]]:
         """With ``use_igemm_convolution`` the op has another loop count than the matched one."""
         return None if self.use_igemm_convolution else ("workgroup", len(self.workgroup))
-
 
     def levels(self) -> list[tuple[str, tuple[int, ...]]]:
         return [(lv, getattr(self, lv)) for lv in self.LEVELS if getattr(self, lv) is not None]

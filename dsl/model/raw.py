@@ -95,7 +95,9 @@ def _check_sequences(sequence: str, helpers: tuple[str, ...], what: str) -> tupl
     together; returns the parsed module (keep it alive) and the ``sequence`` op."""
     found = parse_problem(in_module("\n".join((*helpers, sequence))))
     if found is not None:
-        raise problem("sequence", f"{what} that parses and verifies with IREE 3.13 ({found})", Described("the sequence"))
+        raise problem(
+            "sequence", f"{what} that parses and verifies with IREE 3.13 ({found})", Described("the sequence")
+        )
     module = bindings.parse(in_module("\n".join((*helpers, sequence))))
     ops = [op.operation for op in module.body.operations]
     last = ops[-1]
@@ -148,7 +150,12 @@ class RawAction(StrategyKind):
             texts = [str(op.operation.get_asm(enable_debug_info=True)) for op in module.body.operations]
         # The printer writes a bare yield as "transform.yield " (before its location).
         texts = [t.replace("transform.yield  loc(", "transform.yield loc(") for t in texts]
-        return [indented(relocated(rename_symbols(t, mapping), self.name), 2).replace("transform.yield  loc(", "transform.yield loc(") for t in texts]
+        return [
+            indented(relocated(rename_symbols(t, mapping), self.name), 2).replace(
+                "transform.yield  loc(", "transform.yield loc("
+            )
+            for t in texts
+        ]
 
     def rendered(self, symbol: str) -> str:
         """The action sequence, named ``@<symbol>``, every op located at the strategy."""
@@ -218,12 +225,22 @@ class RawMatch(MatcherKind):
             body = [o.operation for o in block.operations]
             arguments = list(block.arguments)
             if len(arguments) != 1 or str(arguments[0].type) != "!transform.any_op":
-                raise problem("sequence", "a matcher with one !transform.any_op argument (the candidate op)", Described(str(op.attributes["function_type"])))
+                raise problem(
+                    "sequence",
+                    "a matcher with one !transform.any_op argument (the candidate op)",
+                    Described(str(op.attributes["function_type"])),
+                )
             last = body[-1]
             if last.name != "transform.yield" or not len(last.operands) or last.operands[0] != arguments[0]:
-                raise problem("sequence", "a matcher whose transform.yield yields its argument first", Described("another value"))
+                raise problem(
+                    "sequence", "a matcher whose transform.yield yields its argument first", Described("another value")
+                )
             if any(name in ("transform.include",) for name in (o.name for o in body)):
-                raise problem("sequence", "a matcher without transform.include (inline the included matcher)", Described("an include"))
+                raise problem(
+                    "sequence",
+                    "a matcher without transform.include (inline the included matcher)",
+                    Described("an include"),
+                )
         return self
 
     def inlined(self, prefix: str, path: str) -> str:

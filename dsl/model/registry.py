@@ -39,7 +39,13 @@ RAW_STRATEGY_KINDS: tuple[type[StrategyKind], ...] = (
 )
 """The raw-MLIR strategy kinds (what ``tdsl import --allow-raw`` keeps verbatim)."""
 
-STRATEGY_KINDS: tuple[type[StrategyKind], ...] = RAW_STRATEGY_KINDS + (DataLayout, CpuLowering, GraphCpuLowering, GpuLowering, Codegen)
+STRATEGY_KINDS: tuple[type[StrategyKind], ...] = RAW_STRATEGY_KINDS + (
+    DataLayout,
+    CpuLowering,
+    GraphCpuLowering,
+    GpuLowering,
+    Codegen,
+)
 """Every strategy kind (errors list the typed ones first, then the raw ones)."""
 
 LEAF_MATCHER_KINDS: tuple[type[MatcherKind], ...] = (

@@ -20,7 +20,15 @@ from typing import Any, Callable, Optional
 
 from .all_of import leaves, scope
 from .kinds import MatcherKind
-from .matchers import ConsumerMatch, ContractionMatch, ConvolutionMatch, FunctionMatch, OpNameMatch, PackMatch, ProducerMatch
+from .matchers import (
+    ConsumerMatch,
+    ContractionMatch,
+    ConvolutionMatch,
+    FunctionMatch,
+    OpNameMatch,
+    PackMatch,
+    ProducerMatch,
+)
 
 DimSets = Optional[tuple[tuple[int, ...], ...]]
 
@@ -44,7 +52,9 @@ def _optional_equal(earlier: object, later: object) -> bool:
     return earlier is None or earlier == later
 
 
-def names_cover(earlier: OpNameMatch | ConsumerMatch | ProducerMatch, later: OpNameMatch | ConsumerMatch | ProducerMatch) -> bool:
+def names_cover(
+    earlier: OpNameMatch | ConsumerMatch | ProducerMatch, later: OpNameMatch | ConsumerMatch | ProducerMatch
+) -> bool:
     """A matcher of op names (of the op, of its single user, of an operand's producer):
     ``later``'s names are among ``earlier``'s, every other field equal (the same operand)."""
     return set(later.names) <= set(earlier.names) and _others_equal(earlier, later, {"kind", "names"})
@@ -81,7 +91,17 @@ def contraction_covers(earlier: ContractionMatch, later: ContractionMatch) -> bo
     each of its dimension groups is any size or holds ``later``'s alternatives; its K lower
     bound and size upper bound (if any) hold for ``later`` (by its own bounds or its exact
     sizes)."""
-    known = {"kind", "lhs_type", "rhs_type", "output_type", "operand_layout", "loop_order", "k_min", "size_max", *earlier.GROUPS}
+    known = {
+        "kind",
+        "lhs_type",
+        "rhs_type",
+        "output_type",
+        "operand_layout",
+        "loop_order",
+        "k_min",
+        "size_max",
+        *earlier.GROUPS,
+    }
     return (
         (earlier.lhs_type, earlier.rhs_type, earlier.output_type) == (later.lhs_type, later.rhs_type, later.output_type)
         and _optional_equal(earlier.operand_layout, later.operand_layout)
@@ -142,7 +162,11 @@ def covers(earlier: MatcherKind, later: MatcherKind) -> bool:
 def _exact(leaf: MatcherKind) -> bool:
     """A contraction or convolution matcher that pins every dimension group to one shape."""
     if isinstance(leaf, (ContractionMatch, ConvolutionMatch)):
-        groups = [getattr(leaf, g) for g in leaf.GROUPS if not (isinstance(leaf, ConvolutionMatch) and g in ("depth", "strides", "dilations"))]
+        groups = [
+            getattr(leaf, g)
+            for g in leaf.GROUPS
+            if not (isinstance(leaf, ConvolutionMatch) and g in ("depth", "strides", "dilations"))
+        ]
         return all(g is not None and len(g) == 1 for g in groups)
     return False
 

@@ -34,7 +34,9 @@ def parse_input_ranges(specs: Iterable[str]) -> dict[str, tuple[float, float]]:
         except ValueError:
             low = high = float("nan")
         if not eq or not name.strip() or not colon or not np.isfinite(low) or not np.isfinite(high) or low > high:
-            raise ArgumentError(f"--input-range expects ARG=LO:HI with LO <= HI (ARG: a name, argN or N), received {spec!r}")
+            raise ArgumentError(
+                f"--input-range expects ARG=LO:HI with LO <= HI (ARG: a name, argN or N), received {spec!r}"
+            )
         ranges[name.strip()] = (low, high)
     return ranges
 
@@ -59,7 +61,9 @@ def _role_range(arg: Arg) -> tuple[float, float] | None:
 
 def _integer_range(arg: Arg, key: str, low: float, high: float) -> tuple[int, int]:
     if low != int(low) or high != int(high):
-        raise ArgumentError(f"--input-range {key}={low:g}:{high:g}: {arg.name} is {arg.element}; expected integer bounds")
+        raise ArgumentError(
+            f"--input-range {key}={low:g}:{high:g}: {arg.name} is {arg.element}; expected integer bounds"
+        )
     info = np.iinfo(arg.dtype) if arg.element != "i1" else None
     lo, hi = int(low), int(high)
     if arg.element == "i1" and not (0 <= lo <= hi <= 1):
@@ -72,7 +76,9 @@ def _integer_range(arg: Arg, key: str, low: float, high: float) -> tuple[int, in
     return lo, hi
 
 
-def make_inputs(signature: Signature, seed: int = 0, ranges: Mapping[str, tuple[float, float]] = {}) -> list[np.ndarray]:
+def make_inputs(
+    signature: Signature, seed: int = 0, ranges: Mapping[str, tuple[float, float]] = {}
+) -> list[np.ndarray]:
     """Seeded inputs for ``signature`` that respect integer semantics.
 
     Floats are uniform in [-1, 1); i1 tensors and integer arguments whose name contains
@@ -129,9 +135,13 @@ def load_inputs(paths: Sequence[Path | str], signature: Signature) -> list[np.nd
         arrays = _from_npz(files[0], signature)
     else:
         if any(p.suffix != ".npy" for p in files):
-            raise ArgumentError(f"--inputs expects one .npz or one .npy per argument, received {', '.join(map(str, files))}")
+            raise ArgumentError(
+                f"--inputs expects one .npz or one .npy per argument, received {', '.join(map(str, files))}"
+            )
         if len(files) != len(signature.inputs):
-            raise ArgumentError(f"--inputs: @{signature.function} takes {len(signature.inputs)} arguments, received {len(files)} .npy files")
+            raise ArgumentError(
+                f"--inputs: @{signature.function} takes {len(signature.inputs)} arguments, received {len(files)} .npy files"
+            )
         arrays = [_load_array(p) for p in files]
     return [_conform(a, arg, src) for a, arg, src in zip(arrays, signature.inputs, _sources(files, signature))]
 
@@ -172,11 +182,17 @@ def _from_npz(path: Path, signature: Signature) -> list[np.ndarray]:
 
 def _conform(array: np.ndarray, arg: Arg, source: str) -> np.ndarray:
     if tuple(array.shape) != arg.static_shape:
-        raise ArgumentError(f"--inputs {source}: {arg.name} expects shape {arg.static_shape}, received {tuple(array.shape)}")
+        raise ArgumentError(
+            f"--inputs {source}: {arg.name} expects shape {arg.static_shape}, received {tuple(array.shape)}"
+        )
     dtype = arg.dtype
     if array.dtype == dtype:
         return array
-    same_kind = array.dtype.kind == dtype.kind or (array.dtype.kind in "iu" and dtype.kind in "iub") or (array.dtype.kind == "b" and dtype.kind in "iu")
+    same_kind = (
+        array.dtype.kind == dtype.kind
+        or (array.dtype.kind in "iu" and dtype.kind in "iub")
+        or (array.dtype.kind == "b" and dtype.kind in "iu")
+    )
     if same_kind:
         cast = array.astype(dtype)
         if np.array_equal(cast.astype(array.dtype), array) or dtype.kind == "f":

@@ -41,7 +41,6 @@ class DynamicShapeError(PayloadError):
     dimension and the ``--dim NAME=SIZE`` that makes it static."""
 
 
-
 def cache_dir() -> Path:
     """Where imported models are kept: ``$TDSL_CACHE_DIR``, else ``$XDG_CACHE_HOME/tdsl``
     (``~/.cache/tdsl``), then ``onnx/`` under it. Entries are named by a hash of the model
@@ -64,7 +63,6 @@ def _writable_cache() -> Path:
         fallback = Path(tempfile.gettempdir()) / f"tdsl-onnx-{os.getuid()}"
         fallback.mkdir(parents=True, exist_ok=True)
         return fallback
-
 
 
 def load_program(
@@ -97,11 +95,15 @@ def load_program(
     suffix = source.suffix.lower()
     if suffix == ".onnx":
         if parameters:
-            raise ArgumentError("--parameters: expected an .mlir program that names parameters, received an .onnx model (its weights are in the model)")
+            raise ArgumentError(
+                "--parameters: expected an .mlir program that names parameters, received an .onnx model (its weights are in the model)"
+            )
         return _load_onnx(source, dict(dims), weights_seed, timeout_s)
     if suffix == ".mlir":
         return replace(_load_mlir(source, dict(dims)), parameters=parse_parameters(parameters))
-    raise ArgumentError(f"program {str(source)!r}: expected an .onnx model or an .mlir file, received a {suffix or 'suffix-less'} file")
+    raise ArgumentError(
+        f"program {str(source)!r}: expected an .onnx model or an .mlir file, received a {suffix or 'suffix-less'} file"
+    )
 
 
 def _load_mlir(source: Path, dims: dict[str, int]) -> Program:
@@ -137,7 +139,11 @@ def _mlir_dim_updates(functions: Sequence[mlir.FunctionTypes], dims: Mapping[str
     """The new argument types per function for ``dims`` keys ``argN.D``."""
     updates: dict[str, dict[int, str]] = {}
     dynamic = [
-        f"arg{i}.{d}" for f in functions for i, t in enumerate(f.inputs) for d, size in enumerate(t.shape or ()) if size is None
+        f"arg{i}.{d}"
+        for f in functions
+        for i, t in enumerate(f.inputs)
+        for d, size in enumerate(t.shape or ())
+        if size is None
     ]
     for key, size in dims.items():
         parsed = _parse_arg_dim(key)
@@ -156,7 +162,9 @@ def _mlir_dim_updates(functions: Sequence[mlir.FunctionTypes], dims: Mapping[str
                 continue
             if t.shape[dim] is not None:
                 if t.shape[dim] != size:
-                    raise ArgumentError(f"--dim {key}={size}: dimension {dim} of arg{index} of @{function.name} is static ({t.shape[dim]})")
+                    raise ArgumentError(
+                        f"--dim {key}={size}: dimension {dim} of arg{index} of @{function.name} is static ({t.shape[dim]})"
+                    )
                 hit = True
                 continue
             current = updates.setdefault(function.name, {})
@@ -165,7 +173,9 @@ def _mlir_dim_updates(functions: Sequence[mlir.FunctionTypes], dims: Mapping[str
             current[index] = _spell(t, tuple(shape))
             hit = True
         if not hit:
-            raise ArgumentError(f"--dim {key}={size}: no argument has that dimension; dynamic dimensions: {', '.join(sorted(set(dynamic))) or 'none'}")
+            raise ArgumentError(
+                f"--dim {key}={size}: no argument has that dimension; dynamic dimensions: {', '.join(sorted(set(dynamic))) or 'none'}"
+            )
     return updates
 
 
@@ -194,11 +204,15 @@ def _spell(t: mlir.ValueType, shape: tuple[int | None, ...]) -> str:
 def _check_static(function: mlir.FunctionTypes, names: Sequence[str]) -> None:
     """Raises :class:`DynamicShapeError` / :class:`PayloadError` for an argument tdsl cannot feed."""
     for index, t in enumerate(function.inputs):
-        label = f"input {names[index]!r} (arg{index})" if index < len(names) else f"argument arg{index} of @{function.name}"
+        label = (
+            f"input {names[index]!r} (arg{index})" if index < len(names) else f"argument arg{index} of @{function.name}"
+        )
         if t.dialect == "other":
             raise PayloadError(f"{label} has type {t.text}; tdsl feeds tensor arguments only")
         if t.shape is None:
-            raise DynamicShapeError(f"{label} is unranked ({t.text}); tdsl compiles static shapes: give the argument a ranked, static type")
+            raise DynamicShapeError(
+                f"{label} is unranked ({t.text}); tdsl compiles static shapes: give the argument a ranked, static type"
+            )
         for dim, size in enumerate(t.shape):
             if size is None:
                 raise DynamicShapeError(
@@ -278,7 +292,9 @@ def _apply_onnx_dims(model: "onnx.ModelProto", inputs: Sequence[Any], dims: Mapp
             if dim.HasField("dim_value"):
                 for k in keys:
                     if k in dims and dims[k] != dim.dim_value:
-                        raise ArgumentError(f"--dim {k}={dims[k]}: dimension {d} of input {value.name!r} is static ({dim.dim_value})")
+                        raise ArgumentError(
+                            f"--dim {k}={dims[k]}: dimension {d} of input {value.name!r} is static ({dim.dim_value})"
+                        )
                 used.update(k for k in keys if k in dims)
                 continue
             param = dim.dim_param if dim.HasField("dim_param") else ""
@@ -287,7 +303,13 @@ def _apply_onnx_dims(model: "onnx.ModelProto", inputs: Sequence[Any], dims: Mapp
             given = [k for k in ([param] if param else []) + keys if k in dims]
             used.update(given)
             if not given:
-                left.append((f"input {value.name!r} (arg{index}): dimension {d} is dynamic" + (f" ({param!r})" if param else ""), name))
+                left.append(
+                    (
+                        f"input {value.name!r} (arg{index}): dimension {d} is dynamic"
+                        + (f" ({param!r})" if param else ""),
+                        name,
+                    )
+                )
                 continue
             size = dims[given[0]]
             dim.ClearField("dim_param")
@@ -312,7 +334,6 @@ def _apply_onnx_dims(model: "onnx.ModelProto", inputs: Sequence[Any], dims: Mapp
                 size = by_param[dim.dim_param]
                 dim.ClearField("dim_param")
                 dim.dim_value = size
-
 
 
 def _index_bounds(model: "onnx.ModelProto", names: set[str]) -> dict[str, int]:
@@ -342,14 +363,15 @@ def _index_bounds(model: "onnx.ModelProto", names: set[str]) -> dict[str, int]:
     return bounds
 
 
-
 def parse_dims(specs: Iterable[str]) -> dict[str, int]:
     """``--dim NAME=SIZE`` values as a mapping (NAME: an ONNX dim_param or ``argN.D``)."""
     dims: dict[str, int] = {}
     for spec in specs:
         name, eq, size = spec.partition("=")
         if not eq or not name.strip() or not size.strip().isdigit() or int(size) <= 0:
-            raise ArgumentError(f"--dim expects NAME=SIZE (a dim_param or argN.D, a positive integer), received {spec!r}")
+            raise ArgumentError(
+                f"--dim expects NAME=SIZE (a dim_param or argN.D, a positive integer), received {spec!r}"
+            )
         dims[name.strip()] = int(size)
     return dims
 
@@ -374,7 +396,9 @@ def payload_signatures(payload: Path) -> tuple[str, list[mlir.FunctionSignature]
     return text, functions
 
 
-def program_of(payload: Path | str | Program, dims: Mapping[str, int] = {}, weights_seed: int = 0, parameters: Sequence[str] = ()) -> Program:
+def program_of(
+    payload: Path | str | Program, dims: Mapping[str, int] = {}, weights_seed: int = 0, parameters: Sequence[str] = ()
+) -> Program:
     """``payload`` as a :class:`~tdsl.programs.program.Program`: an ``.onnx`` model is imported,
     an ``.mlir`` file read (torch/ONNX dialect or linalg); ``dims`` fix dynamic dimensions,
     ``parameters`` name the archives of its parameter globals (``SCOPE=FILE.irpa``).

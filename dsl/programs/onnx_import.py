@@ -32,8 +32,6 @@ class ImportFailed(TdslError):
     """``iree-import-onnx`` failed or ran past its timeout; the message ends with its error."""
 
 
-
-
 def require_onnx() -> Any:
     """The ``onnx`` module and the importer, or a one-line :class:`MissingExtra`."""
     if mlir.onnx_import_command() is None:
@@ -43,7 +41,6 @@ def require_onnx() -> Any:
     import onnx as onnx_module
 
     return onnx_module
-
 
 
 def import_onnx(model: Path, output: Path, timeout_s: float, archive: Path | None = None) -> None:
@@ -58,18 +55,28 @@ def import_onnx(model: Path, output: Path, timeout_s: float, archive: Path | Non
             extra = []
             if archive is not None:  # staged after the module: renamed into place before it
                 params = stack.enter_context(staged(archive))
-                extra = ["--externalize-params", "--save-params-to", str(params), "--params-scope", PARAMETER_SCOPE,
-                         "--num-elements-threshold", str(EXTERNAL_MIN_ELEMENTS)]
+                extra = [
+                    "--externalize-params",
+                    "--save-params-to",
+                    str(params),
+                    "--params-scope",
+                    PARAMETER_SCOPE,
+                    "--num-elements-threshold",
+                    str(EXTERNAL_MIN_ELEMENTS),
+                ]
             try:
-                proc = subprocess.run([*command, str(model), "-o", str(tmp), *extra], capture_output=True, text=True, timeout=timeout_s)
+                proc = subprocess.run(
+                    [*command, str(model), "-o", str(tmp), *extra], capture_output=True, text=True, timeout=timeout_s
+                )
             except subprocess.TimeoutExpired:
                 raise ImportFailed(f"iree-import-onnx ran past {timeout_s:g} s on {model} and was killed") from None
             if proc.returncode != 0:
                 last = [line for line in proc.stderr.strip().splitlines() if line.strip()]
-                raise ImportFailed(f"iree-import-onnx failed on {model} (exit {proc.returncode}): {last[-1] if last else 'no output'}")
+                raise ImportFailed(
+                    f"iree-import-onnx failed on {model} (exit {proc.returncode}): {last[-1] if last else 'no output'}"
+                )
     except OSError as err:
         raise ImportFailed(f"iree-import-onnx could not write {output}: {err}") from None
-
 
 
 def _value_types(model: "onnx.ModelProto") -> dict[str, Any]:
@@ -119,7 +126,9 @@ def import_fixes(model: "onnx.ModelProto") -> list[str]:
     if not any(node.op_type in ("QLinearMatMul", "MatMulInteger") for node in model.graph.node):
         return []
     types = _value_types(model)
-    taken = {v for node in model.graph.node for v in [*node.input, *node.output]} | {t.name for t in model.graph.initializer}
+    taken = {v for node in model.graph.node for v in [*node.input, *node.output]} | {
+        t.name for t in model.graph.initializer
+    }
 
     def fresh(base: str) -> str:
         name, i = base, 0
@@ -136,7 +145,14 @@ def import_fixes(model: "onnx.ModelProto") -> list[str]:
         if default and node.op_type == "QLinearMatMul" and len(node.input) == 8:
             a_shape = _static_shape(types.get(node.input[0]))
             b_shape = _static_shape(types.get(node.input[3]))
-            if a_shape and b_shape and len(a_shape) >= 3 and len(b_shape) == 2 and _scalar(types, node.input[1]) and _scalar(types, node.input[2]):
+            if (
+                a_shape
+                and b_shape
+                and len(a_shape) >= 3
+                and len(b_shape) == 2
+                and _scalar(types, node.input[1])
+                and _scalar(types, node.input[2])
+            ):
                 flat_shape = fresh(f"{node.name or node.output[0]}_tdsl_flat_shape")
                 out_shape = fresh(f"{node.name or node.output[0]}_tdsl_out_shape")
                 flat_in, flat_out = fresh(f"{node.input[0]}_tdsl_flat"), fresh(f"{node.output[0]}_tdsl_flat")

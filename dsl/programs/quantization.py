@@ -17,12 +17,30 @@ if TYPE_CHECKING:  # the onnx package is an optional extra
     import onnx
 
 
-
 _QUANT_SLOTS: dict[str, dict[int, str]] = {
     "QuantizeLinear": {1: "scale", 2: "zero_point"},
     "DequantizeLinear": {0: "quantized", 1: "scale", 2: "zero_point"},
-    "QLinearMatMul": {0: "quantized", 1: "scale", 2: "zero_point", 3: "quantized", 4: "scale", 5: "zero_point", 6: "scale", 7: "zero_point"},
-    "QLinearConv": {0: "quantized", 1: "scale", 2: "zero_point", 3: "quantized", 4: "scale", 5: "zero_point", 6: "scale", 7: "zero_point", 8: "quantized"},
+    "QLinearMatMul": {
+        0: "quantized",
+        1: "scale",
+        2: "zero_point",
+        3: "quantized",
+        4: "scale",
+        5: "zero_point",
+        6: "scale",
+        7: "zero_point",
+    },
+    "QLinearConv": {
+        0: "quantized",
+        1: "scale",
+        2: "zero_point",
+        3: "quantized",
+        4: "scale",
+        5: "zero_point",
+        6: "scale",
+        7: "zero_point",
+        8: "quantized",
+    },
     "MatMulInteger": {0: "quantized", 1: "quantized", 2: "zero_point", 3: "zero_point"},
     "ConvInteger": {0: "quantized", 1: "quantized", 2: "zero_point", 3: "zero_point"},
 }

@@ -31,8 +31,12 @@ def _onnxruntime_session(model: str | bytes) -> Any:
 
 
 INTEGER_MATMUL_OPERANDS = {
-    "MatMulInteger": (0, 1), "ConvInteger": (0, 1), "MatMulIntegerToFloat": (0, 1),
-    "QLinearMatMul": (0, 3), "QLinearConv": (0, 3), "QGemm": (0, 3),
+    "MatMulInteger": (0, 1),
+    "ConvInteger": (0, 1),
+    "MatMulIntegerToFloat": (0, 1),
+    "QLinearMatMul": (0, 3),
+    "QLinearConv": (0, 3),
+    "QGemm": (0, 3),
 }
 """ONNX (and onnxruntime contrib) ops whose 8-bit operands onnxruntime multiplies in an
 integer GEMM: the positions of the two operands. (``DynamicQuantizeMatMul`` quantizes a
@@ -53,15 +57,22 @@ def onnxruntime_integer_matmul_error(a_type: str, b_type: str) -> int:
     codes = {"uint8": TensorProto.UINT8, "int8": TensorProto.INT8}
     node = helper.make_node("MatMulInteger", ["a", "b"], ["y"])
     graph = helper.make_graph(
-        [node], "probe",
-        [helper.make_tensor_value_info("a", codes[a_type], [16, 64]), helper.make_tensor_value_info("b", codes[b_type], [64, 32])],
+        [node],
+        "probe",
+        [
+            helper.make_tensor_value_info("a", codes[a_type], [16, 64]),
+            helper.make_tensor_value_info("b", codes[b_type], [64, 32]),
+        ],
         [helper.make_tensor_value_info("y", TensorProto.INT32, [16, 32])],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = min(model.ir_version, 9)
     session = _onnxruntime_session(model.SerializeToString())
     rng = np.random.default_rng(0)
-    a, b = (rng.integers(np.iinfo(t).min, np.iinfo(t).max + 1, shape).astype(t) for t, shape in ((a_type, (16, 64)), (b_type, (64, 32))))
+    a, b = (
+        rng.integers(np.iinfo(t).min, np.iinfo(t).max + 1, shape).astype(t)
+        for t, shape in ((a_type, (16, 64)), (b_type, (64, 32)))
+    )
     [y] = session.run(None, {"a": a, "b": b})
     return int(np.abs(y.astype(np.int64) - a.astype(np.int64) @ b.astype(np.int64)).max())
 
@@ -87,7 +98,10 @@ def onnxruntime_inexact(onnx_path: Path | str) -> str:
             i, j = INTEGER_MATMUL_OPERANDS[node.op_type]
             if len(node.input) <= j:
                 continue
-            pair = (_ONNX_ELEMENT.get(types.get(node.input[i], 0), ""), _ONNX_ELEMENT.get(types.get(node.input[j], 0), ""))
+            pair = (
+                _ONNX_ELEMENT.get(types.get(node.input[i], 0), ""),
+                _ONNX_ELEMENT.get(types.get(node.input[j], 0), ""),
+            )
         else:
             continue
         if "" in pair:

@@ -13,7 +13,6 @@ import numpy as np
 from ..errors import ArgumentError, PayloadError
 from .program import Program
 
-
 _NUMPY: dict[str, str] = {
     "f64": "float64",
     "f32": "float32",
@@ -114,14 +113,23 @@ def signatures(program: Program) -> list[Signature]:
         inputs = []
         for i, t in enumerate(f.inputs):
             name = names[i] if names else f"arg{i}"
-            inputs.append(Arg(i, name, t.shape or (), t.element or t.text, program.index_bounds.get(name), program.roles.get(name)))
+            inputs.append(
+                Arg(
+                    i, name, t.shape or (), t.element or t.text, program.index_bounds.get(name), program.roles.get(name)
+                )
+            )
         results = tuple(
-            Arg(i, outs[i] if outs else f"result{i}", t.shape or (), t.element or t.text, step=program.steps.get(outs[i]) if outs else None)
+            Arg(
+                i,
+                outs[i] if outs else f"result{i}",
+                t.shape or (),
+                t.element or t.text,
+                step=program.steps.get(outs[i]) if outs else None,
+            )
             for i, t in enumerate(f.results)
         )
         found.append(Signature(f.name, tuple(inputs), results))
     return found
-
 
 
 def as_declared(results: Sequence[np.ndarray], signature: Signature) -> list[np.ndarray]:

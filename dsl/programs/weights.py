@@ -18,7 +18,9 @@ STRIP_MARKER = "tdsl.stripped"
 REFILLED_MARKER = "tdsl.refilled"
 
 
-def _recipe_values(recipe: Mapping[str, float], shape: Sequence[int], dtype: Any, rng: np.random.Generator) -> np.ndarray:
+def _recipe_values(
+    recipe: Mapping[str, float], shape: Sequence[int], dtype: Any, rng: np.random.Generator
+) -> np.ndarray:
     if "value" in recipe:
         return np.full(shape, recipe["value"], dtype=dtype)
     drawn = rng.normal(recipe["mean"], recipe["std"], size=tuple(shape))
@@ -45,7 +47,9 @@ def refill_weights(model: "onnx.ModelProto", seed: int = 0) -> int:
         try:
             recipe = json.loads(tensor.doc_string[len(STRIP_MARKER) :])
         except json.JSONDecodeError:
-            raise ArgumentError(f"initializer {tensor.name!r}: unreadable refill recipe {tensor.doc_string!r}") from None
+            raise ArgumentError(
+                f"initializer {tensor.name!r}: unreadable refill recipe {tensor.doc_string!r}"
+            ) from None
         dtype = helper.tensor_dtype_to_np_dtype(tensor.data_type)
         rng = np.random.default_rng([seed, zlib.crc32(tensor.name.encode())])
         values = _recipe_values(recipe, list(tensor.dims), dtype, rng)

@@ -186,7 +186,6 @@ class CodegenPlan(ActionPlan):
     no_pipeline: bool
 
 
-
 def _forall(level: TileUsingForall, operand: str, result: str, forall: str) -> ForallTiling:
     return ForallTiling(operand, result, forall, TILE_USING_FORALL.spell(dict(level)))
 
@@ -264,6 +263,8 @@ def plan_codegen(strategy: Codegen, symbol: str, target: Target) -> CodegenPlan:
         target_gpu=threads is not None,
         threads=threads,
         lowering="lower_inner_tiled" if mma is not None else "lower_vectors",
-        vector_lowering=VectorLoweringPlan(LOWER_CONTRACTION.spell(dict(vl)), LOWER_TRANSPOSE.spell(dict(vl)), LOWER_TRANSFER.spell(dict(vl))),
+        vector_lowering=VectorLoweringPlan(
+            LOWER_CONTRACTION.spell(dict(vl)), LOWER_TRANSPOSE.spell(dict(vl)), LOWER_TRANSFER.spell(dict(vl))
+        ),
         no_pipeline=threads is None,
     )

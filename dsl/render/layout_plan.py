@@ -376,7 +376,11 @@ def plan_layout(strategy: DataLayout, symbol: str, target: Target) -> LayoutPlan
         )
     per_op = None
     if s.fold_unit_dims:
-        deferred.append(FunctionPatterns(ops, Handle(f"%{symbol}_scope"), "fold_unit_dims", "linalg.fold_unit_extent_dims_via_reshapes"))
+        deferred.append(
+            FunctionPatterns(
+                ops, Handle(f"%{symbol}_scope"), "fold_unit_dims", "linalg.fold_unit_extent_dims_via_reshapes"
+            )
+        )
         if s.pack is not None:
             packing, packed = _pack_steps(s, Handle("%op"))
             per_op = PerOp(f"{symbol}_packed", Handle(f"%{symbol}_op"), tuple(packing), packed)

@@ -109,12 +109,17 @@ def plan_gpu_lowering(strategy: GpuLowering, symbol: str, target: Target) -> Gpu
     if s.use_igemm_convolution is not None:
         options.append(PipelineOption("use_igemm_convolution", _BOOL[s.use_igemm_convolution]))
     if s.no_reduce_shared_memory_bank_conflicts is not None:
-        options.append(PipelineOption("no_reduce_shared_memory_bank_conflicts", _BOOL[s.no_reduce_shared_memory_bank_conflicts]))
+        options.append(
+            PipelineOption("no_reduce_shared_memory_bank_conflicts", _BOOL[s.no_reduce_shared_memory_bank_conflicts])
+        )
     if s.reorder_workgroups_strategy is not None:
         options.append(PipelineOption("reorder_workgroups_strategy", f"<{s.reorder_workgroups_strategy}>"))
     counts: tuple[Entry, ...] = ()
     if s.subgroup_m_count is not None and s.subgroup_n_count is not None:
-        counts = (Entry("subgroup_m_count", str(s.subgroup_m_count)), Entry("subgroup_n_count", str(s.subgroup_n_count)))
+        counts = (
+            Entry("subgroup_m_count", str(s.subgroup_m_count)),
+            Entry("subgroup_n_count", str(s.subgroup_n_count)),
+        )
     basis = SubgroupBasis(*s.subgroup_basis) if s.subgroup_basis is not None else None
     return GpuConfig(
         levels=tuple(TileLevel(name, sizes) for name, sizes in s.levels()),

@@ -19,13 +19,13 @@ from ..model.kinds import MatcherKind
 from ..model.matchers import (
     AttentionMatch,
     ConsumerMatch,
-    ProducerMatch,
     ContractionMatch,
     ConvolutionMatch,
     DagMatch,
     OperandMatch,
     OpNameMatch,
     PackMatch,
+    ProducerMatch,
     dag_leaf,
 )
 from ..model.mlir_text import matcher_module, relocated, rename_values
@@ -304,7 +304,8 @@ def _attention(matcher: AttentionMatch, site: LeafSite, choice: Choice) -> LeafP
 @plan_leaf.register
 def _operand(matcher: OperandMatch, site: LeafSite, choice: Choice) -> LeafPlan:
     checks = tuple(
-        DimCheck(i, d.dim, d.multiple_of, d.min is not None or d.max is not None, d.min, d.max) for i, d in enumerate(matcher.dims)
+        DimCheck(i, d.dim, d.multiple_of, d.min is not None or d.max is not None, d.min, d.max)
+        for i, d in enumerate(matcher.dims)
     )
     getter = "get_result" if matcher.result else "get_operand"
     return OperandLeaf(site.template, site.path, f"{site.prefix}_value", getter, matcher.operand, matcher.type, checks)
@@ -345,7 +346,9 @@ def _consumer(matcher: ConsumerMatch, site: LeafSite, choice: Choice) -> LeafPla
 @plan_leaf.register
 def _producer(matcher: ProducerMatch, site: LeafSite, choice: Choice) -> LeafPlan:
     p = site.prefix
-    return ProducerLeaf(site.template, site.path, matcher.operand, f"{p}_operand", f"{p}_producer", tuple(matcher.names))
+    return ProducerLeaf(
+        site.template, site.path, matcher.operand, f"{p}_operand", f"{p}_producer", tuple(matcher.names)
+    )
 
 
 @plan_leaf.register

@@ -17,8 +17,8 @@ from typing import Sequence, Union
 
 from ..model.all_of import scope
 from ..model.kinds import Injection
-from ..sets.strategy_set import Rule, StrategySet
 from ..model.subsume import covers
+from ..sets.strategy_set import Rule, StrategySet
 from ..targets import Target
 from .environment import environment
 from .script_plan import plan_script
@@ -68,7 +68,9 @@ def render(strategy_set: StrategySet, target: Union[Target, str]) -> Rendered:
         text = environment().get_template(skeleton).render(script=plan)
         verify(text, f"{strategy_set.name} ({injection} for {target})")
         scripts.append(Script(injection, text))
-    shadowed = tuple(line for injection in SKELETON if injection in groups for line in shadowed_rules(groups[injection]))
+    shadowed = tuple(
+        line for injection in SKELETON if injection in groups for line in shadowed_rules(groups[injection])
+    )
     return Rendered(strategy_set=strategy_set.name, target=target_model, scripts=tuple(scripts), shadowed=shadowed)
 
 

@@ -76,8 +76,7 @@ def verify(text: str, what: str) -> None:
         elif name is not None:
             line = line_of_field(text, name, first.message)
         messages = "\n".join(
-            f"  error: {d.message}" + "".join(f"\n    note: {n}" for n in d.notes)
-            for d in failure.diagnostics
+            f"  error: {d.message}" + "".join(f"\n    note: {n}" for n in d.notes) for d in failure.diagnostics
         )
         where = f" (strategy field {name})" if name else ""
         listing = numbered(text, line) if line else numbered(text)

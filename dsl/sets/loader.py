@@ -103,7 +103,9 @@ def python_object(path: Path, name: str | None, kinds: tuple[type, ...], what: s
     except TdslError:
         raise
     except SystemExit as err:  # the file called sys.exit(): not tdsl's exit status
-        raise StrategyFileError(f"{path}: expected a module that defines {what}s, received a call of exit({err.code!r})") from None
+        raise StrategyFileError(
+            f"{path}: expected a module that defines {what}s, received a call of exit({err.code!r})"
+        ) from None
     except Exception as err:  # the user's file failed; report where, not our stack
         frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename == str(path)]
         where = f"{path}:{frames[-1].lineno}" if frames else str(path)
@@ -210,9 +212,7 @@ def _load_data(path: Path) -> StrategySet:
     except yaml.YAMLError as err:
         raise StrategyFileError(f"{path}: not valid {kind}: {_yaml_problem(err)}") from None
     except RecursionError:
-        raise StrategyFileError(
-            f"{path}: expected a strategy set, received {kind} nested too deeply to read"
-        ) from None
+        raise StrategyFileError(f"{path}: expected a strategy set, received {kind} nested too deeply to read") from None
     if not isinstance(data, dict):
         raise StrategyFileError(
             f"{path}: expected a mapping with name, targets and rules, received {type(data).__name__}"

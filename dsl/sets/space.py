@@ -68,17 +68,26 @@ class Pruned:
         return {
             "total": self.total,
             "constraints": dict(self.by_constraint),
-            "validation": {path: {"count": n, "example": self.examples[path]} for path, n in self.by_validation.items()},
+            "validation": {
+                path: {"count": n, "example": self.examples[path]} for path, n in self.by_validation.items()
+            },
         }
 
     def add(self, other: "Pruned") -> "Pruned":
         """Both counts together (the first example of each path)."""
-        return Pruned(self.by_constraint + other.by_constraint, self.by_validation + other.by_validation, other.examples | self.examples)
+        return Pruned(
+            self.by_constraint + other.by_constraint,
+            self.by_validation + other.by_validation,
+            other.examples | self.examples,
+        )
 
     def lines(self) -> list[str]:
         """One line per reason, most frequent first."""
         out = [f"{n} pruned by constraint {name}" for name, n in self.by_constraint.most_common()]
-        out += [f"{n} failed validation at {path} (e.g. {self.examples[path]})" for path, n in self.by_validation.most_common()]
+        out += [
+            f"{n} failed validation at {path} (e.g. {self.examples[path]})"
+            for path, n in self.by_validation.most_common()
+        ]
         return out
 
 
@@ -86,7 +95,9 @@ class Space:
     """The candidates of ``template`` (a set with knobs) under ``constraints`` (each a
     :class:`Constraint` or a plain predicate, named after its function)."""
 
-    def __init__(self, template: StrategySet, constraints: Sequence[Union[Constraint, Callable[[Values], bool]]] = ()) -> None:
+    def __init__(
+        self, template: StrategySet, constraints: Sequence[Union[Constraint, Callable[[Values], bool]]] = ()
+    ) -> None:
         if not isinstance(template, StrategySet):
             raise KnobError("template", "a StrategySet with knobs", type(template).__name__)
         self.template = template
@@ -192,7 +203,9 @@ def load_space(spec: str) -> Space:
         raise StrategyFileError(f"{path}: expected a .py, .yaml or .json file that defines a space")
     if not path.is_file():
         raise StrategyFileError(f"{path}: no such file")
-    found = python_object(path, name, (Space, StrategySet), "Space or StrategySet") if path.suffix == ".py" else load(path)
+    found = (
+        python_object(path, name, (Space, StrategySet), "Space or StrategySet") if path.suffix == ".py" else load(path)
+    )
     if isinstance(found, Space):
         space = found
     else:

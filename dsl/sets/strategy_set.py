@@ -31,13 +31,13 @@ from typing import Iterable, Literal, Union
 from pydantic import Field, model_validator
 
 from ..errors import FieldProblem, StrategyError, TargetError
-from ..targets import Target, TargetKind, default_targets, target_names
-from ..targets.checks import check_rule
 from ..model.all_of import Matcher
 from ..model.base import StrategyModel, StrictBool, SymbolName, fmt, problem
 from ..model.matchers import FunctionMatch
 from ..model.registry import Strategy
 from ..model.subsume import covers, specificity
+from ..targets import Target, TargetKind, default_targets, target_names
+from ..targets.checks import check_rule
 
 
 class Rule(StrategyModel):

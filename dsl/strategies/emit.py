@@ -19,9 +19,9 @@ requires nothing beyond tdsl.
 
 from __future__ import annotations
 
+from ..compiler.ops import Dispatch, ProgramOps
 from ..errors import TdslError
 from ..sets.strategy_set import Rule, StrategySet
-from ..compiler.ops import Dispatch, ProgramOps
 from ..targets import Target
 from ..tune.emitted import Emitted
 from .ready import CHOOSERS, READY_SETS, ready_set
@@ -70,7 +70,9 @@ def _ready(ops: ProgramOps, target: Target, name: str, ready: StrategySet) -> Em
     """``ready`` as the emitted set, with the dispatches it covers and those it leaves to IREE."""
     covered = [f"covered: {d.name}: {', '.join(d.covered_by)}" for d in ops.dispatches if d.covered_by]
     own = ready.target(target.name) if any(t.name == target.name for t in ready.targets) else target
-    bare = [f"{_describe(d)}: no ready rule applies ({own.fallback_path()})" for d in ops.dispatches if not d.covered_by]
+    bare = [
+        f"{_describe(d)}: no ready rule applies ({own.fallback_path()})" for d in ops.dispatches if not d.covered_by
+    ]
     emitted = StrategySet(name=_symbol(name), targets=ready.targets, rules=ready.rules)
     return Emitted(emitted, tuple(f"ready rule {r.strategy.name}" for r in ready.rules), tuple(bare + covered))
 

@@ -14,12 +14,10 @@ from __future__ import annotations
 
 from typing import Callable, Optional, Union
 
-from ..sets.strategy_set import StrategySet
-from ..targets import AmdGpuTarget, CpuTarget
 from ..compiler.ops import Dispatch
 from ..model.kinds import MatcherKind, StrategyKind
-from ..targets import Target
-
+from ..sets.strategy_set import StrategySet
+from ..targets import AmdGpuTarget, CpuTarget, Target
 from .gpu.dispatch import gpu_choice
 
 ReadySet = Callable[[], StrategySet]

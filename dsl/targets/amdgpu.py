@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import ClassVar, Literal
 
 from ..model.base import SymbolName
+from ..model.codegen import Codegen
 from ..model.kinds import Backend, MatcherKind, StrategyKind
+from ..model.lowering import GpuLowering
 from .amdgpu_checks import check_codegen, check_gpu_lowering
 from .amdgpu_facts import ARCHITECTURES, AmdGpuArch
 from .kind import TargetKind
-from ..model.codegen import Codegen
-from ..model.lowering import GpuLowering
 
 
 class AmdGpuTarget(TargetKind):

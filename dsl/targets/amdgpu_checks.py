@@ -63,13 +63,17 @@ def _check_resources(match: MatcherKind, strategy: GpuLowering, facts: AmdGpuArc
                 "mma_kind",
                 f"an intrinsic whose M, N and K ({intrinsic.m}, {intrinsic.n}, {intrinsic.k} for "
                 f"{intrinsic.name}) divide the problem's {m}x{n}x{k}, or a 'padding' tile; "
-                "intrinsics for these element types that fit: "
-                + (", ".join(fitting) or "none"),
+                "intrinsics for these element types that fit: " + (", ".join(fitting) or "none"),
                 strategy.mma_kind,
                 strategy=strategy.name,
             )
     roles = contraction.loop_roles()
-    if intrinsic is not None and strategy.subgroup is not None and roles is not None and len(roles) == len(strategy.workgroup):
+    if (
+        intrinsic is not None
+        and strategy.subgroup is not None
+        and roles is not None
+        and len(roles) == len(strategy.workgroup)
+    ):
         _check_subgroups(strategy, roles, intrinsic, facts)
     lds = lds_problem(strategy, contraction, facts)
     if lds is None:
@@ -169,7 +173,8 @@ def _check_mma_tiles(match: MatcherKind, strategy: Codegen, facts: AmdGpuArch) -
         same = [
             x.name
             for x in facts.mma_intrinsics
-            if (x.m, x.n) == (16, 16) and (x.a_type, x.b_type, x.c_type) == (intrinsic.a_type, intrinsic.b_type, intrinsic.c_type)
+            if (x.m, x.n) == (16, 16)
+            and (x.a_type, x.b_type, x.c_type) == (intrinsic.a_type, intrinsic.b_type, intrinsic.c_type)
         ]
         raise problem(
             "mma.intrinsic",

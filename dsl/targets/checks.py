@@ -9,9 +9,9 @@ Raises the ``problem`` errors that name the strategy field.
 
 from __future__ import annotations
 
+from ..model.all_of import match_op_names
 from ..model.base import Described, problem
 from ..model.kinds import Injection, MatcherKind, StrategyKind
-from ..model.all_of import match_op_names
 from .kind import TargetKind
 
 
@@ -43,8 +43,7 @@ def check_rule(index: int, match: MatcherKind, strategy: StrategyKind, target: T
         listed = f" {list(getattr(strategy, field, ()) or ())}" if "." not in field else ""
         raise problem(
             field,
-            f"{expected} entries, one per loop of the matched op (rules[{index}].match fixes "
-            f"{expected} loops)",
+            f"{expected} entries, one per loop of the matched op (rules[{index}].match fixes {expected} loops)",
             Described(f"{got} entries{listed}"),
             strategy=strategy.name,
         )

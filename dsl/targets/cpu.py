@@ -8,8 +8,8 @@ from typing import ClassVar, Literal
 from pydantic import field_validator, model_validator
 from typing_extensions import Self
 
-from ..model.all_of import leaves
 from ..errors import StrategyError
+from ..model.all_of import leaves
 from ..model.base import Described, StrictBool, SymbolName, problem
 from ..model.codegen import Codegen, TileUsingForall
 from ..model.element_types import ELEMENT_BITS
@@ -28,7 +28,12 @@ REDUCTION_LEVELS = ("cache_reduction", "vector_reduction")
 VECTOR_LEVELS = ("vector_common_parallel", "vector_reduction", "vector_inner_parallel")
 # Pipelines whose vector.contract is the vector tile of the levels (measured with IREE 3.13
 # on a 256x384x512 f32 matmul); DataTiling and Default vectorize otherwise or not at all.
-VECTOR_TILED_PIPELINES = ("DoubleTilingExpert", "LinalgExtTileAndVectorize", "ConvTileAndDecomposeExpert", "Mmt4dTilingExpert")
+VECTOR_TILED_PIPELINES = (
+    "DoubleTilingExpert",
+    "LinalgExtTileAndVectorize",
+    "ConvTileAndDecomposeExpert",
+    "Mmt4dTilingExpert",
+)
 
 # Whole-string patterns (fullmatch: ``$`` would accept a trailing newline).
 _CPU_RE = re.compile(r"[A-Za-z0-9_.-]+")
@@ -149,7 +154,14 @@ class CpuTarget(TargetKind):
             flags.append(f"--iree-llvmcpu-enable-ukernels={self.ukernels}")
         if self.im2col_convs:
             flags.append("--iree-global-opt-use-im2col-for-convs")
-        passes = [name for name, on in ((CHANNELS_LAST_PASS, self.channels_last_convs), (FOLD_BATCH_MATMULS_PASS, self.fold_batch_matmuls)) if on]
+        passes = [
+            name
+            for name, on in (
+                (CHANNELS_LAST_PASS, self.channels_last_convs),
+                (FOLD_BATCH_MATMULS_PASS, self.fold_batch_matmuls),
+            )
+            if on
+        ]
         if passes:
             flags.append(f"{PREPROCESSING_PIPELINE}builtin.module(util.func({','.join(passes)}))")
         if self.data_tiling:
@@ -167,7 +179,16 @@ class CpuTarget(TargetKind):
     def baseline(self) -> Self:
         """This CPU with IREE's own defaults (ukernels, no im2col, no channels-last): the reference that
         ``tdsl bench`` and ``tdsl run`` compare strategies against."""
-        return self.model_copy(update={"ukernels": "default", "im2col_convs": False, "channels_last_convs": False, "fold_batch_matmuls": False, "data_tiling": False, "allow_large_vectors": False})
+        return self.model_copy(
+            update={
+                "ukernels": "default",
+                "im2col_convs": False,
+                "channels_last_convs": False,
+                "fold_batch_matmuls": False,
+                "data_tiling": False,
+                "allow_large_vectors": False,
+            }
+        )
 
     def fallback_path(self) -> str:
         return "IREE's data tiling path" if self.data_tiling else super().fallback_path()
@@ -210,7 +231,12 @@ class CpuTarget(TargetKind):
                         "convolutions on llvm-cpu (InsertBatchDimForBatchlessConv rebuilds the op)",
                         [1],
                     )
-        if self.data_tiling and isinstance(strategy, CpuLowering) and strategy.injection is Injection.TUNING_SPEC and _data_tiled(match):
+        if (
+            self.data_tiling
+            and isinstance(strategy, CpuLowering)
+            and strategy.injection is Injection.TUNING_SPEC
+            and _data_tiled(match)
+        ):
             raise problem(
                 f"targets[{target_index}].data_tiling",
                 "False when a codegen-time cpu_lowering configures a matmul: with --iree-opt-data-tiling the op "
@@ -278,7 +304,11 @@ def _split_role(shape: LoopShape) -> bool:
             if len(loops) < 2:
                 continue
             at = [dims.index(d) for d in loops]
-            if loops != sorted(loops) or at != list(range(at[0], at[0] + len(at))) or any(b != a + 1 for a, b in zip(loops, loops[1:])):
+            if (
+                loops != sorted(loops)
+                or at != list(range(at[0], at[0] + len(at)))
+                or any(b != a + 1 for a, b in zip(loops, loops[1:]))
+            ):
                 return True
     return False
 
@@ -321,7 +351,9 @@ def _check_vector_size(
         if dims[i] is not None:
             tiles.append(dims[i])
         extents.append(min(tiles) if tiles else 1)
-        setters.append(next((lv for lv in VECTOR_LEVELS if getattr(strategy, lv) is not None and getattr(strategy, lv)[i]), None))
+        setters.append(
+            next((lv for lv in VECTOR_LEVELS if getattr(strategy, lv) is not None and getattr(strategy, lv)[i]), None)
+        )
     bits = ELEMENT_BITS[contraction.output_type]
     if strategy.pipeline == "DoubleTilingExpert":
         _check_accumulator(strategy, shape, dims, bits, contraction.output_type, limit, cpu)
@@ -345,7 +377,9 @@ def _check_vector_size(
         f"vector tiles below IREE's vector size limit on {cpu} ({limit} bytes): the vector tile "
         f"{shown} of {contraction.output_type} (loops {''.join(shape.roles)}) makes a {size}-byte vector.contract",
         Described(str(getattr(strategy, level)[loop]) if getattr(strategy, level) is not None else "no tile"),
-        hint=f"the largest legal {field} is {largest}" if largest >= 1 else "shrink the vector tiles of the other loops",
+        hint=f"the largest legal {field} is {largest}"
+        if largest >= 1
+        else "shrink the vector tiles of the other loops",
         strategy=strategy.name,
     )
 
@@ -389,7 +423,9 @@ def _check_accumulator(
     )
 
 
-def _check_data_tiling(strategy: CpuLowering, shape: LoopShape, contraction: ContractionMatch, limit: int, cpu: str) -> None:
+def _check_data_tiling(
+    strategy: CpuLowering, shape: LoopShape, contraction: ContractionMatch, limit: int, cpu: str
+) -> None:
     """DataTiling vectorizes the distribution tile (its vector levels are not used on a
     plain contraction): at least the result tile of the distribution level is one vector,
     which stays below IREE's limit."""
@@ -414,6 +450,8 @@ def _check_data_tiling(strategy: CpuLowering, shape: LoopShape, contraction: Con
         f"vectorizes the distribution tile, here a result tile of {'x'.join(str(extents[i]) for i in sorted(extents))} "
         f"{contraction.output_type} ({size} bytes)",
         Described(str(strategy.distribution[loop]) if strategy.distribution[loop] else "0 (the whole dimension)"),
-        hint=f"the largest legal distribution[{loop}] is {largest}" if largest >= 1 else "shrink the distribution tiles",
+        hint=f"the largest legal distribution[{loop}] is {largest}"
+        if largest >= 1
+        else "shrink the distribution tiles",
         strategy=strategy.name,
     )

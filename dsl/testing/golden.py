@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from ..files import atomic_write
 from ..compiler.compile import compile
 from ..compiler.phases import ir_after
+from ..files import atomic_write
 from ..sets.strategy_set import StrategySet
 
 UPDATE_OPTION = "--update-goldens"
@@ -44,8 +44,7 @@ class Golden:
             return
         if not path.exists():
             pytest.fail(
-                f"golden {path} does not exist; create it with:\n"
-                f"  pytest {self.nodeid.split('::')[0]} {UPDATE_OPTION}",
+                f"golden {path} does not exist; create it with:\n  pytest {self.nodeid.split('::')[0]} {UPDATE_OPTION}",
                 pytrace=False,
             )
         expected = path.read_text()
@@ -65,7 +64,6 @@ class Golden:
                 "and read the diff before committing.",
                 pytrace=False,
             )
-
 
     def check_ir(
         self,
@@ -144,7 +142,7 @@ def filecheck_failure(output: str, text: str, checks: str) -> str:
         parts.append("  " + "\n  ".join(output.strip().splitlines()))
     position = _POSITION.search(output)
     if position is not None and input_lines:
-        row = _input_row(int(position.group("line")), output[position.end():], input_lines)
+        row = _input_row(int(position.group("line")), output[position.end() :], input_lines)
         lo, hi = max(0, row - CONTEXT_LINES), min(len(input_lines), row + CONTEXT_LINES + 1)
         parts.append(f"  input around line {row + 1} (where FileCheck searched from; {len(input_lines)} lines in all):")
         width = len(str(hi))

@@ -64,6 +64,23 @@ def open_executor(kind: str = "local", address: str = "auto", workers: int | Non
 
 
 __all__ = [
-    "CpuTuner", "Executor", "Gfx942Result", "Gfx942Tuner", "LocalExecutor", "TargetTuner", "TuneCache", "TuneFailed", "TuneOptions",
-    "TuneOutcome", "TuneResult", "open_cache", "open_executor", "table", "tunable_kinds", "tune", "tune_gfx942", "tuner_for", "write_outputs",
+    "CpuTuner",
+    "Executor",
+    "Gfx942Result",
+    "Gfx942Tuner",
+    "LocalExecutor",
+    "TargetTuner",
+    "TuneCache",
+    "TuneFailed",
+    "TuneOptions",
+    "TuneOutcome",
+    "TuneResult",
+    "open_cache",
+    "open_executor",
+    "table",
+    "tunable_kinds",
+    "tune",
+    "tune_gfx942",
+    "tuner_for",
+    "write_outputs",
 ]

@@ -73,7 +73,6 @@ _TABLES = (
 )
 
 
-
 def default_path() -> Path:
     """The default store: ``$TDSL_CACHE_DIR/tune.sqlite``, else
     ``$XDG_CACHE_HOME/tdsl/tune.sqlite`` (``~/.cache/tdsl/tune.sqlite``), as for imported
@@ -158,7 +157,9 @@ class TuneCache:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as err:
-            raise OutputError(f"{self._where}: cannot create its directory: {_one_line(err.strerror or str(err))}") from None
+            raise OutputError(
+                f"{self._where}: cannot create its directory: {_one_line(err.strerror or str(err))}"
+            ) from None
         with self._guard():
             db = sqlite3.connect(str(path), timeout=self.timeout_s, isolation_level=None)
         try:
@@ -235,7 +236,9 @@ class TuneCache:
         code = getattr(err, "sqlite_errorcode", None)
         damaged = isinstance(code, int) and code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB)
         if damaged or "not a database" in lowered or "malformed" in lowered:
-            return OutputError(f"{self._where}: not a readable tdsl tune cache ({text}): pass another --cache or delete the file")
+            return OutputError(
+                f"{self._where}: not a readable tdsl tune cache ({text}): pass another --cache or delete the file"
+            )
         if _busy(err):
             return OutputError(
                 f"{self._where}: {text} (another process held it longer than {self.timeout_s:g} s): "
@@ -479,7 +482,10 @@ class TuneCache:
     def get_profile(self, key: ArtifactKey, machine: MachineKey, setup: str) -> dict[str, DispatchTime] | None:
         """The profile stored for the build ``key`` on exactly this ``machine`` and ``setup``, or
         ``None`` (also for one stored before profiles counted launches: seconds only)."""
-        rows = self._read("SELECT times FROM profiles WHERE key = ? AND machine = ? AND setup = ?", (key.digest(), machine.digest(), setup))
+        rows = self._read(
+            "SELECT times FROM profiles WHERE key = ? AND machine = ? AND setup = ?",
+            (key.digest(), machine.digest(), setup),
+        )
         try:
             loaded = json.loads(rows[0][0]) if rows else None
             if not isinstance(loaded, dict):
@@ -500,8 +506,15 @@ class TuneCache:
         )[0]
         builds, failed_builds, samples, failed_samples, verdicts, machines = (int(count) for count in counts)
         return CacheStats(
-            path=str(self.path), builds=builds, failed_builds=failed_builds, samples=samples, failed_samples=failed_samples,
-            verdicts=verdicts, machines=machines, build_hits=self.build_hits, build_misses=self.build_misses,
+            path=str(self.path),
+            builds=builds,
+            failed_builds=failed_builds,
+            samples=samples,
+            failed_samples=failed_samples,
+            verdicts=verdicts,
+            machines=machines,
+            build_hits=self.build_hits,
+            build_misses=self.build_misses,
         )
 
     def clear(self) -> None:

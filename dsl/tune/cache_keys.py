@@ -27,7 +27,9 @@ def _plain(value: object, where: str) -> object:
         result = {}
         for name, item in value.items():
             if not isinstance(name, str):
-                raise TypeError(f"canonical_json: expected str dict keys, received {type(name).__name__} key {name!r} at {where}")
+                raise TypeError(
+                    f"canonical_json: expected str dict keys, received {type(name).__name__} key {name!r} at {where}"
+                )
             result[name] = _plain(item, f"{where}.{name}")
         return result
     raise TypeError(

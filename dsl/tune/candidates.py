@@ -9,15 +9,15 @@ from typing import Callable, Sequence
 from ..errors import StrategyError
 from ..sets.space import Candidate
 from ..sets.strategy_set import Rule, StrategySet
-from ..targets import CpuTarget, Target
+from ..targets import Target
 from .measure import Variant, fastest
 from .session import DATA_TILING, IREE_DEFAULT
+
 
 def better_iree(final: Sequence[Variant], reference: Variant) -> Variant | None:
     """The faster of IREE default and data tiling among ``final`` (timed in the same rounds
     as ``reference``); None if neither was timed."""
     return fastest([v for v in final if v.label in (IREE_DEFAULT, DATA_TILING) and v.ok and v.median], reference)
-
 
 
 LARGE_VECTOR_REFUSAL = "large vector sizes"
@@ -32,9 +32,14 @@ def with_large_vectors(refused: Variant) -> Variant:
     shipped keeps its label and its build error."""
     assert refused.strategies is not None
     name = "program:data_tiling=True" if refused.label == DATA_TILING else refused.label
-    targets = tuple(t.model_copy(update={"allow_large_vectors": True}) if "allow_large_vectors" in type(t).model_fields else t for t in refused.strategies.targets)
+    targets = tuple(
+        t.model_copy(update={"allow_large_vectors": True}) if "allow_large_vectors" in type(t).model_fields else t
+        for t in refused.strategies.targets
+    )
     strategies = StrategySet(name=refused.strategies.name, targets=targets, rules=refused.strategies.rules)
-    return Variant(f"{name},allow_large_vectors=True", strategies, values={**refused.values, "allow_large_vectors": True})
+    return Variant(
+        f"{name},allow_large_vectors=True", strategies, values={**refused.values, "allow_large_vectors": True}
+    )
 
 
 GRAPH_KNOBS = ("fold_batch_matmuls", "channels_last_convs")
@@ -46,19 +51,24 @@ rules reach their op only on targets with its values of these."""
 def reaching(winners: Sequence[Variant], targets: Sequence[Target]) -> list[tuple[Rule, ...]]:
     """The rules of each of ``winners`` (a group each) measured on a target whose
     :data:`GRAPH_KNOBS` are those of ``targets``; the others would match nothing there."""
+
     def knobs(found: Sequence[Target]) -> tuple[object, ...]:
         return tuple(getattr(found[0], k, None) for k in GRAPH_KNOBS) if found else ()
 
     return [tuple(w.rules) for w in winners if w.strategies is None or knobs(w.strategies.targets) == knobs(targets)]
 
 
-def before_base(targets: Sequence[Target], base_set: StrategySet) -> Callable[[Candidate], tuple[StrategySet, tuple[Rule, ...]]]:
+def before_base(
+    targets: Sequence[Target], base_set: StrategySet
+) -> Callable[[Candidate], tuple[StrategySet, tuple[Rule, ...]]]:
     """A search's ``make`` for a space of op rules on ``base_set``: a candidate's rules, then
     the base's rules that validate with them, on ``targets``; and the rules it adds."""
     return lambda c: (with_rules(tuned_set(targets, c.strategies.rules), base_set.rules), c.strategies.rules)
 
 
-def combined(label: str, targets: Sequence[Target], groups: Sequence[tuple[Rule, ...]], base_set: StrategySet) -> Variant:
+def combined(
+    label: str, targets: Sequence[Target], groups: Sequence[tuple[Rule, ...]], base_set: StrategySet
+) -> Variant:
     """The model pass's ``label`` variant: ``groups`` (each all or none) then the base's
     rules on ``targets``; its own rules are the groups' rules the set kept."""
     strategies = with_rules(with_rules(tuned_set(targets), list(groups)), base_set.rules)
@@ -113,4 +123,3 @@ def target_groups(base_set: StrategySet, winners: Sequence[Variant]) -> list[tup
         if all(targets != known for _, known in groups):
             groups.append(("tuned:" + ",".join(f"{k}={v}" for k, v in union.items()), targets))
     return groups
-

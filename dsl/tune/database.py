@@ -29,7 +29,14 @@ class Database(Protocol):
         """The times of ``key`` on exactly this ``machine`` and ``setup``, oldest first."""
         ...
 
-    def add_samples(self, key: ArtifactKey, machine: MachineKey, setup: str, seconds: Sequence[float | None], errors: Sequence[str] | None = None) -> None:
+    def add_samples(
+        self,
+        key: ArtifactKey,
+        machine: MachineKey,
+        setup: str,
+        seconds: Sequence[float | None],
+        errors: Sequence[str] | None = None,
+    ) -> None:
         """Appends samples (a None entry: a failed run, ``errors`` says why)."""
         ...
 

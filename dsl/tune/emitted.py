@@ -10,6 +10,7 @@ from ..compiler.ops import python_names, python_source
 from ..sets.loader import dump
 from ..sets.strategy_set import StrategySet
 
+
 @dataclass(frozen=True)
 class Emitted:
     """The emitted set, a comment per rule (the dispatch it targets) and the dispatches
@@ -25,8 +26,12 @@ class Emitted:
 
     def python(self, variable: str = "strategies") -> str:
         """A Python module that builds the set, each rule commented with its dispatch."""
-        names = sorted({n for r in self.strategies.rules for x in (r.match, r.strategy) for n in python_names(x)}
-                       | {type(t).__name__ for t in self.strategies.targets} | {"StrategySet"} | ({"Rule"} if self.strategies.rules else set()))
+        names = sorted(
+            {n for r in self.strategies.rules for x in (r.match, r.strategy) for n in python_names(x)}
+            | {type(t).__name__ for t in self.strategies.targets}
+            | {"StrategySet"}
+            | ({"Rule"} if self.strategies.rules else set())
+        )
         lines = [
             *self._docstring(),
             "",
@@ -35,7 +40,9 @@ class Emitted:
             f"{variable} = StrategySet(",
             f'    name="{self.strategies.name}",',
             "    targets=[" + ", ".join(python_source(t) for t in self.strategies.targets) + "],",
-            "    rules=[" if self.strategies.rules else "    rules=[],  # none: the target's flags are the whole strategy",
+            "    rules=["
+            if self.strategies.rules
+            else "    rules=[],  # none: the target's flags are the whole strategy",
         ]
         for rule, comment in zip(self.strategies.rules, self.comments):
             lines.append(f"        # {comment}")
@@ -59,7 +66,9 @@ class Emitted:
         targets) and followed by the dispatches left out with the reason, as comments."""
         head = [f"# Strategies for {self.strategies.name}, emitted by `{self.source}`; edit freely."]
         head += [f"# {line}" if line else "#" for line in self.notes]
-        head += [f"# rule {rule.strategy.name}: {comment}" for rule, comment in zip(self.strategies.rules, self.comments)]
+        head += [
+            f"# rule {rule.strategy.name}: {comment}" for rule, comment in zip(self.strategies.rules, self.comments)
+        ]
         tail = [f"# not covered: {reason}" for reason in self.left_out]
         body: str = dump(self.strategies, "yaml")
         return "\n".join(head) + "\n" + body + "".join(f"{line}\n" for line in tail)

@@ -28,19 +28,19 @@ import tempfile
 import time
 import zlib
 from collections import Counter, OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any, Callable, Iterable, Protocol, Sequence
 
-from ..errors import ArgumentError, TdslError
-from ..measure.timing import ALLOCATORS, benchmark_command, benchmark_env, benchmark_seconds, time_round
 from ..compiler.compile import compile
-from ..compiler.report import CompileReport
 from ..compiler.dispatches import short_pipeline
-from ..programs.program import ParameterArchive
 from ..compiler.options import DEFAULT_MEMORY_GB, DEFAULT_TIMEOUT_S
+from ..compiler.report import CompileReport
+from ..errors import ArgumentError, TdslError
 from ..measure.machine import Machine, machine
+from ..measure.timing import ALLOCATORS, benchmark_command, benchmark_env, benchmark_seconds, time_round
+from ..programs.program import ParameterArchive
 from ..sets.strategy_set import StrategySet
 from .cache_keys import BuildSummary
 
@@ -173,8 +173,13 @@ def build(job: BuildJob) -> BuildResult:
             payload.write_bytes(job.payload)
             output = Path(tmp) / "module.vmfb"
             report = compile(
-                payload, strategies, job.target, output,
-                extra_flags=job.extra_flags, timeout_s=job.timeout_s, memory_gb=job.memory_gb,
+                payload,
+                strategies,
+                job.target,
+                output,
+                extra_flags=job.extra_flags,
+                timeout_s=job.timeout_s,
+                memory_gb=job.memory_gb,
                 serial_loading=job.serial_loading,
             )
             vmfb = output.read_bytes()
@@ -264,8 +269,19 @@ def sample(job: SampleJob) -> SampleResult:
         for archive in job.parameters:
             if not archive.path.is_file():
                 return SampleResult(job.key, None, f"parameter archive {str(archive.path)!r} does not exist")
-        command = benchmark_command(module, job.function, inputs, job.threads, job.min_time_s, job.allocator, job.device, [a.spec for a in job.parameters])
-        proc = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=job.timeout_s, env=benchmark_env())
+        command = benchmark_command(
+            module,
+            job.function,
+            inputs,
+            job.threads,
+            job.min_time_s,
+            job.allocator,
+            job.device,
+            [a.spec for a in job.parameters],
+        )
+        proc = subprocess.run(
+            command, capture_output=True, text=True, errors="replace", timeout=job.timeout_s, env=benchmark_env()
+        )
     except subprocess.TimeoutExpired:
         return SampleResult(job.key, None, f"timed out after {job.timeout_s:g} s (iree-benchmark-module killed)")
     except (TdslError, OSError) as err:
@@ -289,8 +305,11 @@ def interleavable(jobs: Sequence[SampleJob]) -> bool:
         return False
     first = jobs[0]
     return all(
-        not j.device and j.allocator == "default" and j.threads >= 1
-        and (j.function, j.inputs, j.threads, j.parameters) == (first.function, first.inputs, first.threads, first.parameters)
+        not j.device
+        and j.allocator == "default"
+        and j.threads >= 1
+        and (j.function, j.inputs, j.threads, j.parameters)
+        == (first.function, first.inputs, first.threads, first.parameters)
         for j in jobs
     )
 
@@ -320,8 +339,16 @@ def sample_round(jobs: Sequence[SampleJob], seed: int = 0) -> list[SampleResult]
         return [sample(job) for job in jobs]
     if not all(archive.path.is_file() for archive in first.parameters):
         return [sample(job) for job in jobs]
-    slots = time_round(modules, first.function, inputs, min_time_s=first.min_time_s, timeouts_s=[job.timeout_s for job in jobs],
-                       threads=first.threads, parameters=first.parameters, seed=seed)
+    slots = time_round(
+        modules,
+        first.function,
+        inputs,
+        min_time_s=first.min_time_s,
+        timeouts_s=[job.timeout_s for job in jobs],
+        threads=first.threads,
+        parameters=first.parameters,
+        seed=seed,
+    )
     if slots is None:
         return [sample(job) for job in jobs]
     return [SampleResult(job.key, slot.seconds, slot.error) for job, slot in zip(jobs, slots)]
@@ -344,7 +371,9 @@ def _ignore(_: Any) -> None:
 class Builder(Protocol):
     """Builds candidates in parallel."""
 
-    def build_all(self, jobs: Sequence[BuildJob], on_done: Callable[[BuildResult], None] = _ignore) -> list[BuildResult]:
+    def build_all(
+        self, jobs: Sequence[BuildJob], on_done: Callable[[BuildResult], None] = _ignore
+    ) -> list[BuildResult]:
         """Builds ``jobs`` in parallel; ``on_done`` gets each result as it finishes (in the
         caller's thread); returns the results in job order."""
         ...
@@ -376,11 +405,11 @@ class Executor(Builder, Runner, Protocol):
         """Releases the workers and runners."""
         ...
 
-    def __enter__(self) -> "Executor":
-        ...
+    def __enter__(self) -> "Executor": ...
 
-    def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
-        ...
+    def __exit__(
+        self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None
+    ) -> None: ...
 
 
 def _check_runner(runner: int, count: int) -> None:
@@ -436,7 +465,9 @@ class LocalExecutor:
             self._pool = cf.ProcessPoolExecutor(self.workers, mp_context=context, initializer=_worker_init)
         return self._pool
 
-    def build_all(self, jobs: Sequence[BuildJob], on_done: Callable[[BuildResult], None] = _ignore) -> list[BuildResult]:
+    def build_all(
+        self, jobs: Sequence[BuildJob], on_done: Callable[[BuildResult], None] = _ignore
+    ) -> list[BuildResult]:
         results: list[BuildResult | None] = [None] * len(jobs)
         if not jobs:
             return []

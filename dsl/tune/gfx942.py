@@ -30,23 +30,23 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..compiler.hsaco import KernelResources
-from .cache_keys import CacheStats
-from ..programs.load import load_program
-from ..programs.parameters import check_runnable, externalize_weights
-from ..programs.program import Program
-from ..measure.machine import ISA_NAMES, Machine
 from ..compiler.ops import Dispatch, list_dispatches, python_source
 from ..compiler.options import CompileOptions
 from ..compiler.progress import NO_PROGRESS, Progress
+from ..measure.machine import ISA_NAMES, Machine
+from ..programs.load import load_program
+from ..programs.parameters import check_runnable, externalize_weights
+from ..programs.program import Program
 from ..sets.space import Pruned, Space
 from ..sets.strategy_set import Rule, StrategySet
 from ..targets import AmdGpuTarget
-from .executor import Executor
-from .ready import Gfx942Problem, RankedCandidate, gfx942_spaces
-from .measure import Variant, noise, speedup, wins
+from .cache_keys import CacheStats
 from .candidates import tuned_set
 from .database import Database
+from .executor import Executor
+from .measure import Variant, noise, speedup, wins
 from .op_jobs import job_head, work
+from .ready import Gfx942Problem, RankedCandidate, gfx942_spaces
 from .session import IREE_DEFAULT, Stop, TuneOptions, TuneSession, tuning_session
 from .target_tuner import Report, register_tuner
 
@@ -123,8 +123,11 @@ class Gfx942Result:
         return False
 
     def notes(self) -> list[str]:
-        how = (f"measured on {self.options.device} against IREE default" if self.measured
-               else "ranked by tdsl's gfx942 cost model and compile-checked here; NOT measured on a GPU")
+        how = (
+            f"measured on {self.options.device} against IREE default"
+            if self.measured
+            else "ranked by tdsl's gfx942 cost model and compile-checked here; NOT measured on a GPU"
+        )
         lines = [f"Tuned {self.payload} for gfx942: {how}."]
         if self.interrupted:
             lines.append("Interrupted: only what was ranked before the stop is here.")
@@ -144,14 +147,20 @@ class Gfx942Result:
 
     def table(self) -> str:
         isa = ISA_NAMES.get(str(self.machine.get("isa")), str(self.machine.get("isa")))
-        lines = [f"tuned {self.payload} for gfx942 ({'measured on ' + self.options.device if self.measured else 'cost model, compile-checked, not measured'}) "
-                 f"on {self.machine.get('cpu')} ({isa}) in {self.seconds:.0f} s"]
-        lines.append(f"  {'op':<5} {'shapes':<44} {'x':>3} {'space':>6} {'valid':>6} {'est. us':>9} {'VGPR':>5} {'waves':>5}  emitted")
+        lines = [
+            f"tuned {self.payload} for gfx942 ({'measured on ' + self.options.device if self.measured else 'cost model, compile-checked, not measured'}) "
+            f"on {self.machine.get('cpu')} ({isa}) in {self.seconds:.0f} s"
+        ]
+        lines.append(
+            f"  {'op':<5} {'shapes':<44} {'x':>3} {'space':>6} {'valid':>6} {'est. us':>9} {'VGPR':>5} {'waves':>5}  emitted"
+        )
         for job in self.jobs:
             root = job.dispatch.root
             shapes = (root.shapes() if root else job.dispatch.name)[:44]
             if job.skipped:
-                lines.append(f"  {job.name:<5} {shapes:<44} {job.launches:>3} {'-':>6} {'-':>6} {'-':>9} {'-':>5} {'-':>5}  {job.skipped}")
+                lines.append(
+                    f"  {job.name:<5} {shapes:<44} {job.launches:>3} {'-':>6} {'-':>6} {'-':>9} {'-':>5} {'-':>5}  {job.skipped}"
+                )
                 continue
             top = job.ranking[0] if job.ranking else {}
             res = top.get("resources") or {}
@@ -175,7 +184,15 @@ class Gfx942Tuner:
     searches_user_spaces = False
 
     def tune(
-        self, program: Program, *, options: TuneOptions, executor: Executor, cache: Database, progress: Progress, report: Report, space: Space | None = None
+        self,
+        program: Program,
+        *,
+        options: TuneOptions,
+        executor: Executor,
+        cache: Database,
+        progress: Progress,
+        report: Report,
+        space: Space | None = None,
     ) -> Gfx942Result:
         """Tunes ``program`` for gfx942 as the module docstring says."""
         started = time.monotonic()
@@ -184,7 +201,13 @@ class Gfx942Tuner:
             check_runnable(built)  # the finalists run on the device
         target = AmdGpuTarget()
         session = TuneSession(built, options, executor, cache, progress, target=target)
-        listing = list_dispatches(built.mlir_path, target, options=CompileOptions(extra_flags=options.extra_flags, timeout_s=options.timeout_s, memory_gb=options.memory_gb))
+        listing = list_dispatches(
+            built.mlir_path,
+            target,
+            options=CompileOptions(
+                extra_flags=options.extra_flags, timeout_s=options.timeout_s, memory_gb=options.memory_gb
+            ),
+        )
         ordered = _jobs(listing.dispatches, options.ops)
         ranker = _Ranker(session, target, report)
         interrupted = False
@@ -195,7 +218,11 @@ class Gfx942Tuner:
                     ranker.run(job, problem)
         except (KeyboardInterrupt, Stop) as stop:
             interrupted = isinstance(stop, KeyboardInterrupt)
-            report("interrupted: emitting what was ranked" if interrupted else "time budget spent: emitting what was ranked")
+            report(
+                "interrupted: emitting what was ranked"
+                if interrupted
+                else "time budget spent: emitting what was ranked"
+            )
         return Gfx942Result(
             payload=str(built.source),
             options=options,
@@ -269,11 +296,21 @@ class _Ranker:
         progress.advance("tune")
         self.session.check_time()
 
-    def _compiled(self, job: RankedJob, top: list[RankedCandidate], ranked: Sequence[RankedCandidate]) -> list[RankedCandidate]:
+    def _compiled(
+        self, job: RankedJob, top: list[RankedCandidate], ranked: Sequence[RankedCandidate]
+    ) -> list[RankedCandidate]:
         """Builds ``top`` and re-ranks it with its kernels' resources (the failed dropped),
         the rest of ``ranked`` after it; sets the job's compiled variants and ranking."""
         budget = self.session.options.budget
-        job.compiled = [Variant(f"{job.name}#{r.candidate.index}", tuned_set([self.target], r.candidate.strategies.rules), values=r.candidate.values, op=job.name) for r in top]
+        job.compiled = [
+            Variant(
+                f"{job.name}#{r.candidate.index}",
+                tuned_set([self.target], r.candidate.strategies.rules),
+                values=r.candidate.values,
+                op=job.name,
+            )
+            for r in top
+        ]
         self.session.build(job.compiled)
         resources: dict[int, KernelResources | Mapping[str, Any]] = {}
         for r, v in zip(top, job.compiled):
@@ -282,7 +319,9 @@ class _Ranker:
             if v.vmfb is not None and kernels:
                 resources[r.candidate.index] = kernels[0]
         built = {r.candidate.index for r, v in zip(top, job.compiled) if v.vmfb is not None}
-        reranked = [r for r in gfx942_spaces().rerank(top, resources) if r.candidate.index in built] + list(ranked[len(top):])
+        reranked = [r for r in gfx942_spaces().rerank(top, resources) if r.candidate.index in built] + list(
+            ranked[len(top) :]
+        )
         job.ranking = [r.to_json() for r in reranked[: max(budget, COMPILED)]]
         return reranked
 
@@ -294,7 +333,9 @@ class _Ranker:
             self.session.build([self.reference])
         reference = self.reference
         by_index = {r.candidate.index: v for r, v in zip(top, job.compiled)}
-        finalists = [by_index[r.candidate.index] for r in reranked[: options.finalists] if r.candidate.index in by_index]
+        finalists = [
+            by_index[r.candidate.index] for r in reranked[: options.finalists] if r.candidate.index in by_index
+        ]
         job.measured, job.reference = finalists, reference
         reference.samples, reference.by_round = [], []
         self.session.measure([reference, *finalists], reference, options.rounds, options.seed, f"{job.name}:gfx942")
@@ -304,18 +345,26 @@ class _Ranker:
             job.why = f"no candidate beat IREE default on {options.device} by more than {job.noise:.1%}"
             return None
         rule = next(r.candidate.strategies.rules[0] for r in reranked if by_index.get(r.candidate.index) is winner)
-        job.why = (f"{job.name} ({job.dispatch.root.shapes() if job.dispatch.root else job.dispatch.name}, x{job.launches}): "
-                   f"{speedup(winner, reference) or 0:.2f}x over IREE default on {options.device} (noise {job.noise:.1%}); knobs {winner.values}")
+        job.why = (
+            f"{job.name} ({job.dispatch.root.shapes() if job.dispatch.root else job.dispatch.name}, x{job.launches}): "
+            f"{speedup(winner, reference) or 0:.2f}x over IREE default on {options.device} (noise {job.noise:.1%}); knobs {winner.values}"
+        )
         return rule
 
     def _ranked(self, job: RankedJob, best: RankedCandidate) -> Rule:
         """The rule of the cost model's first, with why in the job (not measured)."""
         res = best.resources
-        job.why = (f"{job.name} ({job.dispatch.root.shapes() if job.dispatch.root else job.dispatch.name}, x{job.launches}): "
-                   f"ranked 1 of {job.valid} valid ({job.space_size} in the space) by the cost model, est. {best.to_json()['time_us']:.2f} us, "
-                   f"MFMA utilization {best.estimate.utilization:.0%}"
-                   + (f"; compiled: {res.vgprs} VGPR, {res.agprs} AGPR, {res.spills} spills, {res.waves_per_simd} waves/SIMD" if res else "")
-                   + f"; not measured on a GPU; knobs {best.candidate.values}")
+        job.why = (
+            f"{job.name} ({job.dispatch.root.shapes() if job.dispatch.root else job.dispatch.name}, x{job.launches}): "
+            f"ranked 1 of {job.valid} valid ({job.space_size} in the space) by the cost model, est. {best.to_json()['time_us']:.2f} us, "
+            f"MFMA utilization {best.estimate.utilization:.0%}"
+            + (
+                f"; compiled: {res.vgprs} VGPR, {res.agprs} AGPR, {res.spills} spills, {res.waves_per_simd} waves/SIMD"
+                if res
+                else ""
+            )
+            + f"; not measured on a GPU; knobs {best.candidate.values}"
+        )
         return best.candidate.strategies.rules[0]
 
 
@@ -332,7 +381,9 @@ def tune_gfx942(
     docstring says, with a local executor and the default cache where none are given."""
     program = payload if isinstance(payload, Program) else load_program(payload)
     with tuning_session(executor, cache, progress) as (running, store):
-        return Gfx942Tuner().tune(program, options=options, executor=running, cache=store, progress=progress, report=report)
+        return Gfx942Tuner().tune(
+            program, options=options, executor=running, cache=store, progress=progress, report=report
+        )
 
 
 register_tuner(Gfx942Tuner())

@@ -75,7 +75,9 @@ class Variant:
             "op": self.op,
             "knobs": self.values,
             "key": self.key,
-            "compile": "ok" if self.vmfb is not None else ("failed: " + self.build_error if self.build_error else "not built"),
+            "compile": "ok"
+            if self.vmfb is not None
+            else ("failed: " + self.build_error if self.build_error else "not built"),
             "compile_seconds": round(self.build_seconds, 3),
             "samples_s": self.samples,
             "rounds_s": self.by_round,

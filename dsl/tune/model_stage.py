@@ -24,7 +24,9 @@ class ModelStage:
     def __init__(self, session: TuneSession) -> None:
         self.session = session
 
-    def run(self, program_variants: list[Variant], base: Variant, jobs: list[OpJob]) -> tuple[list[Variant], Variant, float]:
+    def run(
+        self, program_variants: list[Variant], base: Variant, jobs: list[OpJob]
+    ) -> tuple[list[Variant], Variant, float]:
         """Times the base plus every winning rule against IREE default, data tiling and the
         base; returns the variants, the one to emit and the noise."""
         base_set = base.strategies or tuned_set([CpuTarget()])
@@ -34,7 +36,9 @@ class ModelStage:
         self._one_at_a_time(final, tried, groups, base_set)
         return self._verdict(final, base)
 
-    def _candidates(self, program_variants: list[Variant], base: Variant, base_set: StrategySet, jobs: list[OpJob]) -> tuple[list[Variant], list[Variant], Groups]:
+    def _candidates(
+        self, program_variants: list[Variant], base: Variant, base_set: StrategySet, jobs: list[OpJob]
+    ) -> tuple[list[Variant], list[Variant], Groups]:
         """The variants of the pass, those that combine winners, and the winners' groups."""
         # Op jobs' rules go on the base (and on each winner's own target where it differs:
         # a packed op turns ukernels off); a user's whole space (no
@@ -48,8 +52,13 @@ class ModelStage:
         # times them with the winners (label "+near") and keeps them only if that set beats
         # the others there.
         near = [v for v in (job.near_winner for job in jobs if job.dispatch is not None) if v is not None]
-        groups = [tuple(winner.rules) for winner in won]  # a winner's rules work together (a packing and its tiles): all or none
-        combined_sets = [combined(label, targets, reaching(won, targets), base_set) for label, targets in (target_groups(base_set, won) if won else [])]
+        groups = [
+            tuple(winner.rules) for winner in won
+        ]  # a winner's rules work together (a packing and its tiles): all or none
+        combined_sets = [
+            combined(label, targets, reaching(won, targets), base_set)
+            for label, targets in (target_groups(base_set, won) if won else [])
+        ]
         if near:
             for label, targets in target_groups(base_set, [*won, *near]):
                 v = combined(f"{label}+near", targets, reaching([*won, *near], targets), base_set)
@@ -59,10 +68,18 @@ class ModelStage:
         final.extend(v for v in combined_sets if v.rules)
         for job in jobs:
             if job.dispatch is None and job.winner is not None and job.winner.strategies is not None:
-                final.append(Variant(f"tuned:{job.name}", tuned_set(job.winner.strategies.targets, job.winner.strategies.rules), values=job.winner.values))
+                final.append(
+                    Variant(
+                        f"tuned:{job.name}",
+                        tuned_set(job.winner.strategies.targets, job.winner.strategies.rules),
+                        values=job.winner.values,
+                    )
+                )
         return final, combined_sets, groups
 
-    def _without_unapplied(self, final: list[Variant], combined_sets: list[Variant], groups: Groups, base_set: StrategySet) -> tuple[list[Variant], Groups]:
+    def _without_unapplied(
+        self, final: list[Variant], combined_sets: list[Variant], groups: Groups, base_set: StrategySet
+    ) -> tuple[list[Variant], Groups]:
         """Builds again, less what did not apply, each set whose winners did not all apply
         (adding them to ``final``); returns every combined set tried and the groups."""
         # Winners measured one at a time may not all apply together (one's graph rewrite may
@@ -132,14 +149,20 @@ class ModelStage:
         if best is not None and inconclusive(best, best_iree, margin):
             # Faster in the median but not in enough rounds (a noisy spell): as many rounds
             # again, judged on all of them.
-            self.session.measure(final, reference, self.session.options.rounds, self.session.options.seed + 5, "model:more")
+            self.session.measure(
+                final, reference, self.session.options.rounds, self.session.options.seed + 5, "model:more"
+            )
             best_iree, best, margin = self._model_verdict(final, reference)
         chosen = best if best is not None and wins(best, best_iree, margin) else best_iree
         # The op rules are emitted only where they beat their base, as timed here, by more
         # than the noise: a set of rules within the noise of the base alone is the base.
         plain = next((v for v in final if v.label == base.label and v.ok and v.median), None)
         if chosen.rules and plain is not None and not wins(chosen, plain, margin):
-            chosen = plain if plain.label not in (IREE_DEFAULT, DATA_TILING) and wins(plain, best_iree, margin) else best_iree
+            chosen = (
+                plain
+                if plain.label not in (IREE_DEFAULT, DATA_TILING) and wins(plain, best_iree, margin)
+                else best_iree
+            )
         # Data tiling within the noise of IREE default (a program it changes nothing
         # measurable in: no contraction, or too little of one) is IREE's own default path.
         default = next((v for v in final if v.label == IREE_DEFAULT and v.ok and v.median), None)
@@ -156,4 +179,3 @@ class ModelStage:
         challengers = [v for v in final if v.label not in (IREE_DEFAULT, DATA_TILING) and v.ok]
         best = fastest(challengers, reference)
         return best_iree, best, noise(reference)
-

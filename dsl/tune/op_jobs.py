@@ -13,7 +13,10 @@ from ..sets.space import Pruned, Space
 from .measure import MIN_NOISE, Variant
 from .ready import cpu_spaces
 
-def job_head(name: str, dispatches: Sequence[Dispatch], view: OpView | None, share: float, skipped: str) -> dict[str, Any]:
+
+def job_head(
+    name: str, dispatches: Sequence[Dispatch], view: OpView | None, share: float, skipped: str
+) -> dict[str, Any]:
     """The fields every tuning job's JSON starts with: op, dispatch (the first of
     ``dispatches``, the executables the job's matcher selects), every dispatch, shapes (of
     ``view``), launches per call (all of them), share of the work and why it was skipped
@@ -90,9 +93,13 @@ class OpJob:
 
     def to_json(self) -> dict[str, Any]:
         dispatches = [self.dispatch, *self.merged] if self.dispatch else []
-        return job_head(self.name, dispatches, self.dispatch.graph_op if self.dispatch else None, self.share, self.skipped) | {
+        return job_head(
+            self.name, dispatches, self.dispatch.graph_op if self.dispatch else None, self.share, self.skipped
+        ) | {
             "tuned_as": self.rewritten.graph_op.shapes() if self.rewritten and self.rewritten.graph_op else None,
-            "space_size": sum(space.size for space in self.spaces) if self.spaces else (self.space.size if self.space else 0),
+            "space_size": sum(space.size for space in self.spaces)
+            if self.spaces
+            else (self.space.size if self.space else 0),
             "pruned": self.pruned.to_json(),
             "noise": self.noise,
             "reference": self.reference.label if self.reference else None,
@@ -100,7 +107,6 @@ class OpJob:
             "speedup": self.gain,
             "candidates": [v.to_json() for v in self.variants],
         }
-
 
 
 def work(dispatch: Dispatch, view: OpView | None) -> float:
@@ -113,7 +119,6 @@ def work(dispatch: Dispatch, view: OpView | None) -> float:
 
 def flops(dispatch: Dispatch) -> float:
     return work(dispatch, dispatch.graph_op or dispatch.root)
-
 
 
 MIN_SHARE = MIN_NOISE / 2
@@ -165,7 +170,13 @@ def rebuilt(job: OpJob) -> bool:
     (:func:`tdsl.strategies.cpu.space.restructured`)."""
     ready = cpu_spaces()
     d = job.dispatch
-    return not job.skipped and d is not None and d.graph_op is not None and d.root is not None and ready.restructured(d.graph_op, d.root)
+    return (
+        not job.skipped
+        and d is not None
+        and d.graph_op is not None
+        and d.root is not None
+        and ready.restructured(d.graph_op, d.root)
+    )
 
 
 def rewritten_convolution(original: Dispatch, ops: ProgramOps) -> Dispatch | None:
@@ -179,14 +190,27 @@ def rewritten_convolution(original: Dispatch, ops: ProgramOps) -> Dispatch | Non
     assert view is not None
 
     def signature(v: OpView) -> tuple[Any, ...]:
-        return (tuple(sorted((role, tuple(v.sizes(role))) for role in v.roles)), v.strides, v.dilations, tuple(o.element for o in v.operands))
+        return (
+            tuple(sorted((role, tuple(v.sizes(role))) for role in v.roles)),
+            v.strides,
+            v.dilations,
+            tuple(o.element for o in v.operands),
+        )
 
     found = [
-        d for d in ops.dispatches
-        if d.graph_op is not None and d.graph_matcher is not None and d.root is not None and d.root.kind == "convolution"
-        and d.graph_op.maps != view.maps and signature(d.graph_op) == signature(view) and not ready.convolution_tunable(d.graph_op, d.pipeline)
+        d
+        for d in ops.dispatches
+        if d.graph_op is not None
+        and d.graph_matcher is not None
+        and d.root is not None
+        and d.root.kind == "convolution"
+        and d.graph_op.maps != view.maps
+        and signature(d.graph_op) == signature(view)
+        and not ready.convolution_tunable(d.graph_op, d.pipeline)
     ]
-    return found[0] if len({python_source(d.graph_matcher) for d in found if d.graph_matcher is not None}) == 1 else None
+    return (
+        found[0] if len({python_source(d.graph_matcher) for d in found if d.graph_matcher is not None}) == 1 else None
+    )
 
 
 def fold_rebuilt(jobs: Sequence[OpJob], folded: ProgramOps) -> None:
@@ -205,7 +229,12 @@ def fold_rebuilt(jobs: Sequence[OpJob], folded: ProgramOps) -> None:
         found = by_root.get(python_source(job.dispatch.codegen_matcher), [])
         same = [d for d in found if d.name == job.dispatch.name] or found
         for d in same:
-            if d.graph_op is not None and d.graph_matcher is not None and d.root is not None and not ready.restructured(d.graph_op, d.root) and not ready.tunable(d.graph_op):
+            if (
+                d.graph_op is not None
+                and d.graph_matcher is not None
+                and d.root is not None
+                and not ready.restructured(d.graph_op, d.root)
+                and not ready.tunable(d.graph_op)
+            ):
                 job.folded = d
                 break
-

@@ -16,13 +16,26 @@ from types import TracebackType
 from typing import Any, Callable, Sequence
 
 from ..errors import ArgumentError
-from ..programs.program import ParameterArchive
 from ..measure.machine import Machine, machine
 from ..measure.timing import ROUND_LOAD_S
+from ..programs.program import ParameterArchive
 from .executor import (
-    _CACHE, BuildJob, BuildResult, SampleJob, SampleResult, _check_runner, _ignore, build, clear_sample_cache, failed_build, failed_sample, one_line, round_seed, sample, sample_round,
+    _CACHE,
+    BuildJob,
+    BuildResult,
+    SampleJob,
+    SampleResult,
+    _check_runner,
+    _ignore,
+    build,
+    clear_sample_cache,
+    failed_build,
+    failed_sample,
+    one_line,
+    round_seed,
+    sample,
+    sample_round,
 )
-
 
 RAY_MISSING = "RayExecutor needs ray: pip install 'tdsl[ray]'"
 ACTOR_START_S = 120.0
@@ -67,22 +80,38 @@ class BenchmarkRunner:
     def machine(self) -> Machine:
         return machine()
 
-    def sample(self, job: SampleJob, vmfb: bytes, *inputs: bytes, archives: Sequence[tuple[str, str, list[Any]]] = ()) -> SampleResult:
+    def sample(
+        self, job: SampleJob, vmfb: bytes, *inputs: bytes, archives: Sequence[tuple[str, str, list[Any]]] = ()
+    ) -> SampleResult:
         try:
-            parameters = tuple(ParameterArchive(scope, self._archive(digest, refs[0]), digest) for scope, digest, refs in archives)
+            parameters = tuple(
+                ParameterArchive(scope, self._archive(digest, refs[0]), digest) for scope, digest, refs in archives
+            )
         except Exception as err:  # the object store lost it, the disk is full
             return failed_sample(job, err)
         return sample(replace(job, vmfb=vmfb, inputs=tuple(inputs), parameters=parameters))
 
-    def sample_round(self, jobs: Sequence[SampleJob], slots: Sequence[int], seed: int, *data: bytes, archives: Sequence[tuple[str, str, list[Any]]] = ()) -> list[SampleResult]:
+    def sample_round(
+        self,
+        jobs: Sequence[SampleJob],
+        slots: Sequence[int],
+        seed: int,
+        *data: bytes,
+        archives: Sequence[tuple[str, str, list[Any]]] = (),
+    ) -> list[SampleResult]:
         """:func:`sample_round` of ``jobs`` (sent without their bytes): job ``i``'s module is
         ``data[slots[i]]``; the inputs, shared by the round, follow the modules."""
         try:
-            parameters = tuple(ParameterArchive(scope, self._archive(digest, refs[0]), digest) for scope, digest, refs in archives)
+            parameters = tuple(
+                ParameterArchive(scope, self._archive(digest, refs[0]), digest) for scope, digest, refs in archives
+            )
         except Exception as err:  # the object store lost it, the disk is full
             return [failed_sample(job, err) for job in jobs]
         inputs = tuple(data[max(slots) + 1 :]) if slots else ()
-        return sample_round([replace(job, vmfb=data[slot], inputs=inputs, parameters=parameters) for job, slot in zip(jobs, slots)], seed)
+        return sample_round(
+            [replace(job, vmfb=data[slot], inputs=inputs, parameters=parameters) for job, slot in zip(jobs, slots)],
+            seed,
+        )
 
     @staticmethod
     def _archive(digest: str, ref: Any) -> Path:
@@ -129,7 +158,9 @@ class RayExecutor:
         try:
             ray.init(address=address, ignore_reinit_error=True, log_to_driver=False, logging_level=logging.WARNING)
         except (ConnectionError, RuntimeError, ValueError) as err:
-            raise ArgumentError(f"no Ray cluster at {address!r}: {one_line(err)} (start one with `ray start --head`)") from None
+            raise ArgumentError(
+                f"no Ray cluster at {address!r}: {one_line(err)} (start one with `ray start --head`)"
+            ) from None
         self._actors: list[Any] = []
         self._archive_refs: dict[str, Any] = {}
         self.node_ids: list[str] = []
@@ -139,7 +170,8 @@ class RayExecutor:
             alive = [n for n in ray.nodes() if n.get("Alive")]
             alive.sort(key=lambda n: (n["NodeID"] != here, n.get("NodeManagerAddress", ""), n["NodeID"]))
             fit = [
-                n for n in alive
+                n
+                for n in alive
                 if n["Resources"].get("CPU", 0) >= runner_cpus and n["Resources"].get("GPU", 0) >= num_gpus_per_runner
             ]
             if not fit:
@@ -188,7 +220,9 @@ class RayExecutor:
     def machines(self) -> list[Machine]:
         return [Machine(**m) for m in self._machines]
 
-    def build_all(self, jobs: Sequence[BuildJob], on_done: Callable[[BuildResult], None] = _ignore) -> list[BuildResult]:
+    def build_all(
+        self, jobs: Sequence[BuildJob], on_done: Callable[[BuildResult], None] = _ignore
+    ) -> list[BuildResult]:
         ray = self._ray
         results: list[BuildResult | None] = [None] * len(jobs)
         payloads: dict[bytes, Any] = {}
@@ -256,14 +290,21 @@ class RayExecutor:
             archives = [(a.scope, a.digest, [self._archive_ref(a)]) for a in shared.parameters] if shared else []
             if shared and any((j.inputs, j.parameters) != (shared.inputs, shared.parameters) for j in round_jobs):
                 # Jobs of different inputs are not one round to interleave: one call each.
-                calls = [actor.sample.remote(
-                    replace(job, vmfb=b"", inputs=(), parameters=()), ref(job.vmfb), *(ref(x) for x in job.inputs),
-                    archives=[(a.scope, a.digest, [self._archive_ref(a)]) for a in job.parameters],
-                ) for job in round_jobs]
+                calls = [
+                    actor.sample.remote(
+                        replace(job, vmfb=b"", inputs=(), parameters=()),
+                        ref(job.vmfb),
+                        *(ref(x) for x in job.inputs),
+                        archives=[(a.scope, a.digest, [self._archive_ref(a)]) for a in job.parameters],
+                    )
+                    for job in round_jobs
+                ]
                 submitted.append((round_jobs, calls, False))
             else:
                 stripped = [replace(job, vmfb=b"", inputs=(), parameters=()) for job in round_jobs]
-                call = actor.sample_round.remote(stripped, slots, round_seed(round_jobs), *(ref(m) for m in modules), *inputs, archives=archives)
+                call = actor.sample_round.remote(
+                    stripped, slots, round_seed(round_jobs), *(ref(m) for m in modules), *inputs, archives=archives
+                )
                 submitted.append((round_jobs, [call], True))
         out: list[list[SampleResult]] = []
         try:

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Protocol, Sequence, Union
 
-from ..errors import TdslError
 from ..compiler.hsaco import KernelResources
 from ..compiler.ops import Dispatch, OpView
+from ..errors import TdslError
 from ..model.kinds import MatcherKind
 from ..sets.space import Candidate, Space
 from ..sets.strategy_set import StrategySet
@@ -50,13 +50,24 @@ class CpuSpaces(Protocol):
 
     def panelable(self, view: OpView, match: MatcherKind, isa: Isa) -> str: ...
 
-    def contraction_space(self, view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str, at_codegen: bool = False) -> Space: ...
+    def contraction_space(
+        self, view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str, at_codegen: bool = False
+    ) -> Space: ...
 
     def packing_space(self, view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str) -> Space: ...
 
     def panel_space(self, view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str) -> Space: ...
 
-    def convolution_space(self, view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str, pipeline: str, iree_config: str | None) -> Space: ...
+    def convolution_space(
+        self,
+        view: OpView,
+        match: MatcherKind,
+        isa: Isa,
+        base: CpuTarget,
+        name: str,
+        pipeline: str,
+        iree_config: str | None,
+    ) -> Space: ...
 
 
 class Estimated(Protocol):
@@ -107,7 +118,9 @@ class Gfx942Spaces(Protocol):
         """The problem of ``dispatch``, or why the chooser has none."""
         ...
 
-    def rerank(self, ranked: Sequence[RankedCandidate], resources: Mapping[int, Union[KernelResources, Mapping[str, Any]]]) -> list[RankedCandidate]:
+    def rerank(
+        self, ranked: Sequence[RankedCandidate], resources: Mapping[int, Union[KernelResources, Mapping[str, Any]]]
+    ) -> list[RankedCandidate]:
         """``ranked`` re-ordered with the compiled kernels' ``resources`` by candidate index."""
         ...
 

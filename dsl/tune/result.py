@@ -89,7 +89,12 @@ def machine_line(result: TuneResult) -> str:
 def rule_comments(result: TuneResult) -> list[str]:
     """One comment per rule of the emitted set: what it pins and what it measured."""
     emittable = [(job, job.winner or job.near_winner) for job in result.jobs]
-    by_strategy = {r.strategy.name: (job, candidate) for job, candidate in emittable if candidate is not None for r in candidate.rules}
+    by_strategy = {
+        r.strategy.name: (job, candidate)
+        for job, candidate in emittable
+        if candidate is not None
+        for r in candidate.rules
+    }
     comments = []
     for rule in result.tuned.rules:
         job, candidate = by_strategy.get(rule.strategy.name, (None, None))
@@ -97,7 +102,11 @@ def rule_comments(result: TuneResult) -> list[str]:
             comments.append(f"{rule.strategy.name}: kept from the base {result.chosen}")
             continue
         gain = (job.gain if job.winner else None) or speedup(candidate, job.reference) or 0.0
-        near = "" if job.winner else f"; below the noise alone, emitted because the model pass timed it with the others ({result.chosen})"
+        near = (
+            ""
+            if job.winner
+            else f"; below the noise alone, emitted because the model pass timed it with the others ({result.chosen})"
+        )
         comments.append(
             f"{job.name} ({job.what}, x{job.launches}): "
             f"{gain:.2f}x over {job.reference.label} in the whole program, the median of its per-round ratios "
@@ -115,16 +124,21 @@ def notes(result: TuneResult) -> list[str]:
     lines = [f"Tuned {result.payload} on {machine_line(result)}."]
     instead_of = result.numerics.get("instead_of")
     if instead_of:
-        lines.append(f"Model pass: {instead_of} was the fastest, but its outputs differ from IREE default's; emitted {result.chosen} {_ms(chosen) if chosen else ''}, the faster IREE path.")
+        lines.append(
+            f"Model pass: {instead_of} was the fastest, but its outputs differ from IREE default's; emitted {result.chosen} {_ms(chosen) if chosen else ''}, the faster IREE path."
+        )
     elif chosen is not None and chosen is best_iree:
         lines.append(
             f"Model pass: kept {chosen.label} {_ms(chosen)}, the faster IREE path: nothing beat it round by round by more than the noise "
             f"({result.noise:.1%})" + _others(result, chosen)
         )
-    elif chosen is not None and chosen.label == IREE_DEFAULT and best_iree is not None and best_iree.label == DATA_TILING:
+    elif (
+        chosen is not None and chosen.label == IREE_DEFAULT and best_iree is not None and best_iree.label == DATA_TILING
+    ):
         lines.append(
             f"Model pass: kept {chosen.label} {_ms(chosen)}: {best_iree.label} {_ms(best_iree)} ({speedup(best_iree, chosen) or 0.0:.2f}x) "
-            f"is within the noise ({result.noise:.1%}) of it, and nothing beat either by more" + _others(result, chosen, best_iree)
+            f"is within the noise ({result.noise:.1%}) of it, and nothing beat either by more"
+            + _others(result, chosen, best_iree)
         )
     elif chosen is not None and best_iree is not None:
         lines.append(
@@ -134,9 +148,15 @@ def notes(result: TuneResult) -> list[str]:
     if result.numerics.get("checked"):
         dropped = result.numerics.get("dropped") or []
         if instead_of:
-            lines.append(f"Numerics: {instead_of}'s outputs differ from IREE default's beyond tolerance, and so did its target's without rules: dropped {', '.join(dropped)}.")
+            lines.append(
+                f"Numerics: {instead_of}'s outputs differ from IREE default's beyond tolerance, and so did its target's without rules: dropped {', '.join(dropped)}."
+            )
         else:
-            lines.append("Numerics: outputs match IREE default within tolerance" + (f"; dropped {', '.join(dropped)}" if dropped else "") + ".")
+            lines.append(
+                "Numerics: outputs match IREE default within tolerance"
+                + (f"; dropped {', '.join(dropped)}" if dropped else "")
+                + "."
+            )
     if result.interrupted:
         lines.append("Interrupted: only what was measured before the stop is here.")
     return lines
@@ -172,13 +192,21 @@ def report_json(result: TuneResult) -> dict[str, object]:
 def table(result: TuneResult) -> str:
     """The text table ``tdsl tune`` prints: one line per op job, then the model pass."""
     lines = [f"tuned {result.payload} for {result.target} on {machine_line(result)} in {result.seconds:.0f} s"]
-    lines.append(f"  {'op':<5} {'shapes':<44} {'x':>3} {'share':>6} {'tried':>5} {'base':>11} {'best':>11} {'speedup':>8}  verdict")
+    lines.append(
+        f"  {'op':<5} {'shapes':<44} {'x':>3} {'share':>6} {'tried':>5} {'base':>11} {'best':>11} {'speedup':>8}  verdict"
+    )
     if result.jobs and result.jobs[0].dispatch is not None:
-        lines.append("  (share: of IREE default's time per call, profiled per dispatch)" if result.share_basis == "time" else f"  (share: of the flops x launches; {result.share_note or 'no profile'})")
+        lines.append(
+            "  (share: of IREE default's time per call, profiled per dispatch)"
+            if result.share_basis == "time"
+            else f"  (share: of the flops x launches; {result.share_note or 'no profile'})"
+        )
     for job in result.jobs:
         shapes = job.what[:44]
         if job.skipped or job.reference is None:
-            lines.append(f"  {job.name:<5} {shapes:<44} {job.launches:>3} {job.share:>6.1%} {'-':>5} {'-':>11} {'-':>11} {'-':>8}  {job.skipped or 'not reached'}")
+            lines.append(
+                f"  {job.name:<5} {shapes:<44} {job.launches:>3} {job.share:>6.1%} {'-':>5} {'-':>11} {'-':>11} {'-':>8}  {job.skipped or 'not reached'}"
+            )
             continue
         best, base, gain = job.fastest if job.fastest else (None, job.reference, None)
         near = job.near_winner
@@ -194,8 +222,14 @@ def table(result: TuneResult) -> str:
             f"  {job.name:<5} {shapes:<44} {job.launches:>3} {job.share:>6.1%} {len(job.variants):>5} "
             f"{_ms(base):>11} {_ms(best):>11} {(f'{gain:.2f}x' if gain else '-'):>8}  {verdict}"
         )
-    lines.append("  model pass: " + ", ".join(f"{v.label} {_time_or_failure(v)}" for v in result.final) + f" -> emitted {result.chosen}")
-    lines.append("  (base and best: medians over the rounds; speedup: the median of the per-round ratios, which drift less)")
+    lines.append(
+        "  model pass: "
+        + ", ".join(f"{v.label} {_time_or_failure(v)}" for v in result.final)
+        + f" -> emitted {result.chosen}"
+    )
+    lines.append(
+        "  (base and best: medians over the rounds; speedup: the median of the per-round ratios, which drift less)"
+    )
     return "\n".join(lines)
 
 
@@ -215,8 +249,15 @@ def plot(result: TuneResult, path: Path) -> None:
                 continue
             ratios = [s / base for s in v.samples]
             mid = (v.median or 0) / base
-            ax.errorbar(x, mid, yerr=[[mid - min(ratios)], [max(ratios) - mid]], fmt="o", ms=3, alpha=0.5,
-                        color="tab:green" if v is job.winner else "tab:blue")
+            ax.errorbar(
+                x,
+                mid,
+                yerr=[[mid - min(ratios)], [max(ratios) - mid]],
+                fmt="o",
+                ms=3,
+                alpha=0.5,
+                color="tab:green" if v is job.winner else "tab:blue",
+            )
     ax.axhline(1.0, color="black", lw=1, label="base (1.0)")
     ax.set_yscale("log")
     ax.set_xticks(range(len(jobs)), [j.name for j in jobs])

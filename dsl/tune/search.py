@@ -117,7 +117,15 @@ class _Wave:
         new = []
         for c in found:
             built, rules = self.make(c)
-            new.append(Variant(f"{self.job.name}{':' + self.tag if self.tag else ''}#{c.index}", built, values=c.values, op=self.job.name, rules=rules))
+            new.append(
+                Variant(
+                    f"{self.job.name}{':' + self.tag if self.tag else ''}#{c.index}",
+                    built,
+                    values=c.values,
+                    op=self.job.name,
+                    rules=rules,
+                )
+            )
         self.variants.extend(new)
         return new
 
@@ -141,17 +149,31 @@ class _Wave:
 
     def show_best(self) -> None:
         """Shows the best screened candidate on the progress bar."""
-        best = min((v for v in self.variants[1:] if v.ok and v.median), key=lambda v: v.median or math.inf, default=None)
+        best = min(
+            (v for v in self.variants[1:] if v.ok and v.median), key=lambda v: v.median or math.inf, default=None
+        )
         gain = speedup(best, self.reference) if best is not None else None
         if gain:
-            self.session.progress.begin("tune", f"{self.job.name}: best so far {gain:.2f}x over {self.reference.label} ({best.label if best else ''})")
+            self.session.progress.begin(
+                "tune",
+                f"{self.job.name}: best so far {gain:.2f}x over {self.reference.label} ({best.label if best else ''})",
+            )
 
 
 def _told(variants: Sequence[Variant]) -> list[Trial]:
     return [Trial(v.values, v.median if v.ok else None) for v in variants]
 
 
-def search(session: TuneSession, job: OpJob, space: Space, base: Variant, budget: int, make: MakeSet, tag: str = "", strategy: SearchStrategy | None = None) -> None:
+def search(
+    session: TuneSession,
+    job: OpJob,
+    space: Space,
+    base: Variant,
+    budget: int,
+    make: MakeSet,
+    tag: str = "",
+    strategy: SearchStrategy | None = None,
+) -> None:
     """Searches ``space`` against ``base`` with ``budget`` candidates (module docstring);
     ``make`` turns a candidate into the set to build, ``tag`` names the space in the labels;
     ``strategy`` proposes the candidates (default: :class:`ScreenThenNeighbours`).

@@ -15,16 +15,16 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
+from ..compiler.ops import ProgramOps, list_dispatches
+from ..compiler.options import DEFAULT_MEMORY_GB, CompileOptions
+from ..compiler.progress import Progress
 from ..errors import TdslError
 from ..measure.dispatch_profile import DispatchTime
+from ..measure.machine import versions
+from ..measure.timing import MALLOC_STEADY_STATE
 from ..programs.inputs import make_inputs
 from ..programs.program import Program
 from ..programs.signatures import signatures
-from ..measure.timing import MALLOC_STEADY_STATE
-from ..compiler.options import DEFAULT_MEMORY_GB, CompileOptions
-from ..measure.machine import versions
-from ..compiler.ops import ProgramOps, list_dispatches
-from ..compiler.progress import Progress
 from ..sets.loader import to_data
 from ..sets.strategy_set import Rule, StrategySet
 from ..targets import AmdGpuTarget, CpuTarget
@@ -80,10 +80,8 @@ class TuneOptions:
     this CPU."""
 
 
-
 class Stop(Exception):
     """The time budget is spent."""
-
 
 
 class TuneSession:
@@ -109,20 +107,40 @@ class TuneSession:
         self.started = time.monotonic()
         self.payload = program.text().encode()
         # The weights a module reads at load are part of what is timed.
-        self.source_hash = canonical_hash({"program": canonical_hash(self.payload), "parameters": [a.digest for a in program.parameters]}) if program.parameters else canonical_hash(self.payload)
+        self.source_hash = (
+            canonical_hash(
+                {"program": canonical_hash(self.payload), "parameters": [a.digest for a in program.parameters]}
+            )
+            if program.parameters
+            else canonical_hash(self.payload)
+        )
         self.iree_version = versions()["iree-base-compiler"]
         machines = executor.machines()
         self.machine = machines[0]
-        self.machine_key = MachineKey(str(self.machine["cpu"]), str(self.machine["isa"]), int(self.machine["cores"] or 0), options.device or "local")
+        self.machine_key = MachineKey(
+            str(self.machine["cpu"]),
+            str(self.machine["isa"]),
+            int(self.machine["cores"] or 0),
+            options.device or "local",
+        )
         functions = signatures(program)
         if len(functions) != 1:
-            raise TuneFailed(f"{program.source}: expected a program with one public function, received {len(functions)}")
+            raise TuneFailed(
+                f"{program.source}: expected a program with one public function, received {len(functions)}"
+            )
         self.signature = functions[0]
         self.inputs = tuple(_npy(a) for a in make_inputs(self.signature, seed=0))
         self.setup = canonical_hash(
-            {"function": self.signature.function, "threads": options.threads, "allocator": options.allocator,
-             "min_time_s": options.min_time_s, "device": options.device, "inputs": canonical_hash(b"".join(self.inputs)),
-             "malloc": MALLOC_STEADY_STATE, "sampling": SAMPLING}
+            {
+                "function": self.signature.function,
+                "threads": options.threads,
+                "allocator": options.allocator,
+                "min_time_s": options.min_time_s,
+                "device": options.device,
+                "inputs": canonical_hash(b"".join(self.inputs)),
+                "malloc": MALLOC_STEADY_STATE,
+                "sampling": SAMPLING,
+            }
         )
 
     # -- building -----------------------------------------------------------------------
@@ -135,7 +153,9 @@ class TuneSession:
             target_flags=" ".join(target.compile_flags()),
             source_hash=self.source_hash,
             candidate_hash=canonical_hash(to_data(strategies)) if strategies is not None else IREE_DEFAULT,
-            flags_hash=canonical_hash({"extra_flags": list(self.options.extra_flags), "serial_loading": self.options.serial_loading}),
+            flags_hash=canonical_hash(
+                {"extra_flags": list(self.options.extra_flags), "serial_loading": self.options.serial_loading}
+            ),
             schema_version=TUNE_SCHEMA_VERSION,
         )
 
@@ -148,7 +168,12 @@ class TuneSession:
             v.artifact, v.key = key, key.digest()
             cached = self.cache.get_build(key)
             if cached is not None:
-                v.vmfb, v.build_error, v.build_seconds, v.build_report = cached.vmfb, cached.error, cached.seconds, cached.report
+                v.vmfb, v.build_error, v.build_seconds, v.build_report = (
+                    cached.vmfb,
+                    cached.error,
+                    cached.seconds,
+                    cached.report,
+                )
                 continue
             if v.key in keys:
                 continue
@@ -205,7 +230,7 @@ class TuneSession:
                 # The stage's latest measurement only: a stage measured again (a candidate of it
                 # was new) appends its rounds to the earlier ones of the variants it shares, and
                 # the run that measured it decided on those rounds alone.
-                stored = list(cached[id(v)])[-rounds * per(v):]
+                stored = list(cached[id(v)])[-rounds * per(v) :]
                 v.samples.extend(stored)
                 v.cached_samples += len(stored)
                 v.by_round.extend(stored[i : i + per(v)] for i in range(0, len(stored), per(v)))
@@ -225,10 +250,13 @@ class TuneSession:
                     allocator=self.options.allocator,
                     device=self.options.device,
                     parameters=self.program.parameters,
-                    timeout_s=max(30.0, 20 * (self.options.min_time_s + 50 * base_time)) if v is not reference else 600.0,
+                    timeout_s=max(30.0, 20 * (self.options.min_time_s + 50 * base_time))
+                    if v is not reference
+                    else 600.0,
                 )
                 for v in order
             ]
+
             def done(result: SampleResult) -> None:
                 self.progress.advance("sample")
 
@@ -241,7 +269,13 @@ class TuneSession:
                 else:
                     v.sample_errors.append(result.error)
                 if v.artifact:
-                    self.cache.add_samples(v.artifact, self.machine_key, setup, [result.seconds], [result.error] if result.seconds is None else None)
+                    self.cache.add_samples(
+                        v.artifact,
+                        self.machine_key,
+                        setup,
+                        [result.seconds],
+                        [result.error] if result.seconds is None else None,
+                    )
             for v in built:
                 v.by_round.append(this_round[id(v)])
             if reference.median:
@@ -270,7 +304,13 @@ class TuneSession:
             for i, data in enumerate(self.inputs):
                 inputs.append(Path(tmp) / f"input{i}.npy")
                 inputs[-1].write_bytes(data)
-            times = dispatch_times(vmfb, self.signature.function, inputs, calls_for(variant.median), parameters=[a.spec for a in self.program.parameters])
+            times = dispatch_times(
+                vmfb,
+                self.signature.function,
+                inputs,
+                calls_for(variant.median),
+                parameters=[a.spec for a in self.program.parameters],
+            )
         self.cache.put_profile(variant.artifact, here, self.setup, times)
         return times
 
@@ -279,8 +319,13 @@ class TuneSession:
         key = target.model_dump_json()
         if key not in self._listings:
             self._listings[key] = list_dispatches(
-                self.program.mlir_path, target,
-                options=CompileOptions(extra_flags=self.options.extra_flags, timeout_s=self.options.timeout_s, memory_gb=self.options.memory_gb),
+                self.program.mlir_path,
+                target,
+                options=CompileOptions(
+                    extra_flags=self.options.extra_flags,
+                    timeout_s=self.options.timeout_s,
+                    memory_gb=self.options.memory_gb,
+                ),
             )
         return self._listings[key]
 
@@ -299,9 +344,10 @@ def _npy(array: np.ndarray) -> bytes:
     return buffer.getvalue()
 
 
-
 @contextmanager
-def tuning_session(executor: Executor | None, cache: Database | None, progress: Progress) -> Iterator[tuple[Executor, Database]]:
+def tuning_session(
+    executor: Executor | None, cache: Database | None, progress: Progress
+) -> Iterator[tuple[Executor, Database]]:
     """The executor and cache of one tuning: those given, else a local pool and the default
     cache, which are closed at the end (with ``progress``)."""
     own_executor, own_cache = executor is None, cache is None
@@ -317,7 +363,6 @@ def tuning_session(executor: Executor | None, cache: Database | None, progress: 
             store.close()
 
 
-
 def unapplied(variant: Variant) -> list[Rule]:
     """The rules ``variant`` adds (:attr:`Variant.rules`) that its build reports as matching
     nothing (none before it is built)."""
@@ -325,4 +370,3 @@ def unapplied(variant: Variant) -> list[Rule]:
         return []
     unmatched = set(variant.build_report.get("unmatched", ()))
     return [r for i, r in enumerate(variant.strategies.rules) if i in unmatched and r in variant.rules]
-

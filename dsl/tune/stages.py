@@ -30,7 +30,9 @@ class ProgramStage:
     def __init__(self, session: TuneSession) -> None:
         self.session = session
 
-    def run(self, target: CpuTarget, has_convolutions: bool, isa: Isa, has_contractions: bool) -> tuple[list[Variant], Variant]:
+    def run(
+        self, target: CpuTarget, has_convolutions: bool, isa: Isa, has_contractions: bool
+    ) -> tuple[list[Variant], Variant]:
         """Builds and times the program-level points (and, where the program has
         contractions, the ready library's graph-level mmt4d packing of every matmul,
         :func:`tdsl.strategies.cpu.auto` with ``pack_matmuls=True``); returns them and the
@@ -43,13 +45,21 @@ class ProgramStage:
             changed = {k: v for k, v in c.values.items() if v != defaults[k]}
             if not changed:
                 continue  # IREE default itself
-            label = DATA_TILING if changed == {"data_tiling": True} else "program:" + ",".join(f"{k}={v}" for k, v in changed.items())
+            label = (
+                DATA_TILING
+                if changed == {"data_tiling": True}
+                else "program:" + ",".join(f"{k}={v}" for k, v in changed.items())
+            )
             variants.append(Variant(label, c.strategies, values=c.values))
         if has_contractions:
             packed = ready.packed_program(target, isa, "tuned")
             variants.append(Variant("program:pack_matmuls", packed, values={"pack_matmuls": True}))
         self.session.build(variants)
-        refused = [with_large_vectors(v) for v in variants if v.vmfb is None and LARGE_VECTOR_REFUSAL in v.build_error and v.strategies is not None]
+        refused = [
+            with_large_vectors(v)
+            for v in variants
+            if v.vmfb is None and LARGE_VECTOR_REFUSAL in v.build_error and v.strategies is not None
+        ]
         if refused:
             self.session.build(refused)
             variants.extend(refused)
@@ -79,7 +89,11 @@ class OpStage:
         validate there, and its RHS-panel space (on the base's target, before its rules; see
         the module docstring). The best winner is the op's."""
         ready = cpu_spaces()
-        if job.dispatch is not None and job.dispatch.graph_op is not None and job.dispatch.graph_op.kind == "convolution":
+        if (
+            job.dispatch is not None
+            and job.dispatch.graph_op is not None
+            and job.dispatch.graph_op.kind == "convolution"
+        ):
             self.convolution(job, base)
             return
         base_set = base.strategies or tuned_set([CpuTarget()])
@@ -93,7 +107,13 @@ class OpStage:
             target = target.model_copy(update={"fold_batch_matmuls": True})
             targets = (target, *targets[1:])
         root, root_match, at_codegen = job.dispatch.root, job.dispatch.codegen_matcher, False
-        if job.folded is None and root is not None and root_match is not None and ready.restructured(view, root) and not ready.tunable(root):
+        if (
+            job.folded is None
+            and root is not None
+            and root_match is not None
+            and ready.restructured(view, root)
+            and not ready.tunable(root)
+        ):
             view, match, at_codegen = root, root_match, True  # IREE rebuilds the op before codegen: pin codegen's op
             if target.data_tiling:
                 job.skipped = (
@@ -111,7 +131,15 @@ class OpStage:
             return  # the layouts (packing, panels) act at the graph level, on the op IREE rebuilds
         if not ready.packable(view, match):
             packed = ready.packing_space(view, match, self.isa, target, f"{job.name}_packed")
-            search(self.session, job, packed, base, self.budget, lambda c: (with_rules(c.strategies, base_set.rules), c.strategies.rules), tag="packed")
+            search(
+                self.session,
+                job,
+                packed,
+                base,
+                self.budget,
+                lambda c: (with_rules(c.strategies, base_set.rules), c.strategies.rules),
+                tag="packed",
+            )
         if not ready.panelable(view, match, self.isa):
             panels = ready.panel_space(view, match, self.isa, target, f"{job.name}_panels")
             search(self.session, job, panels, base, self.budget, before_base(targets, base_set), tag="panels")
@@ -127,11 +155,23 @@ class OpStage:
         assert dispatch is not None and dispatch.graph_op is not None and dispatch.graph_matcher is not None
         base_set = base.strategies or tuned_set([CpuTarget()])
         target = CpuTarget.expect(base_set.targets[0], "the CPU tuner")
-        space = ready.convolution_space(dispatch.graph_op, dispatch.graph_matcher, self.isa, target, job.name, dispatch.pipeline or "", dispatch.lowering_config)
+        space = ready.convolution_space(
+            dispatch.graph_op,
+            dispatch.graph_matcher,
+            self.isa,
+            target,
+            job.name,
+            dispatch.pipeline or "",
+            dispatch.lowering_config,
+        )
         make = before_base(base_set.targets, base_set)
-        first = next(iter(space.take(iter([(space.index_of(v), v) for v in space.seeds]))), None) or next(iter(space.candidates(count=self.budget, seed=self.session.options.seed)), None)
+        first = next(iter(space.take(iter([(space.index_of(v), v) for v in space.seeds]))), None) or next(
+            iter(space.candidates(count=self.budget, seed=self.session.options.seed)), None
+        )
         if first is None:
-            job.skipped = f"every point of its space was pruned: {'; '.join(space.pruned.lines()) or 'no reason recorded'}"
+            job.skipped = (
+                f"every point of its space was pruned: {'; '.join(space.pruned.lines()) or 'no reason recorded'}"
+            )
             return
         built, rules = make(first)
         probe = Variant(f"{job.name}#{first.index}", built, values=first.values, op=job.name, rules=rules)

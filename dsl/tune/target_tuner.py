@@ -13,9 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Protocol
 
+from ..compiler.progress import Progress
 from ..errors import ArgumentError
 from ..programs.program import Program
-from ..compiler.progress import Progress
 from ..sets.space import Space
 from ..sets.strategy_set import StrategySet
 from .database import Database
@@ -80,7 +80,15 @@ class TargetTuner(Protocol):
         ...
 
     def tune(
-        self, program: Program, *, options: TuneOptions, executor: Executor, cache: Database, progress: Progress, report: Report, space: Space | None = None
+        self,
+        program: Program,
+        *,
+        options: TuneOptions,
+        executor: Executor,
+        cache: Database,
+        progress: Progress,
+        report: Report,
+        space: Space | None = None,
     ) -> TuneOutcome:
         """Tunes ``program`` with ``options``, building and timing on ``executor`` and
         reusing and storing in ``cache``."""
@@ -98,7 +106,9 @@ def register_tuner(tuner: TargetTuner) -> None:
 def tuner_for(kind: str, flag: str = "--target") -> TargetTuner:
     """The tuner of target kind ``kind``; one line naming ``flag`` where there is none."""
     if kind not in _TUNERS:
-        raise ArgumentError(f"{flag}: expected a target of kind {' or '.join(sorted(_TUNERS))}, received one of kind {kind!r} (no tuner for it)")
+        raise ArgumentError(
+            f"{flag}: expected a target of kind {' or '.join(sorted(_TUNERS))}, received one of kind {kind!r} (no tuner for it)"
+        )
     return _TUNERS[kind]
 
 

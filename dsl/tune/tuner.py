@@ -63,6 +63,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, cast, get_args
 
+from ..compiler.ops import ProgramOps
+from ..compiler.progress import NO_PROGRESS, Progress
 from ..errors import TdslError
 from ..measure.dispatch_profile import with_measured_launches
 from ..measure.machine import Machine
@@ -70,8 +72,6 @@ from ..measure.numerics import RunReport
 from ..programs.load import load_program
 from ..programs.parameters import check_runnable, externalize_weights
 from ..programs.program import Program
-from ..compiler.ops import ProgramOps
-from ..compiler.progress import NO_PROGRESS, Progress
 from ..sets.space import Space
 from ..sets.strategy_set import Rule, StrategySet
 from ..targets import CpuTarget
@@ -113,7 +113,15 @@ class CpuTuner:
     searches_user_spaces = True
 
     def tune(
-        self, program: Program, *, options: TuneOptions, executor: Executor, cache: Database, progress: Progress, report: Report, space: Space | None = None
+        self,
+        program: Program,
+        *,
+        options: TuneOptions,
+        executor: Executor,
+        cache: Database,
+        progress: Progress,
+        report: Report,
+        space: Space | None = None,
     ) -> TuneResult:
         """Tunes ``program`` for this CPU (module docstring). With ``space`` (a user's set
         with knobs, for this CPU), that space is searched as one job instead of the ready
@@ -128,7 +136,11 @@ class CpuTuner:
             self._program_and_ops(session, run, space, report)
         except (KeyboardInterrupt, Stop) as stop:
             run.interrupted = isinstance(stop, KeyboardInterrupt)
-            report("interrupted: emitting what was measured" if run.interrupted else "time budget spent: emitting what was measured")
+            report(
+                "interrupted: emitting what was measured"
+                if run.interrupted
+                else "time budget spent: emitting what was measured"
+            )
         if run.base is None:
             raise TuneFailed("interrupted before the baselines were measured: nothing to emit")
         try:
@@ -170,7 +182,11 @@ class CpuTuner:
         run.program, base = ProgramStage(session).run(CpuTarget(), has_convs, isa, contractions)
         run.base = base
         report(f"program: fastest {base.label} ({(base.median or 0) * 1e3:.3f} ms)")
-        run.jobs = _jobs(session, run, report) if space is None else [OpJob(name="space", dispatch=None, share=1.0, space=space)]
+        run.jobs = (
+            _jobs(session, run, report)
+            if space is None
+            else [OpJob(name="space", dispatch=None, share=1.0, space=space)]
+        )
         if any(rebuilt(job) for job in run.jobs):
             fold_rebuilt(run.jobs, session.listing(CpuTarget(fold_batch_matmuls=True)))
         tunable_jobs = [j for j in run.jobs if not j.skipped]
@@ -184,7 +200,16 @@ class CpuTuner:
                 stage.run(job, base)
             progress.advance("tune")
             gain = job.gain if job.winner else None
-            report(f"{job.name}: " + (job.skipped if job.skipped else f"{job.winner.label} {gain:.2f}x over {base.label}" if job.winner and gain else f"no candidate beat {base.label} by more than {job.noise:.1%}"))
+            report(
+                f"{job.name}: "
+                + (
+                    job.skipped
+                    if job.skipped
+                    else f"{job.winner.label} {gain:.2f}x over {base.label}"
+                    if job.winner and gain
+                    else f"no candidate beat {base.label} by more than {job.noise:.1%}"
+                )
+            )
 
 
 def _jobs(session: TuneSession, run: _Run, report: Report) -> list[OpJob]:
@@ -202,7 +227,9 @@ def _jobs(session: TuneSession, run: _Run, report: Report) -> list[OpJob]:
     return op_jobs(run.listing, session.options.ops, times)
 
 
-def _numerics(program: Program, session: TuneSession, tuned: StrategySet, final: list[Variant], chosen: Variant) -> tuple[StrategySet, Verdict, Variant]:
+def _numerics(
+    program: Program, session: TuneSession, tuned: StrategySet, final: list[Variant], chosen: Variant
+) -> tuple[StrategySet, Verdict, Variant]:
     """``tuned`` checked against IREE default's outputs (:func:`_checked`): what to emit,
     the verdict and the variant emitted (IREE's faster path where the set fell back)."""
     reference = next((v for v in final if v.vmfb is not None), None)
@@ -232,7 +259,9 @@ def tune(
     so far). A local executor and the default cache are used where none are given."""
     program = payload if isinstance(payload, Program) else load_program(payload)
     with tuning_session(executor, cache, progress) as (running, store):
-        return CpuTuner().tune(program, options=options, executor=running, cache=store, progress=progress, report=report, space=space)
+        return CpuTuner().tune(
+            program, options=options, executor=running, cache=store, progress=progress, report=report, space=space
+        )
 
 
 def _is_iree_default(strategies: StrategySet) -> bool:
@@ -265,17 +294,41 @@ def _checked(
         for rule in tuned.rules:
             alone = tuned_set(tuned.targets, [rule])
             (kept if _verdict(run, program, alone, options)["ok"] else dropped).append(rule)
-        return tuned_set(tuned.targets, kept), verdict | {"checked": True, "dropped": [r.strategy.name for r in dropped]}
+        return tuned_set(tuned.targets, kept), verdict | {
+            "checked": True,
+            "dropped": [r.strategy.name for r in dropped],
+        }
     back = fallback.strategies or tuned_set([CpuTarget()])
-    knobs = ", ".join(f"{k}={v}" for k, v in tuned.targets[0].model_dump(exclude_defaults=True).items() if k != "name") or "the target"
-    return back, verdict | {"checked": True, "dropped": [*(r.strategy.name for r in tuned.rules), f"program knobs {knobs}"], "fell_back": fallback.label}
+    knobs = (
+        ", ".join(f"{k}={v}" for k, v in tuned.targets[0].model_dump(exclude_defaults=True).items() if k != "name")
+        or "the target"
+    )
+    return back, verdict | {
+        "checked": True,
+        "dropped": [*(r.strategy.name for r in tuned.rules), f"program knobs {knobs}"],
+        "fell_back": fallback.label,
+    }
 
 
 def _verdict(run: Callable[..., RunReport], program: Program, strategies: StrategySet, options: TuneOptions) -> Verdict:
-    report = run(program, strategies, CpuTarget.default_name, check=False, timeout_s=options.timeout_s, memory_gb=options.memory_gb, extra_flags=options.extra_flags)
+    report = run(
+        program,
+        strategies,
+        CpuTarget.default_name,
+        check=False,
+        timeout_s=options.timeout_s,
+        memory_gb=options.memory_gb,
+        extra_flags=options.extra_flags,
+    )
     data = report.to_json()
     comparisons = [
-        {"function": f["function"], **{k: c.get(k) for k in ("reference", "result", "max_abs_error", "max_rel_error", "tolerance", "tolerance_kind", "ok")}}
+        {
+            "function": f["function"],
+            **{
+                k: c.get(k)
+                for k in ("reference", "result", "max_abs_error", "max_rel_error", "tolerance", "tolerance_kind", "ok")
+            },
+        }
         for f in data.get("functions", [])
         for c in f.get("comparisons", [])
     ]

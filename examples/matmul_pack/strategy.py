@@ -12,9 +12,7 @@ from tdsl import (
     StrategySet,
 )
 
-f32_matmul = ContractionMatch(
-    lhs_type="f32", rhs_type="f32", output_type="f32", batch=[], operand_layout="mk_kn"
-)
+f32_matmul = ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", batch=[], operand_layout="mk_kn")
 
 strategies = StrategySet(
     name="matmul_pack",

@@ -70,10 +70,17 @@ def bert() -> tuple[nn.Module, tuple[torch.Tensor, ...], list[str], list[str]]:
             self.bert = model
 
         def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor):  # type: ignore[no-untyped-def]
-            out = self.bert(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids, return_dict=False)
+            out = self.bert(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids, return_dict=False
+            )
             return out[0], out[1]
 
-    return Wrapped().eval(), (ids, mask, types), ["input_ids", "attention_mask", "token_type_ids"], ["last_hidden_state", "pooler_output"]
+    return (
+        Wrapped().eval(),
+        (ids, mask, types),
+        ["input_ids", "attention_mask", "token_type_ids"],
+        ["last_hidden_state", "pooler_output"],
+    )
 
 
 class Gpt2Block(nn.Module):
@@ -100,7 +107,11 @@ class Gpt2Block(nn.Module):
                 nn.init.normal_(module.weight, std=0.02)
                 if isinstance(module, nn.Linear):
                     nn.init.zeros_(module.bias)
-        self.register_buffer("causal", torch.tril(torch.ones(positions, positions, dtype=torch.bool)).view(1, 1, positions, positions), persistent=False)
+        self.register_buffer(
+            "causal",
+            torch.tril(torch.ones(positions, positions, dtype=torch.bool)).view(1, 1, positions, positions),
+            persistent=False,
+        )
 
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
         b, t = input_ids.shape
@@ -215,8 +226,14 @@ def export(name: str) -> None:
     with tempfile.TemporaryDirectory() as tmp, torch.no_grad():
         full = Path(tmp) / "model.onnx"
         torch.onnx.export(
-            module, args, str(full), input_names=inputs, output_names=outputs, opset_version=OPSET,
-            dynamo=True, external_data=False,
+            module,
+            args,
+            str(full),
+            input_names=inputs,
+            output_names=outputs,
+            opset_version=OPSET,
+            dynamo=True,
+            external_data=False,
         )
         model = onnx.load(str(full))
     onnx.checker.check_model(model)

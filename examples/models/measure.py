@@ -29,18 +29,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 import tdsl
+from tdsl.measure.bench import onnxruntime_sample
+from tdsl.measure.timing import benchmark_tool
 from tdsl.programs.inputs import make_inputs
 from tdsl.programs.load import load_program
 from tdsl.programs.signatures import signatures
-from tdsl.measure.timing import benchmark_tool
-from tdsl.measure.bench import onnxruntime_sample
 from tdsl.targets.host import detect_isa
 
 HERE = Path(__file__).resolve().parent
 MODELS = ["bert", "gpt2_block", "resnet"]
-
 
 
 def iree_sample(vmfb: Path, function: str, inputs: list[Path], min_time_s: float) -> float:
@@ -76,7 +74,11 @@ def measure(name: str, work: Path, rounds: int, min_time_s: float) -> dict[str, 
     for variant, extra in variants.items():
         modules[variant] = work / f"{name}.{variant}.vmfb"
         report = tdsl.compile(program.mlir_path, None, "cpu", modules[variant], extra_flags=extra)
-        counts[variant] = {"executables": len(report.dispatches), "launches": report.launches, "launches_at_load": report.launches_at_load}
+        counts[variant] = {
+            "executables": len(report.dispatches),
+            "launches": report.launches,
+            "launches_at_load": report.launches_at_load,
+        }
     inputs = make_inputs(sig, seed=1)
     paths = []
     for arg, array in zip(sig.inputs, inputs):
@@ -107,7 +109,14 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     isa = detect_isa()
-    model_name = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")), "?")
+    model_name = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        "?",
+    )
     print(f"machine: {model_name}, ISA {isa}; one thread; medians of {args.rounds} interleaved rounds")
     header = f"{'model':<11} {'exec':>4} {'launch':>6} {'exec(dt)':>8} {'launch(dt)':>10} {'default ms':>10} {'data-tiling ms':>14} {'onnxruntime ms':>14}"
     print(header)

@@ -8,9 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from tdsl.cli import main
 from tdsl import load
+from tdsl.cli import main
 from tdsl.render import SERIAL_LOADING
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -37,7 +36,9 @@ def test_codegen_scripts_compile_single_threaded(tmp_path: Path) -> None:
 
 
 def test_flags_prints_without_writing(tmp_path: Path, capsys) -> None:
-    assert main(["flags", str(PACK / "strategy.py"), "--target", "gfx942", "-o", str(tmp_path), "--no-target-flags"]) == 0
+    assert (
+        main(["flags", str(PACK / "strategy.py"), "--target", "gfx942", "-o", str(tmp_path), "--no-target-flags"]) == 0
+    )
     out = capsys.readouterr().out.splitlines()
     assert out == [f"--iree-preprocessing-transform-spec-filename={tmp_path.resolve() / 'preprocessing.mlir'}"]
     assert not any(tmp_path.iterdir())
@@ -103,7 +104,24 @@ def test_every_command_has_help(command: str) -> None:
 def test_compile_and_run_commands(tmp_path: Path, capsys) -> None:
     payload, strategy = str(PACK / "payload.mlir"), str(PACK / "strategy.py")
     out = tmp_path / "m.vmfb"
-    assert main(["compile", payload, "--strategies", strategy, "--target", "cpu", "-o", str(out), "--json", "--dump-ir", "preprocessing"]) == 0
+    assert (
+        main(
+            [
+                "compile",
+                payload,
+                "--strategies",
+                strategy,
+                "--target",
+                "cpu",
+                "-o",
+                str(out),
+                "--json",
+                "--dump-ir",
+                "preprocessing",
+            ]
+        )
+        == 0
+    )
     report = json.loads(capsys.readouterr().out)
     assert out.is_file() and report["rules"][0]["applied"] and report["warnings"] == []
     assert "linalg.mmt4d" in Path(report["ir_dump"]).read_text()

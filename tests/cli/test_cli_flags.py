@@ -9,10 +9,8 @@ import os
 from pathlib import Path
 
 import pytest
-
 from tdsl import compile
 from tdsl.cli import main
-from tdsl.errors import ArgumentError
 from tdsl.compiler.flags import REPORT_FLAGS, THREADING_ON, read_flags_file
 from tdsl.render import SERIAL_LOADING
 
@@ -32,7 +30,17 @@ def test_flags_passes_extra_flags_and_drops_serial_loading(capsys, tmp_path: Pat
     assert main(argv) == 0
     plain = capsys.readouterr().out.splitlines()
     assert plain[-1] == SERIAL_LOADING
-    assert main([*argv, "--iree-flag=--iree-opt-level=O3", "--iree-flag=--iree-llvmcpu-target-cpu=generic", "--no-serial-loading"]) == 0
+    assert (
+        main(
+            [
+                *argv,
+                "--iree-flag=--iree-opt-level=O3",
+                "--iree-flag=--iree-llvmcpu-target-cpu=generic",
+                "--no-serial-loading",
+            ]
+        )
+        == 0
+    )
     flags = capsys.readouterr().out.splitlines()
     assert SERIAL_LOADING not in flags
     assert flags[-2:] == ["--iree-opt-level=O3", "--iree-llvmcpu-target-cpu=generic"]
@@ -41,7 +49,21 @@ def test_flags_passes_extra_flags_and_drops_serial_loading(capsys, tmp_path: Pat
 
 def test_render_relative_writes_paths_relative_to_flags_txt(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    assert main(["render", str(MLP / "strategy.py"), "--target", "cpu", "-o", str(out), "--relative", "--iree-flag=--iree-opt-level=O3"]) == 0
+    assert (
+        main(
+            [
+                "render",
+                str(MLP / "strategy.py"),
+                "--target",
+                "cpu",
+                "-o",
+                str(out),
+                "--relative",
+                "--iree-flag=--iree-opt-level=O3",
+            ]
+        )
+        == 0
+    )
     flags = (out / "flags.txt").read_text().splitlines()
     assert "--iree-preprocessing-transform-spec-filename=preprocessing.mlir" in flags
     assert "--iree-codegen-tuning-spec-path=tuning_spec.mlir" in flags
@@ -104,16 +126,27 @@ def test_a_flag_of_the_report_is_refused(flag: str, tmp_path: Path, capsys) -> N
     "matched nothing"): such a flag is refused up front, from --iree-flag and flags files."""
     assert main(["compile", str(PACK / "payload.mlir"), "--target", "cpu", f"--iree-flag={flag}={tmp_path}"]) == 2
     line = _err_line(capsys)
-    assert line.startswith("--iree-flag: expected a flag tdsl does not set for its report") and flag in line and "--keep-dump" in line
+    assert (
+        line.startswith("--iree-flag: expected a flag tdsl does not set for its report")
+        and flag in line
+        and "--keep-dump" in line
+    )
     (tmp_path / "flags.txt").write_text(f"--iree-opt-level=O2 {flag}=x\n")
-    assert main(["flags", str(PACK / "strategy.py"), "--target", "cpu", "--flags-file", str(tmp_path / "flags.txt")]) == 2
+    assert (
+        main(["flags", str(PACK / "strategy.py"), "--target", "cpu", "--flags-file", str(tmp_path / "flags.txt")]) == 2
+    )
     assert _err_line(capsys).startswith(f"--flags-file {tmp_path / 'flags.txt'}:1")
 
 
 @pytest.mark.compile
 def test_extra_flags_reach_every_build_and_threading_can_stay_on(tmp_path: Path) -> None:
     report = compile(
-        MLP / "payload.mlir", MLP / "strategy.py", "cpu", extra_flags=["--iree-opt-level=O2"], serial_loading=False, baseline=True
+        MLP / "payload.mlir",
+        MLP / "strategy.py",
+        "cpu",
+        extra_flags=["--iree-opt-level=O2"],
+        serial_loading=False,
+        baseline=True,
     )
     assert "--iree-opt-level=O2" in report.result.command and SERIAL_LOADING not in report.result.command
     assert report.baseline is not None and "--iree-opt-level=O2" in report.baseline.result.command
@@ -129,7 +162,9 @@ def test_unknown_extra_flag_is_a_compiler_failure(capsys) -> None:
 
 
 @pytest.mark.compile
-def test_relative_flags_file_compiles_from_another_directory(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_relative_flags_file_compiles_from_another_directory(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A rendered directory moved elsewhere still works through --flags-file."""
     out = tmp_path / "rendered"
     assert main(["render", str(MLP / "strategy.py"), "--target", "cpu", "-o", str(out), "--relative"]) == 0
@@ -139,7 +174,10 @@ def test_relative_flags_file_compiles_from_another_directory(tmp_path: Path, cap
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
     capsys.readouterr()
-    assert main(["compile", str(MLP / "payload.mlir"), "--target", "cpu", "--flags-file", "../moved/flags.txt", "--json"]) == 0
+    assert (
+        main(["compile", str(MLP / "payload.mlir"), "--target", "cpu", "--flags-file", "../moved/flags.txt", "--json"])
+        == 0
+    )
     report = json.loads(capsys.readouterr().out)
     assert report["strategy_set"] is None and report["extra_flags"][-1] == SERIAL_LOADING
     assert any("mmt4d" in d["name"] for d in report["dispatches"])  # the preprocessing spec applied

@@ -14,24 +14,34 @@ from typing import Any
 
 import numpy as np
 import pytest
-
 import tdsl.cli as cli
 import tdsl.cli.builds as cli_builds
 import tdsl.cli.scripts as cli_scripts
-import tdsl.files as files
 import tdsl.compiler.compile as compile_module
+import tdsl.files as files
 import tdsl.measure.run as run_module
 from tdsl.cli import main
-from tdsl.render.scripts import RENDER_FILES
+from tdsl.compiler.iree_compile import (
+    CompileFailed,
+    CompileResult,
+    describe_failure,
+    failure_kind,
+    parse_diagnostics,
+    run_iree_compile,
+)
+from tdsl.compiler.options import MIN_MEMORY_GB, CompileOptions
 from tdsl.errors import RenderError, StrategyNotApplied
 from tdsl.files import replace_files
-from tdsl.compiler.options import MIN_MEMORY_GB, CompileOptions
-from tdsl.compiler.iree_compile import CompileFailed, CompileResult, describe_failure, failure_kind, parse_diagnostics, run_iree_compile
+from tdsl.render.scripts import RENDER_FILES
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PACK = ROOT / "examples" / "matmul_pack"
 MLP = ROOT / "examples" / "mlp"
-CPU = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=host"]
+CPU = [
+    "--iree-hal-target-device=local",
+    "--iree-hal-local-target-device-backends=llvm-cpu",
+    "--iree-llvmcpu-target-cpu=host",
+]
 ROOT_USER = hasattr(os, "geteuid") and os.geteuid() == 0
 
 
@@ -52,9 +62,7 @@ def one_line(capsys: pytest.CaptureFixture[str], prefix: str = "tdsl: error: ") 
 
 def tree(directory: Path) -> dict[str, bytes]:
     """Every file under ``directory`` (hidden ones included) with its bytes."""
-    return {
-        str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()
-    }
+    return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
 
 
 def never_compile(*args: Any, **kwargs: Any) -> Any:
@@ -126,8 +134,8 @@ def test_yaml_duplicate_key_names_key_and_line(tmp_path: Path, capsys) -> None:
 
 
 def test_yaml_merge_keys_are_not_duplicates(tmp_path: Path) -> None:
-    from tdsl.sets.loader import _StrictLoader
     import yaml
+    from tdsl.sets.loader import _StrictLoader
 
     text = "base: &b {name: q, kind: x}\nuse:\n  <<: *b\n  name: r\n"
     assert yaml.load(text, Loader=_StrictLoader)["use"] == {"name": "r", "kind": "x"}
@@ -182,7 +190,9 @@ def test_python_file_that_exits_is_one_line(tmp_path: Path, capsys) -> None:
         (["--min-time", "0"], "argument --min-time: expected a number above 0, received '0'"),
     ],
 )
-def test_bad_bench_arguments_are_one_line(capsys, monkeypatch: pytest.MonkeyPatch, extra: list[str], message: str) -> None:
+def test_bad_bench_arguments_are_one_line(
+    capsys, monkeypatch: pytest.MonkeyPatch, extra: list[str], message: str
+) -> None:
     monkeypatch.setattr(cli_builds, "_cmd_bench", never_compile)
     argv = ["bench", str(PACK / "payload.mlir"), "--strategies", str(PACK / "strategy.py"), *extra]
     assert main(argv) == 2
@@ -253,7 +263,9 @@ def test_render_into_a_read_only_directory_is_one_line(tmp_path: Path, capsys, m
         out.chmod(stat.S_IRWXU)
 
 
-def test_render_write_failure_is_one_line_and_changes_nothing(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_render_write_failure_is_one_line_and_changes_nothing(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
     out = tmp_path / "out"
     assert main(["render", str(MLP / "strategy.py"), "--target", "cpu", "-o", str(out)]) == 0
     capsys.readouterr()
@@ -362,25 +374,49 @@ def test_replace_files_refuses_a_directory_in_place_of_a_file(tmp_path: Path) ->
 # compile: output paths, crashes, memory, evidence.
 
 
-def test_compile_into_an_existing_directory_is_refused_before_compiling(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_compile_into_an_existing_directory_is_refused_before_compiling(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(compile_module, "run_iree_compile", never_compile)
     monkeypatch.setattr(compile_module, "render", never_compile)
-    argv = ["compile", str(PACK / "payload.mlir"), "--strategies", str(PACK / "strategy.py"), "--target", "cpu", "-o", str(tmp_path)]
+    argv = [
+        "compile",
+        str(PACK / "payload.mlir"),
+        "--strategies",
+        str(PACK / "strategy.py"),
+        "--target",
+        "cpu",
+        "-o",
+        str(tmp_path),
+    ]
     assert main(argv) == 2
     assert one_line(capsys) == f"output {str(tmp_path)!r}: expected a file path, received an existing directory"
 
 
-def test_compile_under_a_regular_file_is_refused_before_compiling(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_compile_under_a_regular_file_is_refused_before_compiling(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(compile_module, "run_iree_compile", never_compile)
     (tmp_path / "file.txt").write_text("x")
     out = tmp_path / "file.txt" / "m.vmfb"
-    argv = ["compile", str(PACK / "payload.mlir"), "--strategies", str(PACK / "strategy.py"), "--target", "cpu", "-o", str(out)]
+    argv = [
+        "compile",
+        str(PACK / "payload.mlir"),
+        "--strategies",
+        str(PACK / "strategy.py"),
+        "--target",
+        "cpu",
+        "-o",
+        str(out),
+    ]
     assert main(argv) == 2
     assert one_line(capsys) == f"output {str(out)!r}: {str(tmp_path / 'file.txt')!r} is not a directory"
 
 
 def _result(returncode: int, stderr: str, timed_out: bool = False) -> CompileResult:
-    return CompileResult(("iree-compile", "p.mlir"), returncode, stderr, tuple(parse_diagnostics(stderr)), 1.0, None, timed_out)
+    return CompileResult(
+        ("iree-compile", "p.mlir"), returncode, stderr, tuple(parse_diagnostics(stderr)), 1.0, None, timed_out
+    )
 
 
 SEGFAULT = (
@@ -399,8 +435,18 @@ SEGFAULT = (
         (1, "PLEASE submit a bug report to https://github.com/llvm/llvm-project/issues/\n", False, "crash"),
         (-signal.SIGABRT, "terminate called after throwing an instance of 'std::bad_alloc'\n", False, "memory"),
         (-signal.SIGABRT, "LLVM ERROR: out of memory\nStack dump:\n", False, "memory"),
-        (-signal.SIGABRT, "LLVM ERROR: pthread_create failed: Resource temporarily unavailable\nStack dump:\n", False, "memory"),
-        (127, "iree-compile: error while loading shared libraries: libIREECompiler.so: failed to map segment from shared object\n", False, "memory"),
+        (
+            -signal.SIGABRT,
+            "LLVM ERROR: pthread_create failed: Resource temporarily unavailable\nStack dump:\n",
+            False,
+            "memory",
+        ),
+        (
+            127,
+            "iree-compile: error while loading shared libraries: libIREECompiler.so: failed to map segment from shared object\n",
+            False,
+            "memory",
+        ),
         (-signal.SIGKILL, "", False, "memory"),
         (-signal.SIGKILL, "", True, "timeout"),
         (1, "p.mlir:1:14: error: expected ')'\n", False, "failed"),
@@ -415,7 +461,9 @@ def test_crash_is_told_from_a_memory_cap_kill() -> None:
     crash = describe_failure(_result(-signal.SIGSEGV, SEGFAULT), Path("p.mlir"), CompileOptions(memory_gb=16.0))
     assert crash.startswith("iree-compile crashed (SIGSEGV in GPUPromoteMatmulOperandsPass) on p.mlir")
     assert "not the memory cap" in crash and "\n" not in crash
-    oom = describe_failure(_result(-signal.SIGABRT, "LLVM ERROR: out of memory\n"), Path("p.mlir"), CompileOptions(memory_gb=2.0))
+    oom = describe_failure(
+        _result(-signal.SIGABRT, "LLVM ERROR: out of memory\n"), Path("p.mlir"), CompileOptions(memory_gb=2.0)
+    )
     assert oom.startswith("iree-compile ran out of memory (SIGABRT) on p.mlir: it hit the 2 GiB address-space cap")
 
 
@@ -458,7 +506,16 @@ def test_crashing_compiler_keeps_scripts_and_dumps(tmp_path: Path, capsys, monke
     fake.chmod(0o755)
     monkeypatch.setattr(compile_module.mlir, "tool_path", lambda name: str(fake))
     out = tmp_path / "m.vmfb"
-    argv = ["compile", str(PACK / "payload.mlir"), "--strategies", str(MLP / "strategy.py"), "--target", "cpu", "-o", str(out)]
+    argv = [
+        "compile",
+        str(PACK / "payload.mlir"),
+        "--strategies",
+        str(MLP / "strategy.py"),
+        "--target",
+        "cpu",
+        "-o",
+        str(out),
+    ]
     assert main(argv) == 2
     line = one_line(capsys)
     assert line.startswith(f"iree-compile crashed (SIGSEGV in GPUPromoteMatmulOperandsPass) on {PACK / 'payload.mlir'}")
@@ -505,7 +562,9 @@ def no_compile(monkeypatch: pytest.MonkeyPatch) -> None:
         ("%a: f32) -> f32", "f32"),
     ],
 )
-def test_run_on_a_payload_it_cannot_feed_is_one_line(tmp_path: Path, capsys, no_compile: None, signature: str, received: str) -> None:
+def test_run_on_a_payload_it_cannot_feed_is_one_line(
+    tmp_path: Path, capsys, no_compile: None, signature: str, received: str
+) -> None:
     payload = tmp_path / "p.mlir"
     result_type = signature.rsplit("-> ", 1)[1]
     payload.write_text(f"func.func @f({signature} {{\n  return %a : {result_type}\n}}\n")
@@ -562,13 +621,21 @@ def test_run_inputs_shape_and_dtype(tmp_path: Path, capsys, no_compile: None) ->
     a, b = _good_inputs(tmp_path)
     np.save(b, np.zeros((512, 384), np.float64))
     assert main(_run_inputs(a, b)) == 2
-    assert one_line(capsys) == f"--inputs: {b}: argument 1 of @matmul expects 512x384xf32 (float32), received 512x384xfloat64"
+    assert (
+        one_line(capsys)
+        == f"--inputs: {b}: argument 1 of @matmul expects 512x384xf32 (float32), received 512x384xfloat64"
+    )
     np.save(b, np.zeros((384, 512), np.float32))
     assert main(_run_inputs(a, b)) == 2
-    assert one_line(capsys) == f"--inputs: {b}: argument 1 of @matmul expects 512x384xf32 (float32), received 384x512xfloat32"
+    assert (
+        one_line(capsys)
+        == f"--inputs: {b}: argument 1 of @matmul expects 512x384xf32 (float32), received 384x512xfloat32"
+    )
 
 
-def test_bench_plot_into_a_directory_is_refused_before_benchmarking(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bench_plot_into_a_directory_is_refused_before_benchmarking(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import tdsl.measure.bench as bench_module
 
     monkeypatch.setattr(bench_module, "bench_with_options", never_compile)
@@ -586,12 +653,22 @@ def test_strict_rule_failure_is_a_verdict(capsys, monkeypatch: pytest.MonkeyPatc
         raise StrategyNotApplied("--strict: rule 0 (mm) matched nothing in payload.mlir for target cpu")
 
     monkeypatch.setattr(compile_module, "compile_with_options", strict)
-    argv = ["compile", str(PACK / "payload.mlir"), "--strategies", str(PACK / "strategy.py"), "--target", "cpu", "--strict"]
+    argv = [
+        "compile",
+        str(PACK / "payload.mlir"),
+        "--strategies",
+        str(PACK / "strategy.py"),
+        "--target",
+        "cpu",
+        "--strict",
+    ]
     assert main(argv) == 1
     assert one_line(capsys) == "--strict: rule 0 (mm) matched nothing in payload.mlir for target cpu"
 
 
-def test_render_error_is_one_line_with_the_report_in_a_file(capsys, monkeypatch: pytest.MonkeyPatch, failure_dir: Path) -> None:
+def test_render_error_is_one_line_with_the_report_in_a_file(
+    capsys, monkeypatch: pytest.MonkeyPatch, failure_dir: Path
+) -> None:
     script = "module {\n  transform.bogus\n}\n"
 
     def broken(*args: Any, **kwargs: Any) -> Any:

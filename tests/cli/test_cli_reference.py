@@ -8,7 +8,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from tdsl.cli import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_VERDICT, main, parser
 
 ROOT = Path(__file__).resolve().parent.parent.parent

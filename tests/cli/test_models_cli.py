@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from tdsl import load
 from tdsl.cli import main
 
@@ -31,8 +30,10 @@ def test_ops_lists_launches_and_matchers_of_an_onnx_model(capsys: pytest.Capture
     contractions = [d for d in listing["dispatches"] if d["root"] and d["root"]["kind"] == "contraction"]
     assert contractions and all(d["codegen_matcher"]["kind"] == "contraction" for d in contractions)
     # ONNX MatMul of a 3-D activation by a 2-D weight: a batch-1 batch_matmul at the graph level
-    assert any(d["graph_op"] and d["graph_op"]["op"] == "linalg.batch_matmul" and d["graph_op"]["roles"]["batch"] == [1]
-               for d in contractions)
+    assert any(
+        d["graph_op"] and d["graph_op"]["op"] == "linalg.batch_matmul" and d["graph_op"]["roles"]["batch"] == [1]
+        for d in contractions
+    )
 
 
 def test_ops_emit_covers_every_contraction_on_gfx942(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -58,8 +59,18 @@ def test_run_an_onnx_model_against_onnxruntime(capsys: pytest.CaptureFixture[str
 
 
 def test_bench_an_onnx_model_times_onnxruntime(capsys: pytest.CaptureFixture[str]) -> None:
-    args = ["bench", str(MODELS / "resnet" / "model.onnx"), "--strategies", str(CPU_AUTO),
-            "--repetitions", "1", "--min-time", "0.01", "--no-numpy", "--json"]
+    args = [
+        "bench",
+        str(MODELS / "resnet" / "model.onnx"),
+        "--strategies",
+        str(CPU_AUTO),
+        "--repetitions",
+        "1",
+        "--min-time",
+        "0.01",
+        "--no-numpy",
+        "--json",
+    ]
     assert main(args) == 0
     report = json.loads(capsys.readouterr().out)
     assert {r["variant"] for r in report["rows"]} == {"strategy", "iree-default", "iree-data-tiling", "onnxruntime"}

@@ -9,14 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from cases import CASES, example_dirs, example_strategy
-from tdsl import render
+from tdsl import load, render, run
 from tdsl.compiler.compile import compile
-from tdsl.compiler.report import CompileReport
-from tdsl import run
 from tdsl.compiler.iree_compile import run_iree_compile
-from tdsl import load
+from tdsl.compiler.report import CompileReport
 
 pytestmark = pytest.mark.compile
 
@@ -94,7 +91,9 @@ def test_rendered_flags_file_drives_iree_compile(tmp_path: Path) -> None:
         "CHECK: linalg.matmul\n"
     )
     filecheck = str(Path(sys.executable).parent / "filecheck")
-    proc = subprocess.run([filecheck, str(checks), "--input-file", str(tmp_path / "pre.mlir")], capture_output=True, text=True)
+    proc = subprocess.run(
+        [filecheck, str(checks), "--input-file", str(tmp_path / "pre.mlir")], capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

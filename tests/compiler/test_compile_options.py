@@ -7,14 +7,15 @@ import dataclasses
 import inspect
 
 import pytest
-
 import tdsl
 from tdsl.compiler.options import DEFAULT_MEMORY_GB, DEFAULT_OPTIONS, DEFAULT_TIMEOUT_S, CompileOptions
 from tdsl.errors import ArgumentError
 
 
 def test_defaults_and_frozen() -> None:
-    assert DEFAULT_OPTIONS == CompileOptions(timeout_s=DEFAULT_TIMEOUT_S, memory_gb=DEFAULT_MEMORY_GB, extra_flags=(), serial_loading=True)
+    assert DEFAULT_OPTIONS == CompileOptions(
+        timeout_s=DEFAULT_TIMEOUT_S, memory_gb=DEFAULT_MEMORY_GB, extra_flags=(), serial_loading=True
+    )
     with pytest.raises(dataclasses.FrozenInstanceError):
         DEFAULT_OPTIONS.timeout_s = 1.0  # type: ignore[misc]
 
@@ -32,8 +33,14 @@ def test_flags_are_kept_as_a_tuple() -> None:
         ({"timeout_s": float("inf")}, "timeout_s: expected a positive number of seconds, received inf"),
         ({"memory_gb": -1.0}, "memory_gb: expected a positive number of GiB, received -1.0"),
         ({"memory_gb": "16"}, "memory_gb: expected a positive number of GiB, received '16'"),
-        ({"extra_flags": "--iree-opt-level=O2"}, "extra_flags: expected a sequence of iree-compile flags, received the string '--iree-opt-level=O2'"),
-        ({"extra_flags": ("O2",)}, "extra_flags: expected iree-compile options such as --iree-opt-level=O3, received 'O2'"),
+        (
+            {"extra_flags": "--iree-opt-level=O2"},
+            "extra_flags: expected a sequence of iree-compile flags, received the string '--iree-opt-level=O2'",
+        ),
+        (
+            {"extra_flags": ("O2",)},
+            "extra_flags: expected iree-compile options such as --iree-opt-level=O3, received 'O2'",
+        ),
         ({"serial_loading": "no"}, "serial_loading: expected True or False, received 'no'"),
     ],
 )
@@ -48,7 +55,10 @@ def test_public_functions_keep_their_keywords() -> None:
         parameters = inspect.signature(function).parameters
         assert {"timeout_s", "memory_gb", "extra_flags", "serial_loading"} <= set(parameters), function.__name__
         assert "options" not in parameters
-        assert parameters["timeout_s"].default == DEFAULT_TIMEOUT_S and parameters["memory_gb"].default == DEFAULT_MEMORY_GB
+        assert (
+            parameters["timeout_s"].default == DEFAULT_TIMEOUT_S
+            and parameters["memory_gb"].default == DEFAULT_MEMORY_GB
+        )
 
 
 def test_a_bad_value_through_the_public_api_fails_before_any_work(tmp_path) -> None:

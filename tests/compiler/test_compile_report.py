@@ -9,18 +9,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 import tdsl.cli as cli
 import tdsl.cli.builds as cli_builds
-from tdsl.cli.options import progress_bars
 from tdsl import bindings
 from tdsl.cli import main
-from tdsl.compiler.outputs import DUMP_MARKER
-from tdsl.compiler.report import CompileReport, RuleOutcome, side_by_side
+from tdsl.cli.options import progress_bars
 from tdsl.compiler.dispatches import DispatchSummary, OpConfig
 from tdsl.compiler.iree_compile import CompileResult
-from tdsl.measure.machine import SCHEMA_VERSION
+from tdsl.compiler.outputs import DUMP_MARKER
 from tdsl.compiler.progress import Progress
+from tdsl.compiler.report import CompileReport, RuleOutcome, side_by_side
+from tdsl.measure.machine import SCHEMA_VERSION
 from tdsl.model.kinds import Injection
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -42,7 +41,7 @@ def _err_line(capsys: pytest.CaptureFixture[str]) -> str:
 
 def test_lowering_configs_are_read_as_fields() -> None:
     text = (
-        'func.func @f() attributes {cpu = #iree_cpu.lowering_config<distribution = [64, 64, 0], '
+        "func.func @f() attributes {cpu = #iree_cpu.lowering_config<distribution = [64, 64, 0], "
         "vector_common_parallel = [8, [32], 0]>, gpu = #iree_gpu.lowering_config<{workgroup = [64, 64, 0], "
         "mma_kind = #iree_gpu.mma_layout<MFMA_F32_16x16x16_F16>, subgroup_basis = [[2, 2, 1], [0, 1, 2]]}>, "
         "old = #iree_codegen.lowering_config<tile_sizes = [[64, 64], [8, 8]]>} { return }"
@@ -57,7 +56,9 @@ def test_lowering_configs_are_read_as_fields() -> None:
     assert isinstance(old, bindings.LoweringConfig) and old.fields == {"tile_sizes": ((64, 64), (8, 8))}
 
 
-def _report(dispatches: list[DispatchSummary], rules: tuple[RuleOutcome, ...] = (), strategy_set: str | None = "s") -> CompileReport:
+def _report(
+    dispatches: list[DispatchSummary], rules: tuple[RuleOutcome, ...] = (), strategy_set: str | None = "s"
+) -> CompileReport:
     result = CompileResult(("iree-compile",), 0, "", (), 0.5, None)
     return CompileReport(Path("p.mlir"), "cpu", None, (), result, tuple(dispatches), rules, strategy_set=strategy_set)
 
@@ -68,11 +69,22 @@ def _dispatch(name: str, pipeline: str, **fields: Any) -> DispatchSummary:
 
 
 def test_side_by_side_pairs_renumbered_dispatches_by_what_they_compute() -> None:
-    ours = _report([
-        _dispatch("f_dispatch_0_pack_f32", "#iree_cpu.pipeline<DataTiling>", distribution=(4, 64)),
-        _dispatch("f_dispatch_2_matmul_8x8x8_f32", "#iree_cpu.pipeline<DoubleTilingExpert>", distribution=(64, 64, 0)),
-    ])
-    theirs = _report([_dispatch("f_dispatch_0_matmul_8x8x8_f32", "#iree_cpu.pipeline<DoubleTilingExpert>", distribution=(32, 32, 0))], strategy_set=None)
+    ours = _report(
+        [
+            _dispatch("f_dispatch_0_pack_f32", "#iree_cpu.pipeline<DataTiling>", distribution=(4, 64)),
+            _dispatch(
+                "f_dispatch_2_matmul_8x8x8_f32", "#iree_cpu.pipeline<DoubleTilingExpert>", distribution=(64, 64, 0)
+            ),
+        ]
+    )
+    theirs = _report(
+        [
+            _dispatch(
+                "f_dispatch_0_matmul_8x8x8_f32", "#iree_cpu.pipeline<DoubleTilingExpert>", distribution=(32, 32, 0)
+            )
+        ],
+        strategy_set=None,
+    )
     table = dict(side_by_side(ours, theirs))
     assert table["f_dispatch_2_matmul_8x8x8_f32 (iree-default: f_dispatch_0_matmul_8x8x8_f32)"] == [
         ("pipeline", "DoubleTilingExpert", "DoubleTilingExpert"),
@@ -84,7 +96,9 @@ def test_side_by_side_pairs_renumbered_dispatches_by_what_they_compute() -> None
 
 
 def test_many_unmatched_rules_are_one_summary_line() -> None:
-    rules = tuple(RuleOutcome(i, f"r{i}", "cpu_lowering", Injection.TUNING_SPEC, ("d",) if i in (0, 5) else ()) for i in range(8))
+    rules = tuple(
+        RuleOutcome(i, f"r{i}", "cpu_lowering", Injection.TUNING_SPEC, ("d",) if i in (0, 5) else ()) for i in range(8)
+    )
     report = _report([], rules, strategy_set="cpu_auto")
     assert report.warnings(verbose=False) == [
         "6 of 8 rules of cpu_auto matched nothing in p.mlir (rules 1-4, 6-7; -v lists them, --strict makes it an error)"
@@ -114,14 +128,39 @@ def test_compile_without_strategies_needs_a_known_target(capsys, monkeypatch: py
 
     monkeypatch.setattr(compile_module, "run_iree_compile", lambda *a, **k: pytest.fail("compiled"))
     assert main(["compile", str(MLP / "payload.mlir"), "--target", "gfx1100"]) == 2
-    assert _err_line(capsys) == "--target 'gfx1100': without strategies, expected one of ['cpu', 'gfx942'] (IREE's default pipeline for that target)"
-    assert main(["compile", str(MLP / "payload.mlir"), "--target", "cpu", "--strategies", str(MLP / "strategy.py"), "--baseline"]) == 2
+    assert (
+        _err_line(capsys)
+        == "--target 'gfx1100': without strategies, expected one of ['cpu', 'gfx942'] (IREE's default pipeline for that target)"
+    )
+    assert (
+        main(
+            [
+                "compile",
+                str(MLP / "payload.mlir"),
+                "--target",
+                "cpu",
+                "--strategies",
+                str(MLP / "strategy.py"),
+                "--baseline",
+            ]
+        )
+        == 2
+    )
     assert "--baseline: the side-by-side report needs --report (or --json)" in _err_line(capsys)
 
 
 @pytest.mark.compile
 def test_cpu_baseline_side_by_side(capsys) -> None:
-    argv = ["compile", str(MLP / "payload.mlir"), "--strategies", str(MLP / "strategy.py"), "--target", "cpu", "--report", "--baseline"]
+    argv = [
+        "compile",
+        str(MLP / "payload.mlir"),
+        "--strategies",
+        str(MLP / "strategy.py"),
+        "--target",
+        "cpu",
+        "--report",
+        "--baseline",
+    ]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "report per dispatch, strategy | iree-default ('*' differs):" in out
@@ -131,7 +170,17 @@ def test_cpu_baseline_side_by_side(capsys) -> None:
 
 @pytest.mark.compile
 def test_gfx942_baseline_side_by_side(capsys) -> None:
-    argv = ["compile", str(CONV_GPU / "payload.mlir"), "--strategies", str(CONV_GPU / "strategy.py"), "--target", "gfx942", "--report", "--baseline", "--json"]
+    argv = [
+        "compile",
+        str(CONV_GPU / "payload.mlir"),
+        "--strategies",
+        str(CONV_GPU / "strategy.py"),
+        "--target",
+        "gfx942",
+        "--report",
+        "--baseline",
+        "--json",
+    ]
     assert main(argv) == 0
     data = json.loads(capsys.readouterr().out)
     fields = {row["field"] for row in data["side_by_side"]}
@@ -146,7 +195,20 @@ def test_gfx942_baseline_side_by_side(capsys) -> None:
 
 @pytest.mark.compile
 def test_json_header_and_structured_configs(capsys) -> None:
-    assert main(["compile", str(MLP / "payload.mlir"), "--strategies", str(MLP / "strategy.py"), "--target", "cpu", "--json"]) == 0
+    assert (
+        main(
+            [
+                "compile",
+                str(MLP / "payload.mlir"),
+                "--strategies",
+                str(MLP / "strategy.py"),
+                "--target",
+                "cpu",
+                "--json",
+            ]
+        )
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     assert list(data)[:4] == ["schema_version", "tdsl_version", "iree_version", "machine"]
     assert data["schema_version"] == SCHEMA_VERSION and data["iree_version"] == "3.13.0"
@@ -161,7 +223,18 @@ def test_run_and_bench_json_carry_the_header(capsys) -> None:
     assert main(["run", str(PACK / "payload.mlir"), "--strategies", str(PACK / "strategy.py"), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["schema_version"] == SCHEMA_VERSION and data["machine"]["isa"] and data["ok"]
-    argv = ["bench", str(PACK / "payload.mlir"), "--strategies", str(PACK / "strategy.py"), "--repetitions", "1", "--min-time", "0.01", "--no-numpy", "--json"]
+    argv = [
+        "bench",
+        str(PACK / "payload.mlir"),
+        "--strategies",
+        str(PACK / "strategy.py"),
+        "--repetitions",
+        "1",
+        "--min-time",
+        "0.01",
+        "--no-numpy",
+        "--json",
+    ]
     assert main(argv) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["schema_version"] == SCHEMA_VERSION and data["tdsl_version"] and data["machine"]["isa"]
@@ -170,7 +243,16 @@ def test_run_and_bench_json_carry_the_header(capsys) -> None:
 @pytest.mark.compile
 def test_keep_dump_keeps_and_replaces_only_its_own(tmp_path: Path, capsys) -> None:
     kept = tmp_path / "dump"
-    argv = ["compile", str(MLP / "payload.mlir"), "--strategies", str(MLP / "strategy.py"), "--target", "cpu", "--keep-dump", str(kept)]
+    argv = [
+        "compile",
+        str(MLP / "payload.mlir"),
+        "--strategies",
+        str(MLP / "strategy.py"),
+        "--target",
+        "cpu",
+        "--keep-dump",
+        str(kept),
+    ]
     assert main([*argv, "--report", "--baseline"]) == 0
     assert f"executable dump: {kept}" in capsys.readouterr().out
     assert (kept / DUMP_MARKER).is_file() and len(list(kept.glob("configured_module_*.mlir"))) == 5
@@ -229,7 +311,6 @@ def test_rich_progress_shows_counts_and_an_eta() -> None:
     import io
 
     from rich.console import Console
-
     from tdsl.compiler.progress import RichProgress
 
     out = io.StringIO()

@@ -6,11 +6,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from tdsl import AllOf, ContractionMatch, CpuTarget, DataLayout, FunctionMatch, OpNameMatch, Rule, StrategySet, compile, render
+from tdsl import (
+    AllOf,
+    ContractionMatch,
+    CpuTarget,
+    DataLayout,
+    FunctionMatch,
+    OpNameMatch,
+    Rule,
+    StrategySet,
+    compile,
+    render,
+)
 from tdsl.compiler.diagnostics import CompilerDiagnostic, RuleName, locate_in_dispatches, parse_diagnostics
-from tdsl.compiler.options import CompileOptions
 from tdsl.compiler.iree_compile import CompileFailed, CompileResult, describe_failure
+from tdsl.compiler.options import CompileOptions
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 EXAMPLES = ROOT / "examples"
@@ -96,17 +106,35 @@ def test_the_one_line_failure_leads_with_the_rule_and_the_first_note(tmp_path: P
 @pytest.mark.compile
 def test_large_vector_sizes_in_a_conv_dispatch_name_the_lowering_rule() -> None:
     conv = {
-        "kind": "convolution", **F32, "batch": [2], "output_image": [32, 32], "output_channel": [64],
-        "filter": [3, 3], "input_channel": [32], "strides": [1, 1], "dilations": [1, 1],
+        "kind": "convolution",
+        **F32,
+        "batch": [2],
+        "output_image": [32, 32],
+        "output_channel": [64],
+        "filter": [3, 3],
+        "input_channel": [32],
+        "strides": [1, 1],
+        "dilations": [1, 1],
     }
-    strategies = StrategySet.model_validate({
-        "name": "conv_set",
-        "targets": [{"kind": "llvm-cpu", "name": "cpu", "ukernels": "none"}],
-        "rules": [{"target": "cpu", "match": conv, "strategy": {
-            "kind": "cpu_lowering", "name": "conv_tiles", "distribution": [0] * 7,
-            "cache_parallel": [0] * 7, "cache_reduction": [0] * 7,
-        }}],
-    })
+    strategies = StrategySet.model_validate(
+        {
+            "name": "conv_set",
+            "targets": [{"kind": "llvm-cpu", "name": "cpu", "ukernels": "none"}],
+            "rules": [
+                {
+                    "target": "cpu",
+                    "match": conv,
+                    "strategy": {
+                        "kind": "cpu_lowering",
+                        "name": "conv_tiles",
+                        "distribution": [0] * 7,
+                        "cache_parallel": [0] * 7,
+                        "cache_reduction": [0] * 7,
+                    },
+                }
+            ],
+        }
+    )
     with pytest.raises(CompileFailed) as err:
         compile(EXAMPLES / "conv_tuning" / "payload.mlir", strategies, "cpu")
     text = str(err.value)
@@ -118,18 +146,39 @@ def test_large_vector_sizes_in_a_conv_dispatch_name_the_lowering_rule() -> None:
 
 @pytest.mark.compile
 def test_stack_allocation_limit_names_the_lowering_rule() -> None:
-    strategies = StrategySet.model_validate({
-        "name": "mlp_set",
-        "targets": [{"kind": "llvm-cpu", "name": "cpu", "ukernels": "none"}],
-        "rules": [{"target": "cpu", "match": {
-            "kind": "contraction", **F32, "batch": [], "m": 128, "n": 128, "k": 512, "operand_layout": "mk_kn",
-        }, "strategy": {
-            "kind": "cpu_lowering", "name": "mm_tiles", "pipeline": "Default", "distribution": [0, 0, 0],
-            "vector_common_parallel": [0, 0, 0], "vector_reduction": [0, 0, 2],
-        }}],
-    })
-    with pytest.raises(CompileFailed, match=r"mlp_set\.rules\[0\] \(mm_tiles, cpu_lowering\) configured dispatch "
-                       r"mlp_dispatch_1_matmul_128x128x512_f32: error: 'func.func' op exceeded stack allocation limit"):
+    strategies = StrategySet.model_validate(
+        {
+            "name": "mlp_set",
+            "targets": [{"kind": "llvm-cpu", "name": "cpu", "ukernels": "none"}],
+            "rules": [
+                {
+                    "target": "cpu",
+                    "match": {
+                        "kind": "contraction",
+                        **F32,
+                        "batch": [],
+                        "m": 128,
+                        "n": 128,
+                        "k": 512,
+                        "operand_layout": "mk_kn",
+                    },
+                    "strategy": {
+                        "kind": "cpu_lowering",
+                        "name": "mm_tiles",
+                        "pipeline": "Default",
+                        "distribution": [0, 0, 0],
+                        "vector_common_parallel": [0, 0, 0],
+                        "vector_reduction": [0, 0, 2],
+                    },
+                }
+            ],
+        }
+    )
+    with pytest.raises(
+        CompileFailed,
+        match=r"mlp_set\.rules\[0\] \(mm_tiles, cpu_lowering\) configured dispatch "
+        r"mlp_dispatch_1_matmul_128x128x512_f32: error: 'func.func' op exceeded stack allocation limit",
+    ):
         compile(EXAMPLES / "mlp" / "payload.mlir", strategies, "cpu")
 
 
@@ -137,7 +186,13 @@ def _consumer_interchange_set(name: str, match: OpNameMatch | ContractionMatch, 
     return StrategySet(
         name=name,
         targets=[CpuTarget()],
-        rules=[Rule(target="cpu", match=match, strategy=DataLayout(name=f"{name}_fuse", generalize=True, consumer_interchange=permutation))],
+        rules=[
+            Rule(
+                target="cpu",
+                match=match,
+                strategy=DataLayout(name=f"{name}_fuse", generalize=True, consumer_interchange=permutation),
+            )
+        ],
     )
 
 
@@ -145,7 +200,9 @@ def test_consumer_interchange_runs_after_the_walk_on_generic_consumers_only() ->
     text = render(_consumer_interchange_set("ci", OpNameMatch(names="linalg.matmul"), [1, 0]), "cpu").scripts[0].text
     action, entry = text.split("@__transform_main")
     assert "transform.structured.interchange" not in action  # not inside the foreach_match walk
-    assert "%tdsl_r0_ci_fuse_ops = transform.structured.match attributes {tdsl.layout_rule = 0 : i64} in %root1" in entry
+    assert (
+        "%tdsl_r0_ci_fuse_ops = transform.structured.match attributes {tdsl.layout_rule = 0 : i64} in %root1" in entry
+    )
     assert 'transform.select "linalg.generic" in %tdsl_r0_ci_fuse_unique' in entry
     assert 'transform.sequence %tdsl_r0_ci_fuse_generics : !transform.op<"linalg.generic"> failures(suppress)' in entry
     assert "transform.structured.interchange %tdsl_r0_ci_fuse_fitting iterator_interchange = [1, 0]" in entry
@@ -173,8 +230,15 @@ def test_consumer_interchange_leaves_a_generic_consumer_with_another_loop_count_
     strategies = StrategySet(
         name="ci",
         targets=[CpuTarget()],
-        rules=[Rule(target="cpu", match=match, strategy=DataLayout(
-            name="ci_fuse", generalize=True, propagate_reshapes=True, consumer_interchange=[1, 0]))],
+        rules=[
+            Rule(
+                target="cpu",
+                match=match,
+                strategy=DataLayout(
+                    name="ci_fuse", generalize=True, propagate_reshapes=True, consumer_interchange=[1, 0]
+                ),
+            )
+        ],
     )
     report = compile(EXAMPLES / "bert_heads" / "payload.mlir", strategies, "cpu")
     assert report.rules[0].applied and report.result.ok
@@ -188,8 +252,15 @@ def test_deferred_layout_work_of_a_rule_scoped_to_a_missing_function_is_a_no_op(
     strategies = StrategySet(
         name="sc",
         targets=[CpuTarget()],
-        rules=[Rule(target="cpu", match=match, strategy=DataLayout(
-            name="sc_fuse", generalize=True, propagate_reshapes=True, consumer_interchange=[1, 0, 2]))],
+        rules=[
+            Rule(
+                target="cpu",
+                match=match,
+                strategy=DataLayout(
+                    name="sc_fuse", generalize=True, propagate_reshapes=True, consumer_interchange=[1, 0, 2]
+                ),
+            )
+        ],
     )
     text = render(strategies, "cpu").scripts[0].text
     assert "transform.structured.match attributes {tdsl.layout_rule = 0 : i64} in %root :" in text

@@ -5,19 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from tdsl import ContractionMatch, CpuLowering, Rule, StrategySet
-from tdsl import compile
-from tdsl.errors import StrategyNotApplied
+from tdsl import ContractionMatch, CpuLowering, Rule, StrategySet, compile
 from tdsl.cli import main
-from tdsl.compiler.options import CompileOptions
 from tdsl.compiler.iree_compile import CompileFailed, parse_diagnostics, run_iree_compile
-from tdsl.errors import RenderError
+from tdsl.compiler.options import CompileOptions
+from tdsl.errors import RenderError, StrategyNotApplied
 from tdsl.render import verify
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PACK = ROOT / "examples" / "matmul_pack"
-CPU = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=host"]
+CPU = [
+    "--iree-hal-target-device=local",
+    "--iree-hal-local-target-device-backends=llvm-cpu",
+    "--iree-llvmcpu-target-cpu=host",
+]
 
 
 @pytest.fixture(autouse=True)
@@ -116,6 +117,9 @@ def test_diagnostics_carry_strategy_fields() -> None:
     )
     first, note, second = parse_diagnostics(stderr)
     assert (first.strategy_field, first.severity) == ("mm_simt.fusion[0]", "error")
-    assert first.describe() == "strategy field mm_simt.fusion[0]: error: could not find next producer to fuse into container"
+    assert (
+        first.describe()
+        == "strategy field mm_simt.fusion[0]: error: could not find next producer to fuse into container"
+    )
     assert (note.file, note.line, note.strategy_field) == ("mm.mlir", 5, None)
     assert second.strategy_field == "mm.pack"

@@ -8,10 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from cases import example_dirs, example_strategy
-from tdsl import StrategySet
-from tdsl import load
+from tdsl import StrategySet, load
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PACK = ROOT / "examples" / "matmul_pack"
@@ -33,12 +31,25 @@ def _pinned_cpu(path: Path) -> StrategySet:
 
 @pytest.mark.parametrize("phase", ["preprocessing", "dispatch-creation", "executable-configurations"])
 def test_mmt4d_packing_ir_per_phase(golden, phase: str) -> None:
-    text = golden.check_ir(PACK / "payload.mlir", _pinned_cpu(PACK / "strategy.py"), "cpu", phase, f"../goldens/ir/matmul_pack.cpu.{phase}.mlir")
+    text = golden.check_ir(
+        PACK / "payload.mlir",
+        _pinned_cpu(PACK / "strategy.py"),
+        "cpu",
+        phase,
+        f"../goldens/ir/matmul_pack.cpu.{phase}.mlir",
+    )
     golden.filecheck(text, "CHECK: linalg.pack\nCHECK: linalg.mmt4d\nCHECK: linalg.unpack")
 
 
 def test_interpreter_mode_matches_the_packed_form(golden) -> None:
-    text = golden.check_ir(PACK / "payload.mlir", PACK / "strategy.py", "cpu", "preprocessing", "../goldens/ir/matmul_pack.cpu.interpreter.mlir", mode="interpreter")
+    text = golden.check_ir(
+        PACK / "payload.mlir",
+        PACK / "strategy.py",
+        "cpu",
+        "preprocessing",
+        "../goldens/ir/matmul_pack.cpu.interpreter.mlir",
+        mode="interpreter",
+    )
     golden.filecheck(
         text,
         "CHECK: func.func @matmul\n"
@@ -51,8 +62,15 @@ def test_interpreter_mode_matches_the_packed_form(golden) -> None:
 
 @pytest.mark.parametrize(
     ("name", "example", "target"),
-    [(n, e, t.name) for n, e in EXAMPLES for t in load(example_strategy(e)).targets if load(example_strategy(e)).rules_for(t.name)],
+    [
+        (n, e, t.name)
+        for n, e in EXAMPLES
+        for t in load(example_strategy(e)).targets
+        if load(example_strategy(e)).rules_for(t.name)
+    ],
     ids=lambda v: v if isinstance(v, str) else "",
 )
 def test_dispatch_summaries(golden, name: str, example: Path, target: str) -> None:
-    golden.check_dispatches(example / "payload.mlir", example_strategy(example), target, f"../goldens/dispatches/{name}.{target}.txt")
+    golden.check_dispatches(
+        example / "payload.mlir", example_strategy(example), target, f"../goldens/dispatches/{name}.{target}.txt"
+    )

@@ -8,15 +8,14 @@ import json
 from pathlib import Path
 
 import pytest
-
 import tdsl
 from tdsl import CpuTarget
 from tdsl.cli import main
-from tdsl.compiler.report import CompileReport, side_by_side
 from tdsl.compiler.dispatches import STATISTICS_FILE, DispatchSummary, Launches, read_launches
 from tdsl.compiler.iree_compile import CompileResult
 from tdsl.compiler.ops import list_dispatches
 from tdsl.compiler.options import CompileOptions
+from tdsl.compiler.report import CompileReport, side_by_side
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 MLP = ROOT / "examples" / "mlp"
@@ -102,7 +101,15 @@ def test_statistics_rows_map_to_dispatch_functions() -> None:
 def test_report_text_and_json_carry_launches() -> None:
     """No compile: a report built by hand shows the total line, x<n> per dispatch, the
     launches row of --report and the JSON fields; unknown launches leave them out."""
-    d = DispatchSummary("f_dispatch_0_matmul_8x8x8_f32", "#iree_cpu.pipeline<DoubleTilingExpert>", None, ("linalg.matmul",), (), (), launches=3)
+    d = DispatchSummary(
+        "f_dispatch_0_matmul_8x8x8_f32",
+        "#iree_cpu.pipeline<DoubleTilingExpert>",
+        None,
+        ("linalg.matmul",),
+        (),
+        (),
+        launches=3,
+    )
     result = CompileResult(("iree-compile",), 0, "", (), 0.5, None)
     report = CompileReport(Path("p.mlir"), "cpu", None, (), result, (d,), (), launch_counts=Launches({d.name: 3}))
     text = report.text(report=True)
@@ -112,7 +119,9 @@ def test_report_text_and_json_carry_launches() -> None:
     data = report.to_json()
     assert (data["executables"], data["launches"], data["launches_at_load"]) == (1, 3, 0)
     assert data["dispatches"][0]["launches"] == 3
-    unknown = CompileReport(Path("p.mlir"), "cpu", None, (), result, (DispatchSummary("g", None, None, (), (), ()),), ())
+    unknown = CompileReport(
+        Path("p.mlir"), "cpu", None, (), result, (DispatchSummary("g", None, None, (), (), ()),), ()
+    )
     assert unknown.launches is None and "  1 executables:\n" in unknown.text() and "    g: - | - | -" in unknown.text()
 
 
@@ -144,7 +153,16 @@ def test_launches_at_load_are_not_per_call(tmp_path: Path) -> None:
 
 @pytest.mark.compile
 def test_cli_json_and_baseline_show_both_builds_launches(capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["compile", str(MLP / "payload.mlir"), "--strategies", str(MLP / "strategy.py"), "--target", "cpu", "--report", "--baseline"]
+    argv = [
+        "compile",
+        str(MLP / "payload.mlir"),
+        "--strategies",
+        str(MLP / "strategy.py"),
+        "--target",
+        "cpu",
+        "--report",
+        "--baseline",
+    ]
     assert main([*argv, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert (data["executables"], data["launches"]) == (5, 5)

@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from tdsl import AmdGpuTarget, CpuTarget, DataLayout, PackGreedily, PackTranspose, Rule, StrategySet, compile, load
 from tdsl.compiler.ops import list_dispatches, python_source
 from tdsl.strategies.gpu.chooser import choose_contraction
@@ -86,9 +85,13 @@ def test_matchers_tell_a_transposed_result_from_a_plain_matmul() -> None:
     payload = ROOT / "tests" / "payloads" / "cpu" / "transposed_output.mlir"
     ops = list_dispatches(payload, CpuTarget())
     matchers = {d.name.split("_dispatch")[0]: d.graph_matcher for d in ops.dispatches}
-    assert "operand_layout=\"mk_kn\"" in python_source(matchers["plain"])  # type: ignore[arg-type]
+    assert 'operand_layout="mk_kn"' in python_source(matchers["plain"])  # type: ignore[arg-type]
     assert "(d1, d0)" in python_source(matchers["tout"])  # type: ignore[arg-type]
-    rules = [Rule(target="cpu", match=m, strategy=DataLayout(name=f"g_{f}", generalize=True)) for f, m in matchers.items() if m is not None]
+    rules = [
+        Rule(target="cpu", match=m, strategy=DataLayout(name=f"g_{f}", generalize=True))
+        for f, m in matchers.items()
+        if m is not None
+    ]
     report = compile(payload, StrategySet(name="each", targets=[CpuTarget()], rules=rules), "cpu")
     assert sorted(r.functions for r in report.rules) == [("plain",), ("tout",)]
 
@@ -99,8 +102,15 @@ def test_codegen_matchers_select_exactly_their_op_on_gfx942() -> None:
     rules = []
     for i, d in enumerate(ops.dispatches):
         assert d.root is not None and d.codegen_matcher is not None
-        problem = Contraction(batch=(), m=d.root.sizes("m")[0], n=d.root.sizes("n")[0], k=d.root.sizes("k")[0],
-                              lhs_type="f32", rhs_type="f32", output_type="f32")
+        problem = Contraction(
+            batch=(),
+            m=d.root.sizes("m")[0],
+            n=d.root.sizes("n")[0],
+            k=d.root.sizes("k")[0],
+            lhs_type="f32",
+            rhs_type="f32",
+            output_type="f32",
+        )
         rules.append(Rule(target="gfx942", match=d.codegen_matcher, strategy=choose_contraction(problem, f"c{i}")))
     report = compile(payload, StrategySet(name="each", targets=[AmdGpuTarget()], rules=rules), "gfx942")
     assert [r.dispatches for r in report.rules] == [(d.name,) for d in ops.dispatches]
@@ -168,7 +178,11 @@ def test_ops_of_one_source_site_go_to_the_dispatch_of_their_size(tmp_path: Path)
     payload = tmp_path / "cell.mlir"
     payload.write_text(ONE_SITE_TWO_MATMULS)
     ops = list_dispatches(payload, CpuTarget())
-    ks = sorted((tuple(d.root.sizes("k")), tuple(d.graph_op.sizes("k"))) for d in ops.dispatches if d.root and d.root.kind == "contraction" and d.graph_op)
+    ks = sorted(
+        (tuple(d.root.sizes("k")), tuple(d.graph_op.sizes("k")))
+        for d in ops.dispatches
+        if d.root and d.root.kind == "contraction" and d.graph_op
+    )
     assert ks == [((32,), (32,)), ((64,), (64,))], ks
 
 
@@ -218,9 +232,28 @@ def test_fold_batch_matmuls_gives_graph_level_strategies_the_plain_matmul(tmp_pa
     [plain] = list_dispatches(payload, CpuTarget()).dispatches
     [folded] = list_dispatches(payload, target).dispatches
     assert plain.graph_op is not None and plain.graph_op.name == "linalg.batch_matmul"
-    assert folded.graph_op is not None and folded.graph_op.name == "linalg.matmul" and folded.graph_op.sizes("m") == [40]
-    layout = DataLayout(name="panels", pack=PackGreedily(matmul_packed_sizes=[0, 8, 0]), pack_transposes=[PackTranspose(operand="rhs", outer_perm=[1, 0])], lower_unpack=True)
-    report = compile(payload, StrategySet(name="p", targets=[target], rules=[Rule(target="cpu", match=folded.graph_matcher, strategy=layout)]), "cpu")
+    assert (
+        folded.graph_op is not None and folded.graph_op.name == "linalg.matmul" and folded.graph_op.sizes("m") == [40]
+    )
+    layout = DataLayout(
+        name="panels",
+        pack=PackGreedily(matmul_packed_sizes=[0, 8, 0]),
+        pack_transposes=[PackTranspose(operand="rhs", outer_perm=[1, 0])],
+        lower_unpack=True,
+    )
+    report = compile(
+        payload,
+        StrategySet(
+            name="p", targets=[target], rules=[Rule(target="cpu", match=folded.graph_matcher, strategy=layout)]
+        ),
+        "cpu",
+    )
     assert report.rules[0].dispatches == ("bcast_dispatch_0_matmul_like_40x12x8x48_f32",)
-    both = [f for f in CpuTarget(channels_last_convs=True, fold_batch_matmuls=True).compile_flags() if f.startswith("--iree-preprocessing-pass-pipeline")]
-    assert both == ["--iree-preprocessing-pass-pipeline=builtin.module(util.func(iree-preprocessing-convert-conv-to-channels-last,iree-global-opt-convert-batch-matmul-to-matmul))"]
+    both = [
+        f
+        for f in CpuTarget(channels_last_convs=True, fold_batch_matmuls=True).compile_flags()
+        if f.startswith("--iree-preprocessing-pass-pipeline")
+    ]
+    assert both == [
+        "--iree-preprocessing-pass-pipeline=builtin.module(util.func(iree-preprocessing-convert-conv-to-channels-last,iree-global-opt-convert-batch-matmul-to-matmul))"
+    ]

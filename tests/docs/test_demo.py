@@ -14,7 +14,9 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 @pytest.mark.compile
 def test_demo_succeeds() -> None:
-    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "demo.py")], capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "demo.py")], capture_output=True, text=True, timeout=900
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert proc.stdout.rstrip().endswith("all CPU numbers match")
     assert "-> FAIL" not in proc.stdout and "gfx942: rendered" in proc.stdout

@@ -13,7 +13,6 @@ import shlex
 from pathlib import Path
 
 import pytest
-
 from readme_blocks import ROOT, code_blocks, command_lines, pages
 from tdsl.cli import parser
 
@@ -22,9 +21,7 @@ MAX_WORDS = 120
 
 DOCS = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md"))
 
-FIGURE_IN_TABLE = re.compile(
-    r"\d(?:\.\d+)?\s?(?:ms|s|min|GFLOP/s|GB/s|MB|KB|MFLOP)\b|\d\.\d+x\b|\b\d+x\b(?!\d)|\d\s?%"
-)
+FIGURE_IN_TABLE = re.compile(r"\d(?:\.\d+)?\s?(?:ms|s|min|GFLOP/s|GB/s|MB|KB|MFLOP)\b|\d\.\d+x\b|\b\d+x\b(?!\d)|\d\s?%")
 """A measured figure in a table cell: a time, a rate, a size, a ratio or a share."""
 
 FIGURE_IN_PROSE = re.compile(r"\b\d+\.\d+x\b|\d\s?GFLOP/s|\b\d+\.\d+\s?ms\b")
@@ -113,7 +110,9 @@ def test_no_measurement_in_a_sentence(page: str) -> None:
         for kind, lines in blocks(page)
         if kind in ("paragraph", "item") and FIGURE_IN_PROSE.search(re.sub(r"`[^`]*`", "", " ".join(lines)))
     ]
-    assert not found, f"{page}: measured figures in prose (move them to a table in docs/measurements.md):\n" + "\n".join(found)
+    assert not found, (
+        f"{page}: measured figures in prose (move them to a table in docs/measurements.md):\n" + "\n".join(found)
+    )
 
 
 def _slug(heading: str) -> str:
@@ -236,5 +235,7 @@ def test_every_repository_path_the_page_names_exists(page: str) -> None:
 def test_the_layout_names_every_layer_of_the_package() -> None:
     row = next(line for line in (ROOT / "README.md").read_text().splitlines() if line.startswith("| `dsl/` |"))
     named = set(re.findall(r"`(\w+)/`", row.split("|")[2]))
-    layers = {p.name for p in (ROOT / "dsl").iterdir() if p.is_dir() and not p.is_symlink() and (p / "__init__.py").exists()}
+    layers = {
+        p.name for p in (ROOT / "dsl").iterdir() if p.is_dir() and not p.is_symlink() and (p / "__init__.py").exists()
+    }
     assert named == layers, f"README's layout row names {sorted(named)}; dsl/ holds {sorted(layers)}"

@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from readme_blocks import SLOW, all_sections, play, sections
 
 FAST = [pair for pair in all_sections() if pair not in SLOW]

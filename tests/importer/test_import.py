@@ -18,14 +18,22 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-
 from cases import all_sets
 from tdsl import StrategySet, dump, load, render
 from tdsl.errors import StrategyError
-from tdsl.importer import SpecImportError, import_command, import_specs, merge, read_file, read_spec, write_python, write_yaml
+from tdsl.importer import (
+    SpecImportError,
+    import_command,
+    import_specs,
+    merge,
+    read_file,
+    read_spec,
+    write_python,
+    write_yaml,
+)
 from tdsl.model.lowering import GpuLowering
 from tdsl.model.matchers import AttentionMatch, ContractionMatch, DagMatch, NoLoweringConfigMatch, OperandMatch
-from tdsl.model.raw import RawConfig, RawMatch, RawTuningAction
+from tdsl.model.raw import RawMatch, RawTuningAction
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SPECS = ROOT / "examples" / "specs"
@@ -35,7 +43,9 @@ SETS = all_sets()
 
 
 def _scripts(s: StrategySet) -> dict[tuple[str, str], str]:
-    return {(t.name, str(x.injection)): x.text for t in s.targets if s.rules_for(t.name) for x in render(s, t.name).scripts}
+    return {
+        (t.name, str(x.injection)): x.text for t in s.targets if s.rules_for(t.name) for x in render(s, t.name).scripts
+    }
 
 
 @pytest.mark.parametrize("name", sorted(SETS))
@@ -81,7 +91,10 @@ def test_iree_default_gfx942_spec_imports_its_attention_and_matmul_rules() -> No
     imported = read_file(SPECS / "iree_default_tuning_spec_gfx942.mlir")
     s = imported.strategy_set
     assert imported.target == "gfx942" and not imported.raw
-    assert [r.strategy.name for r in s.rules] == ["match_attention_2x10x4096x64x64x64_f16", "match_mmt_2048x1280x5120_f16_f16_f32"]
+    assert [r.strategy.name for r in s.rules] == [
+        "match_attention_2x10x4096x64x64x64_f16",
+        "match_mmt_2048x1280x5120_f16_f16_f32",
+    ]
     attention, matmul = s.rules
     leaves = attention.match.matchers  # type: ignore[attr-defined]
     assert isinstance(leaves[0], NoLoweringConfigMatch)
@@ -93,7 +106,10 @@ def test_iree_default_gfx942_spec_imports_its_attention_and_matmul_rules() -> No
     assert strategy.workgroup_size == (256,)
     assert strategy.llvm_func_attrs == {"amdgpu-waves-per-eu": "2", "denormal-fp-math-f32": "preserve-sign"}
     assert strategy.decomposition_config is not None and strategy.decomposition_config.qk is not None
-    assert strategy.decomposition_config.qk.mma_kind is not None and strategy.decomposition_config.qk.mma_kind.intrinsic == "VMFMA_F32_32x32x16_F16"
+    assert (
+        strategy.decomposition_config.qk.mma_kind is not None
+        and strategy.decomposition_config.qk.mma_kind.intrinsic == "VMFMA_F32_32x32x16_F16"
+    )
     contraction = matmul.match.matchers[1]  # type: ignore[attr-defined]
     assert isinstance(contraction, ContractionMatch) and contraction.maps is not None and contraction.batch is None
     assert any("__tuning_spec_applied__" in line for line in imported.report())
@@ -102,7 +118,11 @@ def test_iree_default_gfx942_spec_imports_its_attention_and_matmul_rules() -> No
 @pytest.mark.parametrize("fmt", ["py", "yaml"])
 def test_written_module_and_yaml_load_back_equal(tmp_path: Path, fmt: str) -> None:
     imported = read_file(SPECS / "iree_turbine_boo_conv_tuning_spec.mlir")
-    text = write_python(imported.strategy_set, "spec", imported.report()) if fmt == "py" else write_yaml(imported.strategy_set, "spec")
+    text = (
+        write_python(imported.strategy_set, "spec", imported.report())
+        if fmt == "py"
+        else write_yaml(imported.strategy_set, "spec")
+    )
     path = tmp_path / f"imported.{fmt}"
     path.write_text(text)
     assert load(path) == imported.strategy_set
@@ -118,12 +138,25 @@ def test_every_set_written_as_python_loads_back_equal(tmp_path: Path, name: str)
 def test_older_iree_syntax_is_upgraded_with_notes() -> None:
     turbine = read_file(SPECS / "iree_turbine_boo_conv_tuning_spec.mlir")
     report = "\n".join(turbine.report())
-    assert "iree_turbine_boo_conv_tuning_spec.mlir:24: translation_info pipeline LLVMGPUTileAndFuse (before IREE 3.x) upgraded to #iree_gpu.pipeline<TileAndFuse>" in report
-    assert "prefetch_shared_memory = true (before IREE's prefetch_num_stages) upgraded to prefetch_num_stages = 2" in report
-    assert "is named match_conv_2d_bfloat16_forward_2x59x91x2016_nhwc_2016x3x3x56_fhwc_nhwf_2x2s_1x1p_1x1d_36g_async" in report
+    assert (
+        "iree_turbine_boo_conv_tuning_spec.mlir:24: translation_info pipeline LLVMGPUTileAndFuse (before IREE 3.x) upgraded to #iree_gpu.pipeline<TileAndFuse>"
+        in report
+    )
+    assert (
+        "prefetch_shared_memory = true (before IREE's prefetch_num_stages) upgraded to prefetch_num_stages = 2"
+        in report
+    )
+    assert (
+        "is named match_conv_2d_bfloat16_forward_2x59x91x2016_nhwc_2016x3x3x56_fhwc_nhwf_2x2s_1x1p_1x1d_36g_async"
+        in report
+    )
     rule = turbine.strategy_set.rules[0]
     assert isinstance(rule.match, DagMatch) and isinstance(rule.strategy, GpuLowering)
-    assert (rule.strategy.subgroup_m_count, rule.strategy.subgroup_n_count, rule.strategy.use_igemm_convolution) == (2, 2, True)
+    assert (rule.strategy.subgroup_m_count, rule.strategy.subgroup_n_count, rule.strategy.use_igemm_convolution) == (
+        2,
+        2,
+        True,
+    )
     docs = read_file(SPECS / "iree_docs_tuning_example.mlir")
     strategy = docs.strategy_set.rules[0].strategy
     assert isinstance(strategy, GpuLowering) and strategy.subgroup_basis == ((2, 2, 1), (0, 1, 2))
@@ -167,9 +200,18 @@ def test_properties_written_as_attributes_and_old_mma_names_are_upgraded() -> No
     )
     imported = read_spec(OLD_SPEC, "old.mlir", allow_raw=True)
     notes = "\n".join(imported.report())
-    assert "old.mlir:4: MMA intrinsic MFMA_F16_16x16x16_F32 (operand-first name of older IREE) upgraded to MFMA_F32_16x16x16_F16" in notes
-    assert "old.mlir:4: translation_info pipeline LLVMGPUTileAndFuse (before IREE 3.x) upgraded to #iree_gpu.pipeline<TileAndFuse>" in notes
-    assert 'old.mlir:16: transform.get_parent_op: properties written as attributes {op_name = "func.func"} upgraded to <{op_name = "func.func"}>' in notes
+    assert (
+        "old.mlir:4: MMA intrinsic MFMA_F16_16x16x16_F32 (operand-first name of older IREE) upgraded to MFMA_F32_16x16x16_F16"
+        in notes
+    )
+    assert (
+        "old.mlir:4: translation_info pipeline LLVMGPUTileAndFuse (before IREE 3.x) upgraded to #iree_gpu.pipeline<TileAndFuse>"
+        in notes
+    )
+    assert (
+        'old.mlir:16: transform.get_parent_op: properties written as attributes {op_name = "func.func"} upgraded to <{op_name = "func.func"}>'
+        in notes
+    )
     typed, raw = imported.strategy_set.rules
     assert isinstance(typed.strategy, GpuLowering) and typed.strategy.mma_kind == "MFMA_F32_16x16x16_F16"
     assert isinstance(raw.strategy, RawTuningAction) and imported.raw == ["mark"]
@@ -184,7 +226,9 @@ def test_refusals_name_the_op_the_line_and_what_is_missing() -> None:
     )
     with pytest.raises(SpecImportError) as err:
         read_file(SPECS / "iree_transform_library_codegen.mlir", kind="codegen_library")
-    assert str(err.value).startswith(f"{SPECS / 'iree_transform_library_codegen.mlir'}:9: IREE 3.13 cannot parse this spec: ")
+    assert str(err.value).startswith(
+        f"{SPECS / 'iree_transform_library_codegen.mlir'}:9: IREE 3.13 cannot parse this spec: "
+    )
 
 
 RAW_SPEC = """module attributes {transform.with_named_sequence} {
@@ -241,7 +285,9 @@ def test_unsupported_matchers_and_actions_are_refused_or_kept_raw() -> None:
 
 def test_import_command_writes_python_yaml_and_stdout(tmp_path: Path) -> None:
     out, err = io.StringIO(), io.StringIO()
-    assert import_command(SPECS / "iree_default_tuning_spec_gfx942.mlir", None, None, False, stdout=out, stderr=err) == 0
+    assert (
+        import_command(SPECS / "iree_default_tuning_spec_gfx942.mlir", None, None, False, stdout=out, stderr=err) == 0
+    )
     assert "from tdsl import" in out.getvalue()
     assert "imported 2 rule(s) of" in err.getvalue() and "for target gfx942" in err.getvalue()
     for suffix in (".py", ".yaml", ".json"):
@@ -261,16 +307,34 @@ def test_import_command_writes_python_yaml_and_stdout(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
-        ({"llvm_func_attrs": {"amdgpu-waves-per-eu": "0"}}, "g.llvm_func_attrs['amdgpu-waves-per-eu']: expected 'N' or 'MIN,MAX' waves per execution unit"),
-        ({"llvm_func_attrs": {"denormal-fp-math-f32": "flush"}}, "expected a denormal mode: ieee, preserve-sign, positive-zero, dynamic"),
-        ({"subgroup_m_count": 2}, "g.subgroup_n_count: expected both subgroup_m_count and subgroup_n_count, or neither"),
+        (
+            {"llvm_func_attrs": {"amdgpu-waves-per-eu": "0"}},
+            "g.llvm_func_attrs['amdgpu-waves-per-eu']: expected 'N' or 'MIN,MAX' waves per execution unit",
+        ),
+        (
+            {"llvm_func_attrs": {"denormal-fp-math-f32": "flush"}},
+            "expected a denormal mode: ieee, preserve-sign, positive-zero, dynamic",
+        ),
+        (
+            {"subgroup_m_count": 2},
+            "g.subgroup_n_count: expected both subgroup_m_count and subgroup_n_count, or neither",
+        ),
         ({"workgroup_size": [64, 1, 1, 1]}, "g.workgroup_size: expected 1 to 3 thread counts"),
         ({"reorder_workgroups_strategy": "Swizzle"}, "g.reorder_workgroups_strategy"),
-        ({"decomposition_config": {"qk": {"promote_operands": [1]}}}, "g.decomposition_config: expected the VectorDistribute pipeline"),
+        (
+            {"decomposition_config": {"qk": {"promote_operands": [1]}}},
+            "g.decomposition_config: expected the VectorDistribute pipeline",
+        ),
     ],
 )
 def test_new_gpu_fields_are_validated(fields: dict[str, object], message: str) -> None:
-    base = {"name": "g", "workgroup": [64, 64, 0], "reduction": [0, 0, 4], "thread": [4, 4, 0], "workgroup_size": [256, 1, 1]}
+    base = {
+        "name": "g",
+        "workgroup": [64, 64, 0],
+        "reduction": [0, 0, 4],
+        "thread": [4, 4, 0],
+        "workgroup_size": [256, 1, 1],
+    }
     with pytest.raises(StrategyError) as err:
         GpuLowering.model_validate({**base, **fields})
     assert message in str(err.value)
@@ -279,8 +343,14 @@ def test_new_gpu_fields_are_validated(fields: dict[str, object], message: str) -
 def test_vector_distribute_counts_without_a_basis_name_the_upgrade() -> None:
     with pytest.raises(StrategyError) as err:
         GpuLowering(
-            name="g", pipeline="VectorDistribute", workgroup=[64, 64, 0], reduction=[0, 0, 64], mma_kind="MFMA_F32_16x16x16_F16",
-            subgroup_m_count=2, subgroup_n_count=2, workgroup_size=[256, 1, 1],
+            name="g",
+            pipeline="VectorDistribute",
+            workgroup=[64, 64, 0],
+            reduction=[0, 0, 64],
+            mma_kind="MFMA_F32_16x16x16_F16",
+            subgroup_m_count=2,
+            subgroup_n_count=2,
+            workgroup_size=[256, 1, 1],
         )
     assert "IREE 3.13 ignores subgroup_m_count and subgroup_n_count" in str(err.value)
 
@@ -288,12 +358,45 @@ def test_vector_distribute_counts_without_a_basis_name_the_upgrade() -> None:
 @pytest.mark.parametrize(
     ("model", "data", "message"),
     [
-        (AttentionMatch, {"op": "online_attention", "query_type": "f16", "key_type": "f16", "value_type": "f16", "output_type": "f32", "maps": ["(d0) -> (d0)"] * 7}, "scale_type: expected an element type"),
-        (AttentionMatch, {"query_type": "f16", "key_type": "f16", "value_type": "f16", "output_type": "f32", "maps": ["(d0) -> (d0)"] * 3}, "maps: expected 5 or 6 maps"),
-        (OperandMatch, {"type": "tensor<?x?xf16>", "dims": [{"dim": 2, "multiple_of": 16}]}, "dims[0].dim: expected a dimension of the rank-2 type"),
+        (
+            AttentionMatch,
+            {
+                "op": "online_attention",
+                "query_type": "f16",
+                "key_type": "f16",
+                "value_type": "f16",
+                "output_type": "f32",
+                "maps": ["(d0) -> (d0)"] * 7,
+            },
+            "scale_type: expected an element type",
+        ),
+        (
+            AttentionMatch,
+            {
+                "query_type": "f16",
+                "key_type": "f16",
+                "value_type": "f16",
+                "output_type": "f32",
+                "maps": ["(d0) -> (d0)"] * 3,
+            },
+            "maps: expected 5 or 6 maps",
+        ),
+        (
+            OperandMatch,
+            {"type": "tensor<?x?xf16>", "dims": [{"dim": 2, "multiple_of": 16}]},
+            "dims[0].dim: expected a dimension of the rank-2 type",
+        ),
         (OperandMatch, {"type": "memref<4xf16>"}, "type: expected a ranked tensor type"),
-        (ContractionMatch, {"lhs_type": "f16", "rhs_type": "f16", "output_type": "f32", "maps": ["(d0, d1) -> (d0"]}, "maps[0]: expected an affine map"),
-        (DagMatch, {"pattern": "^bb0(%a: tensor<?xf32>):\n  %0 = linalg.unknown_op %a : tensor<?xf32>"}, "pattern: expected a pattern that parses and verifies with IREE 3.13"),
+        (
+            ContractionMatch,
+            {"lhs_type": "f16", "rhs_type": "f16", "output_type": "f32", "maps": ["(d0, d1) -> (d0"]},
+            "maps[0]: expected an affine map",
+        ),
+        (
+            DagMatch,
+            {"pattern": "^bb0(%a: tensor<?xf32>):\n  %0 = linalg.unknown_op %a : tensor<?xf32>"},
+            "pattern: expected a pattern that parses and verifies with IREE 3.13",
+        ),
     ],
 )
 def test_new_matchers_are_validated(model: type, data: dict[str, object], message: str) -> None:

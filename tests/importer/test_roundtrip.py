@@ -4,10 +4,8 @@ deterministic, and render -> parse -> print is a fixed point."""
 from __future__ import annotations
 
 import pytest
-
 from cases import all_sets
-from tdsl import StrategySet, bindings, render
-from tdsl import dump, load
+from tdsl import StrategySet, bindings, dump, load, render
 
 SETS = all_sets()
 

@@ -6,12 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-
 import tdsl.measure.bench as bench_module
 import tdsl.measure.timing as timing
+from tdsl.cli import main
 from tdsl.errors import BenchFailed
 from tdsl.measure.bench import DATA_TILING, DEFAULT, NUMPY, STRATEGY, BenchReport, Row, bench
-from tdsl.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PACK = ROOT / "examples" / "matmul_pack"
@@ -68,7 +67,22 @@ def test_bench_command_prints_a_table(capsys, tmp_path: Path, monkeypatch: pytes
     crashing = tmp_path / "crash.py"
     crashing.write_text("import os\nos.abort()\n")
     monkeypatch.setattr(timing, "ROUND_RUNNER", crashing)
-    assert main(["bench", str(PACK / "payload.mlir"), "--strategies", str(PACK / "strategy.py"), "--repetitions", "1", "--min-time", "0.01", "--no-numpy"]) == 0
+    assert (
+        main(
+            [
+                "bench",
+                str(PACK / "payload.mlir"),
+                "--strategies",
+                str(PACK / "strategy.py"),
+                "--repetitions",
+                "1",
+                "--min-time",
+                "0.01",
+                "--no-numpy",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "iree-data-tiling" in out and "strategy x" in out and "numpy" not in out.split("strategy x =")[0]
     assert "numpy runs" not in out  # no note on a baseline that did not run
@@ -91,7 +105,22 @@ def test_a_baseline_that_does_not_compile_is_a_note_not_a_failure(capsys, monkey
     assert report.speedup("matmul", 1, DEFAULT) is not None
     [note] = [n for n in report.notes if "did not compile" in n]
     assert note.startswith("IREE data tiling did not compile, so it has no row: ") and "\n" not in note
-    assert main(["bench", str(PACK / "payload.mlir"), "--strategies", str(PACK / "strategy.py"), "--repetitions", "1", "--min-time", "0.01", "--no-numpy"]) == 0
+    assert (
+        main(
+            [
+                "bench",
+                str(PACK / "payload.mlir"),
+                "--strategies",
+                str(PACK / "strategy.py"),
+                "--repetitions",
+                "1",
+                "--min-time",
+                "0.01",
+                "--no-numpy",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "note: IREE data tiling did not compile" in out and "iree-data-tiling" not in out
 
@@ -100,12 +129,31 @@ def test_a_baseline_that_does_not_compile_is_a_note_not_a_failure(capsys, monkey
 def test_bench_with_the_caching_allocator(capsys) -> None:
     """--allocator caching reaches iree-benchmark-module (a note says so); an unknown
     allocator is one line and exit code 2."""
-    assert main(["bench", str(PACK / "payload.mlir"), "--strategies", str(PACK / "strategy.py"), "--repetitions", "1",
-                 "--min-time", "0.01", "--no-numpy", "--allocator", "caching"]) == 0
+    assert (
+        main(
+            [
+                "bench",
+                str(PACK / "payload.mlir"),
+                "--strategies",
+                str(PACK / "strategy.py"),
+                "--repetitions",
+                "1",
+                "--min-time",
+                "0.01",
+                "--no-numpy",
+                "--allocator",
+                "caching",
+            ]
+        )
+        == 0
+    )
     assert "--device_allocator=caching" in capsys.readouterr().out
     with pytest.raises(BenchFailed, match=r"allocator: expected one of \['default', 'caching'\], received 'pool'"):
         bench(PACK / "payload.mlir", PACK / "strategy.py", allocator="pool")
-    assert main(["bench", str(PACK / "payload.mlir"), "--strategies", str(PACK / "strategy.py"), "--allocator", "pool"]) == 2
+    assert (
+        main(["bench", str(PACK / "payload.mlir"), "--strategies", str(PACK / "strategy.py"), "--allocator", "pool"])
+        == 2
+    )
 
 
 PADDED_PANELS = """
@@ -131,8 +179,17 @@ def test_a_timed_call_reuses_its_transient_buffers(tmp_path: Path) -> None:
     import resource
 
     import numpy as np
-
-    from tdsl import ContractionMatch, CpuLowering, CpuTarget, DataLayout, PackGreedily, PackTranspose, Rule, StrategySet, compile
+    from tdsl import (
+        ContractionMatch,
+        CpuLowering,
+        CpuTarget,
+        DataLayout,
+        PackGreedily,
+        PackTranspose,
+        Rule,
+        StrategySet,
+        compile,
+    )
     from tdsl.measure.timing import MALLOC_STEADY_STATE, benchmark_env, iree_sample
 
     assert all(benchmark_env()[k] == v for k, v in MALLOC_STEADY_STATE.items())
@@ -142,10 +199,25 @@ def test_a_timed_call_reuses_its_transient_buffers(tmp_path: Path) -> None:
         name="padded_panels",
         targets=[CpuTarget(data_tiling=True)],
         rules=[
-            Rule(target="cpu", match=ContractionMatch(**f32, operand_layout="mk_kn", batch=[]),
-                 strategy=DataLayout(name="p", pack=PackGreedily(matmul_packed_sizes=[0, 16, 0]), pack_transposes=[PackTranspose(operand="rhs", outer_perm=[1, 0])])),
-            Rule(target="cpu", match=ContractionMatch(**f32, maps=maps),
-                 strategy=CpuLowering(name="t", distribution=[200, 3, 16, 0], vector_common_parallel=[8, 3, 16, 0], vector_reduction=[0, 0, 0, 1])),
+            Rule(
+                target="cpu",
+                match=ContractionMatch(**f32, operand_layout="mk_kn", batch=[]),
+                strategy=DataLayout(
+                    name="p",
+                    pack=PackGreedily(matmul_packed_sizes=[0, 16, 0]),
+                    pack_transposes=[PackTranspose(operand="rhs", outer_perm=[1, 0])],
+                ),
+            ),
+            Rule(
+                target="cpu",
+                match=ContractionMatch(**f32, maps=maps),
+                strategy=CpuLowering(
+                    name="t",
+                    distribution=[200, 3, 16, 0],
+                    vector_common_parallel=[8, 3, 16, 0],
+                    vector_reduction=[0, 0, 0, 1],
+                ),
+            ),
         ],
     )
     payload, module, data = tmp_path / "mm.mlir", tmp_path / "mm.vmfb", tmp_path / "a.npy"

@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-
 import tdsl.measure.bench as bench_module
 import tdsl.measure.bench_plot as bench_plot_module
 from tdsl import bindings
@@ -61,7 +60,9 @@ def _report() -> BenchReport:
 
 def test_not_comparable_rows_are_labelled_and_left_out_of_ratios() -> None:
     report = _report()
-    assert report.speedup("h", 1, NUMPY) is None and report.speedup("mm", 1, NUMPY) == pytest.approx(0.5)  # paired: median of 0.5, 0.43, 0.61
+    assert report.speedup("h", 1, NUMPY) is None and report.speedup("mm", 1, NUMPY) == pytest.approx(
+        0.5
+    )  # paired: median of 0.5, 0.43, 0.61
     table = report.table()
     (line,) = [line for line in table.splitlines() if line.startswith("h ") and NUMPY in line]
     assert line.rstrip().endswith("not comparable") and "9.91" not in table
@@ -105,20 +106,39 @@ def test_plot_uses_a_log_scale_with_sample_spread(monkeypatch: pytest.MonkeyPatc
     assert ax.collections or ax.lines  # error bars: the spread of the samples
 
 
-def test_plot_without_matplotlib_is_refused_before_benchmarking(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_plot_without_matplotlib_is_refused_before_benchmarking(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def never(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("benchmarked although --plot cannot be drawn")
 
     monkeypatch.setattr(bench_module, "bench_with_options", never)
     monkeypatch.setattr(bench_plot_module, "plot_available", lambda: False)
-    argv = ["bench", str(PACK / "payload.mlir"), "--strategies", str(PACK / "strategy.py"), "--plot", str(tmp_path / "p.png")]
+    argv = [
+        "bench",
+        str(PACK / "payload.mlir"),
+        "--strategies",
+        str(PACK / "strategy.py"),
+        "--plot",
+        str(tmp_path / "p.png"),
+    ]
     assert main(argv) == 2
     assert "--plot needs matplotlib: pip install 'tdsl[plot]'" in capsys.readouterr().err
 
 
 @pytest.mark.compile
 def test_bench_gflops_without_numpy(capsys) -> None:
-    argv = ["bench", str(MLP / "payload.mlir"), "--strategies", str(MLP / "strategy.py"), "--repetitions", "1", "--min-time", "0.01", "--no-numpy"]
+    argv = [
+        "bench",
+        str(MLP / "payload.mlir"),
+        "--strategies",
+        str(MLP / "strategy.py"),
+        "--repetitions",
+        "1",
+        "--min-time",
+        "0.01",
+        "--no-numpy",
+    ]
     assert main(argv) == 0
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("mlp ")]
     assert len(lines) == 3

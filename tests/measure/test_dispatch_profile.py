@@ -8,12 +8,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from tdsl import CpuTarget
-from tdsl.errors import BenchFailed
-from tdsl.measure.dispatch_profile import dispatch_times
 from tdsl.compiler.ops import ProgramOps, list_dispatches
-from tdsl.measure.dispatch_profile import with_measured_launches
+from tdsl.errors import BenchFailed
+from tdsl.measure.dispatch_profile import dispatch_times, with_measured_launches
 from tdsl.tune.op_jobs import op_jobs
 
 pytestmark = pytest.mark.e2e
@@ -134,7 +132,9 @@ def test_a_dispatch_in_a_loop_launches_once_per_iteration(tmp_path: Path) -> Non
     assert job.launches == 5 and job.dispatch is not None and job.dispatch.launches == 5
 
 
-def test_ops_profile_lists_dispatches_by_time_with_counted_launches(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_ops_profile_lists_dispatches_by_time_with_counted_launches(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """`tdsl ops --profile` runs the build on this CPU: each dispatch gets its share of the
     time (one function's shares add up to 1) and the launches the runtime counted; the
     text lists them largest first. On gfx942 it is refused in one line."""

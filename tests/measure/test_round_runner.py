@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Callable
 
 import pytest
-
 from tdsl.measure import round_runner
 from tdsl.measure.round_runner import BURST_S, MIN_CYCLES, burst, interleave
 
@@ -51,7 +50,9 @@ def test_a_stretched_last_warm_up_call_does_not_make_the_round_cycle_until_other
     stretched = _slot(clock, 3e-6, stretched_at=warmup_s - 2.5e-6, stretch=0.03)
     plain = _slot(clock, 3e-6)
     errors = ["", ""]
-    calls, cycles = interleave({0: stretched, 1: plain}, [30.0, 30.0], min_time_s=0.01, warmup_s=warmup_s, seed=0, errors=errors, clock=clock)
+    calls, cycles = interleave(
+        {0: stretched, 1: plain}, [30.0, 30.0], min_time_s=0.01, warmup_s=warmup_s, seed=0, errors=errors, clock=clock
+    )
     assert errors == ["", ""]
     assert cycles == MIN_CYCLES
     assert all(sum(c) >= 0.01 and max(c) == pytest.approx(3e-6) for c in calls)
@@ -62,7 +63,9 @@ def test_a_call_stretched_in_a_burst_resizes_only_until_calls_are_typical_again(
     stretched = _slot(clock, 1e-4, stretched_at=0.2, stretch=0.5)
     plain = _slot(clock, 1e-4)
     errors = ["", ""]
-    calls, cycles = interleave({0: stretched, 1: plain}, [30.0, 30.0], min_time_s=0.1, warmup_s=0.01, seed=1, errors=errors, clock=clock)
+    calls, cycles = interleave(
+        {0: stretched, 1: plain}, [30.0, 30.0], min_time_s=0.1, warmup_s=0.01, seed=1, errors=errors, clock=clock
+    )
     assert errors == ["", ""] and max(max(c) for c in calls) < 1e-3 + 0.5
     assert cycles < 10  # about min_time_s / BURST_S cycles, not one per call
 
@@ -72,7 +75,9 @@ def test_a_slot_past_its_timeout_stops_with_its_error_and_the_others_finish() ->
     slow = _slot(clock, 0.4)
     fast = _slot(clock, 1e-3)
     errors = ["", ""]
-    calls, _ = interleave({0: slow, 1: fast}, [1.0, 30.0], min_time_s=2.0, warmup_s=0.0, seed=0, errors=errors, clock=clock)
+    calls, _ = interleave(
+        {0: slow, 1: fast}, [1.0, 30.0], min_time_s=2.0, warmup_s=0.0, seed=0, errors=errors, clock=clock
+    )
     assert errors[0].startswith("timed out after 1.2 s of calls (limit 1 s)") and errors[1] == ""
     assert sum(calls[1]) >= 2.0
 
@@ -85,6 +90,8 @@ def test_a_slot_whose_call_raises_stops_with_a_one_line_error() -> None:
 
     fine = _slot(clock, 1e-3)
     errors = ["", "", "loading failed: RuntimeError: bad module"]
-    calls, _ = interleave({0: broken, 1: fine}, [30.0, 30.0, 30.0], min_time_s=0.05, warmup_s=0.01, seed=0, errors=errors, clock=clock)
+    calls, _ = interleave(
+        {0: broken, 1: fine}, [30.0, 30.0, 30.0], min_time_s=0.05, warmup_s=0.01, seed=0, errors=errors, clock=clock
+    )
     assert errors == ["call failed: RuntimeError: device lost", "", "loading failed: RuntimeError: bad module"]
     assert calls[0] == [] and calls[2] == [] and sum(calls[1]) >= 0.05

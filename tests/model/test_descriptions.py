@@ -6,9 +6,8 @@ from __future__ import annotations
 import typing
 from typing import Any
 
-from pydantic import BaseModel
-
 import tdsl
+from pydantic import BaseModel
 from tdsl.model.registry import LEAF_MATCHER_KINDS, STRATEGY_KINDS
 from tdsl.targets import TARGET_KINDS
 

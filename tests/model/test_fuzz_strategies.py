@@ -16,10 +16,9 @@ import re
 import typing
 
 import pytest
+import strategy_gen as gen
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import strategy_gen as gen
 from tdsl import GFX942, bindings
 from tdsl.errors import ParseFailure
 from tdsl.model.codegen import CleanupPatterns, ContractionLowering, Mapping, TransposeLowering
@@ -159,7 +158,10 @@ def test_mappings_parse() -> None:
 
 
 def test_cleanup_patterns_parse() -> None:
-    spelled = {"tiling_canonicalization": "linalg.tiling_canonicalization", "for_loop_canonicalization": "scf.for_loop_canonicalization"}
+    spelled = {
+        "tiling_canonicalization": "linalg.tiling_canonicalization",
+        "for_loop_canonicalization": "scf.for_loop_canonicalization",
+    }
     for value in _values(CleanupPatterns):
         assert _parse_error(_patterns_script(f"transform.apply_patterns.{spelled.get(value, value)}")) is None, value
     assert _parse_error(_patterns_script("transform.apply_patterns.not_a_pattern_set")) is not None

@@ -10,9 +10,8 @@ from typing import Any, Callable
 
 import jsonschema
 import pytest
-import yaml
-
 import tdsl.schema as schema_module
+import yaml
 from tdsl import StrategySet, load
 from tdsl.cli import main
 from tdsl.errors import StrategyError, TdslError
@@ -43,7 +42,9 @@ def test_every_example_yaml_file_validates(validator: jsonschema.Draft202012Vali
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.parent.name)
-def test_show_json_and_yaml_of_every_example_validate(validator: jsonschema.Draft202012Validator, capsys, path: Path) -> None:
+def test_show_json_and_yaml_of_every_example_validate(
+    validator: jsonschema.Draft202012Validator, capsys, path: Path
+) -> None:
     assert main(["show", str(path), "--format", "json"]) == 0
     assert _errors(validator, json.loads(capsys.readouterr().out)) == []
     assert main(["show", str(path), "--format", "yaml"]) == 0
@@ -55,8 +56,22 @@ BASE: dict[str, Any] = {
     "rules": [
         {
             "target": "cpu",
-            "match": {"kind": "contraction", "lhs_type": "f32", "rhs_type": "f32", "output_type": "f32", "m": 256, "n": 384, "k": 512},
-            "strategy": {"kind": "cpu_lowering", "name": "mm", "distribution": [64, 64, 0], "vector_common_parallel": [8, 32, 0], "vector_reduction": [0, 0, 1]},
+            "match": {
+                "kind": "contraction",
+                "lhs_type": "f32",
+                "rhs_type": "f32",
+                "output_type": "f32",
+                "m": 256,
+                "n": 384,
+                "k": 512,
+            },
+            "strategy": {
+                "kind": "cpu_lowering",
+                "name": "mm",
+                "distribution": [64, 64, 0],
+                "vector_common_parallel": [8, 32, 0],
+                "vector_reduction": [0, 0, 1],
+            },
         }
     ],
 }
@@ -113,7 +128,19 @@ VARIANTS: list[tuple[str, Callable[[dict[str, Any]], None], bool]] = [
     ("names: a number", lambda d: d["rules"][0].update(match={**_NAMES, "names": 3}), False),
     ("strategy without kind", _strategy(kind=_DROP), False),
     ("strategy name not a symbol", _strategy(name="1mm"), False),
-    ("tile list of 17", lambda d: d["rules"][0].update(match=dict(_NAMES), strategy={**d["rules"][0]["strategy"], "distribution": [1] * 17, "vector_common_parallel": None, "vector_reduction": None}), False),
+    (
+        "tile list of 17",
+        lambda d: d["rules"][0].update(
+            match=dict(_NAMES),
+            strategy={
+                **d["rules"][0]["strategy"],
+                "distribution": [1] * 17,
+                "vector_common_parallel": None,
+                "vector_reduction": None,
+            },
+        ),
+        False,
+    ),
     ("negative tile", _strategy(distribution=[-1, 64, 0]), False),
     ("tile as a string", _strategy(distribution=["64", 64, 0]), False),
     ("target without kind", lambda d: d.update(targets=[{"name": "cpu"}]), False),
@@ -124,7 +151,9 @@ VARIANTS: list[tuple[str, Callable[[dict[str, Any]], None], bool]] = [
 
 
 @pytest.mark.parametrize(("edit", "accepted"), [(e, a) for _, e, a in VARIANTS], ids=[i for i, _, _ in VARIANTS])
-def test_schema_agrees_with_the_loader(validator: jsonschema.Draft202012Validator, edit: Callable[[dict[str, Any]], None], accepted: bool) -> None:
+def test_schema_agrees_with_the_loader(
+    validator: jsonschema.Draft202012Validator, edit: Callable[[dict[str, Any]], None], accepted: bool
+) -> None:
     data = copy.deepcopy(BASE)
     edit(data)
     try:

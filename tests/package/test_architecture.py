@@ -114,7 +114,7 @@ def test_no_import_cycles() -> None:
         stack.append(node)
         for dep in sorted(graph.get(node, ())):
             if state.get(dep) == 1:
-                cycle = stack[stack.index(dep):] + [dep]
+                cycle = stack[stack.index(dep) :] + [dep]
                 raise AssertionError("import cycle: " + " -> ".join(cycle))
             if dep not in state:
                 visit(dep)
@@ -140,7 +140,9 @@ def test_the_ready_library_is_checked_and_imports_no_higher_layer(tmp_path: Path
     importing the registry is not; ``tune`` importing the ready library is reported."""
     assert "tdsl.strategies.cpu.space" in _modules()
     bad = tmp_path / "bad.py"
-    bad.write_text("from tdsl import Rule\nfrom tdsl.cli import main\nfrom tdsl.tune.ready import register_cpu_spaces\n")
+    bad.write_text(
+        "from tdsl import Rule\nfrom tdsl.cli import main\nfrom tdsl.tune.ready import register_cpu_spaces\n"
+    )
     upward = [n for n in _imports("tdsl.strategies.cpu.bad", bad) if _layer(n) > _layer("tdsl.strategies.cpu.bad")]
     assert sorted(upward) == ["tdsl", "tdsl.cli"]
     bad.write_text("from ..strategies.cpu.space import tunable\n")
@@ -153,7 +155,13 @@ def test_only_the_bindings_shim_imports_iree_compiler() -> None:
     for module, path in _modules().items():
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
-            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in getattr(node, "names", [])] if isinstance(node, ast.Import) else []
+            names = (
+                [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else [a.name for a in getattr(node, "names", [])]
+                if isinstance(node, ast.Import)
+                else []
+            )
             in_bindings = module == "tdsl.bindings" or module.startswith("tdsl.bindings.")
             if any(n.startswith("iree.compiler") for n in names) and not in_bindings:
                 offenders.append(module)

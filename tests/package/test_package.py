@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 import tdsl
 from tdsl import bindings, errors
 from tdsl.files import atomic_write, staged
@@ -34,7 +33,9 @@ def test_public_api_is_at_top_level_and_in_help() -> None:
 def test_version_and_python_dash_m() -> None:
     out = subprocess.run([sys.executable, "-m", "tdsl", "--version"], capture_output=True, text=True, check=True)
     assert out.stdout.startswith(f"tdsl {tdsl.__version__} (iree-base-compiler 3.13.0)")
-    help_text = subprocess.run([sys.executable, "-m", "tdsl", "--help"], capture_output=True, text=True, check=True).stdout
+    help_text = subprocess.run(
+        [sys.executable, "-m", "tdsl", "--help"], capture_output=True, text=True, check=True
+    ).stdout
     assert "render" in help_text and "compile" in help_text
 
 

@@ -46,7 +46,12 @@ def _exempt_constants(tree: ast.AST) -> set[int]:
             exempt.update(id(k) for k in node.keys if k is not None)
         elif isinstance(node, ast.Subscript):
             exempt.update(id(n) for n in ast.walk(node.slice))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and node.args
+        ):
             exempt.add(id(node.args[0]))
         elif isinstance(node, ast.ClassDef) and node.name == "Backend":
             exempt.update(id(n) for n in ast.walk(node))
@@ -60,15 +65,29 @@ def offences(source: str, where: str) -> list[str]:
     found: list[str] = []
     exempt = _exempt_constants(tree)
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "issubclass") and len(node.args) == 2:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("isinstance", "issubclass")
+            and len(node.args) == 2
+        ):
             hit = sorted(set(_class_names(node.args[1])) & CLASSES)
             if hit:
                 found.append(f"{where}:{node.lineno}: {node.func.id} on {', '.join(hit)}")
-        elif isinstance(node, ast.Compare) and isinstance(node.left, ast.Call) and getattr(node.left.func, "id", None) == "type":
+        elif (
+            isinstance(node, ast.Compare)
+            and isinstance(node.left, ast.Call)
+            and getattr(node.left.func, "id", None) == "type"
+        ):
             hit = sorted({n for c in node.comparators for n in _class_names(c)} & CLASSES)
             if hit:
                 found.append(f"{where}:{node.lineno}: type() compared with {', '.join(hit)}")
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in NAMES and id(node) not in exempt:
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and node.value in NAMES
+            and id(node) not in exempt
+        ):
             found.append(f"{where}:{node.lineno}: target name {node.value!r}")
     return sorted(found, key=lambda line: int(line.split(":")[1]))
 
@@ -84,7 +103,7 @@ def test_no_code_outside_targets_tells_targets_apart_by_class_or_name() -> None:
 
 
 def test_the_check_catches_each_form() -> None:
-    source = '''
+    source = """
 from tdsl.targets import AmdGpuTarget, CpuTarget
 import tdsl
 if isinstance(t, CpuTarget): pass
@@ -97,7 +116,7 @@ facts = {"cpu": 1}
 model = machine["cpu"]
 model = machine.get("cpu")
 text = "cpu or gfx942 in a sentence"
-'''
+"""
     found = offences(source, "x.py")
     assert [line.split(": ", 1)[1] for line in found] == [
         "isinstance on CpuTarget",

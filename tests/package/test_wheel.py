@@ -36,17 +36,30 @@ def test_wheel_installs_and_renders_outside_the_repo(tmp_path: Path) -> None:
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True)
     # Dependencies (iree, jinja2, pydantic, ...) come from this test's environment; a plain
     # path entry does not run that environment's .pth files, so the editable tdsl stays out.
-    purelib = Path(subprocess.check_output([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], text=True).strip())
+    purelib = Path(
+        subprocess.check_output(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], text=True
+        ).strip()
+    )
     (purelib / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
 
     work = tmp_path / "elsewhere"
     work.mkdir()
     (work / "s.yaml").write_text((ROOT / "examples" / "batch_matmul_tuning" / "strategy.yaml").read_text())
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}
-    where = subprocess.check_output([str(python), "-c", "import tdsl; print(tdsl.__file__)"], cwd=work, env=env, text=True)
+    where = subprocess.check_output(
+        [str(python), "-c", "import tdsl; print(tdsl.__file__)"], cwd=work, env=env, text=True
+    )
     assert where.startswith(str(env_dir)), where
-    subprocess.run([str(env_dir / "bin" / "tdsl"), "render", "s.yaml", "--target", "gfx942", "-o", "out"], check=True, cwd=work, env=env)
-    expected = (ROOT / "tests" / "goldens" / "render" / "example_batch_matmul_tuning.gfx942.tuning_spec.mlir").read_text()
+    subprocess.run(
+        [str(env_dir / "bin" / "tdsl"), "render", "s.yaml", "--target", "gfx942", "-o", "out"],
+        check=True,
+        cwd=work,
+        env=env,
+    )
+    expected = (
+        ROOT / "tests" / "goldens" / "render" / "example_batch_matmul_tuning.gfx942.tuning_spec.mlir"
+    ).read_text()
     assert (work / "out" / "tuning_spec.mlir").read_text() == expected
 
     # Issue 15 from the installed wheel, as a user runs it: the version, the schema, and the
@@ -56,7 +69,9 @@ def test_wheel_installs_and_renders_outside_the_repo(tmp_path: Path) -> None:
     for needed in ("Requires-Dist: filecheck", "Requires-Dist: rich", "Provides-Extra: plot"):
         assert needed in requires, needed
     tdsl_bin = str(env_dir / "bin" / "tdsl")
-    version = subprocess.run([tdsl_bin, "--version"], check=True, cwd=work, env=env, capture_output=True, text=True).stdout
+    version = subprocess.run(
+        [tdsl_bin, "--version"], check=True, cwd=work, env=env, capture_output=True, text=True
+    ).stdout
     assert version.startswith("tdsl ") and "iree-base-compiler 3.13.0" in version
     schema = subprocess.run([tdsl_bin, "schema"], check=True, cwd=work, env=env, capture_output=True, text=True).stdout
     assert json.loads(schema)["title"] == "tdsl strategy file"
@@ -68,7 +83,11 @@ def test_wheel_installs_and_renders_outside_the_repo(tmp_path: Path) -> None:
         "    golden.filecheck('a = 1\\nb = 2\\n', 'CHECK: a = 1\\nCHECK-NEXT: c = 3')\n"
     )
     proc = subprocess.run(
-        [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_mine.py"], cwd=work, env=env, capture_output=True, text=True
+        [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_mine.py"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert "1 failed, 1 passed" in proc.stdout, proc.stdout + proc.stderr
     assert "FileCheck failed at check line 2: CHECK-NEXT: c = 3" in proc.stdout and "> 2 | b = 2" in proc.stdout

@@ -11,18 +11,17 @@ from typing import Any
 
 import numpy as np
 import pytest
-
 import tdsl
 from tdsl import CpuTarget, bindings
+from tdsl.compiler.iree_compile import run_iree_compile
 from tdsl.errors import ArgumentError, PayloadError
+from tdsl.measure.execute import compare, invoke
 from tdsl.programs.inputs import load_inputs, make_inputs, parse_input_ranges
-from tdsl.programs.load import load_program, parse_dims, DynamicShapeError
+from tdsl.programs.load import DynamicShapeError, load_program, parse_dims
 from tdsl.programs.program import MissingExtra
 from tdsl.programs.reference import onnxruntime_reference
-from tdsl.programs.signatures import as_declared, numpy_dtype, signatures, Arg, Signature
+from tdsl.programs.signatures import Arg, Signature, as_declared, numpy_dtype, signatures
 from tdsl.programs.weights import STRIP_MARKER, refill_weights
-from tdsl.measure.execute import compare, invoke
-from tdsl.compiler.iree_compile import run_iree_compile
 
 MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "examples" / "models"
 MODELS = ["bert", "gpt2_block", "resnet"]
@@ -59,7 +58,9 @@ def test_vtensor_types_parse(text: str, shape: Any, element: str) -> None:
     assert bindings.parse_vtensor_type(text) == (shape, element)
 
 
-@pytest.mark.parametrize("text", ["tensor<1x2xf32>", "!torch.vtensor<[1,x],f32>", "!torch.tensor<[1],f32>", "!torch.vtensor<[1]>"])
+@pytest.mark.parametrize(
+    "text", ["tensor<1x2xf32>", "!torch.vtensor<[1,x],f32>", "!torch.tensor<[1],f32>", "!torch.vtensor<[1]>"]
+)
 def test_other_type_text_is_refused(text: str) -> None:
     with pytest.raises(PayloadError, match="expected a !torch.vtensor"):
         bindings.parse_vtensor_type(text)
@@ -87,7 +88,16 @@ def test_function_types_read_torch_and_builtin_signatures() -> None:
 
 
 @pytest.mark.parametrize(
-    "element, dtype", [("si64", np.int64), ("i64", np.int64), ("si8", np.int8), ("ui8", np.uint8), ("i1", np.bool_), ("f16", np.float16), ("f32", np.float32)]
+    "element, dtype",
+    [
+        ("si64", np.int64),
+        ("i64", np.int64),
+        ("si8", np.int8),
+        ("ui8", np.uint8),
+        ("i1", np.bool_),
+        ("f16", np.float16),
+        ("f32", np.float32),
+    ],
 )
 def test_element_types_map_to_numpy(element: str, dtype: Any) -> None:
     assert numpy_dtype(element) == np.dtype(dtype)
@@ -100,7 +110,9 @@ def test_unknown_element_type_is_refused() -> None:
 
 def test_unsigned_results_are_reinterpreted() -> None:
     sig = Signature("f", (), (Arg(0, "q", (3,), "ui8"), Arg(1, "m", (3,), "i1"), Arg(2, "x", (3,), "f32")))
-    q, m, x = as_declared([np.array([-1, 2, -128], np.int8), np.array([1, 0, 1], np.int8), np.zeros(3, np.float32)], sig)
+    q, m, x = as_declared(
+        [np.array([-1, 2, -128], np.int8), np.array([1, 0, 1], np.int8), np.zeros(3, np.float32)], sig
+    )
     assert q.dtype == np.uint8 and q.tolist() == [255, 2, 128]
     assert m.dtype == np.bool_ and m.tolist() == [True, False, True]
     assert x.dtype == np.float32
@@ -160,7 +172,9 @@ def test_inputs_respect_integer_semantics() -> None:
 
 def test_input_ranges_by_name_index_and_argn() -> None:
     ids, mask, _, x, counts, pixels = make_inputs(
-        SIG, seed=0, ranges={"input_ids": (5, 6), "arg3": (2.0, 3.0), "4": (-3, -3), "pixels": (200, 255), "attention_mask": (1, 1)}
+        SIG,
+        seed=0,
+        ranges={"input_ids": (5, 6), "arg3": (2.0, 3.0), "4": (-3, -3), "pixels": (200, 255), "attention_mask": (1, 1)},
     )
     assert set(np.unique(ids)) == {5, 6}  # integer ranges include both ends
     assert 2.0 <= x.min() and x.max() < 3.0
@@ -184,9 +198,7 @@ def test_bad_input_ranges_name_the_argument(ranges: dict[str, tuple[float, float
         make_inputs(SIG, ranges=ranges)
 
 
-SMALL = Signature(
-    "f", (Arg(0, "input_ids", (2, 3), "si64"), Arg(1, "x", (2, 3), "f32")), (Arg(0, "y", (2, 3), "f32"),)
-)
+SMALL = Signature("f", (Arg(0, "input_ids", (2, 3), "si64"), Arg(1, "x", (2, 3), "f32")), (Arg(0, "y", (2, 3), "f32"),))
 
 
 def test_npz_inputs_by_name_argn_and_position(tmp_path: Path) -> None:
@@ -212,9 +224,18 @@ def test_npy_inputs_in_order(tmp_path: Path) -> None:
     "arrays, message",
     [
         ({"input_ids": np.zeros((2, 3), np.int64)}, "no array for argument x \\(arg1\\); the archive holds input_ids"),
-        ({"input_ids": np.zeros((2, 3), np.int64), "x": np.zeros((2, 3), np.float32), "z": np.zeros(1)}, "arrays z name no argument"),
-        ({"input_ids": np.zeros((3, 2), np.int64), "x": np.zeros((2, 3), np.float32)}, "input_ids expects shape \\(2, 3\\), received \\(3, 2\\)"),
-        ({"input_ids": np.full((2, 3), 0.5), "x": np.zeros((2, 3), np.float32)}, "input_ids expects si64 \\(int64\\), received float64"),
+        (
+            {"input_ids": np.zeros((2, 3), np.int64), "x": np.zeros((2, 3), np.float32), "z": np.zeros(1)},
+            "arrays z name no argument",
+        ),
+        (
+            {"input_ids": np.zeros((3, 2), np.int64), "x": np.zeros((2, 3), np.float32)},
+            "input_ids expects shape \\(2, 3\\), received \\(3, 2\\)",
+        ),
+        (
+            {"input_ids": np.full((2, 3), 0.5), "x": np.zeros((2, 3), np.float32)},
+            "input_ids expects si64 \\(int64\\), received float64",
+        ),
     ],
 )
 def test_bad_npz_inputs_are_refused(tmp_path: Path, arrays: dict[str, np.ndarray], message: str) -> None:
@@ -249,7 +270,9 @@ def test_a_dynamic_onnx_dimension_names_its_fix(tmp_path: Path, cache: None) -> 
         "input 'x' (arg0): dimension 0 is dynamic ('batch'); tdsl compiles static shapes: pass --dim batch=SIZE "
         "(1 more dynamic: arg0.1)"
     )
-    with pytest.raises(DynamicShapeError, match="input 'x' \\(arg0\\): dimension 1 is dynamic; .* pass --dim arg0.1=SIZE$"):
+    with pytest.raises(
+        DynamicShapeError, match="input 'x' \\(arg0\\): dimension 1 is dynamic; .* pass --dim arg0.1=SIZE$"
+    ):
         load_program(model, dims={"batch": 2})
 
 
@@ -267,7 +290,10 @@ def test_onnx_dimensions_are_set_by_dim_param_or_position(tmp_path: Path, cache:
 @pytest.mark.parametrize(
     "dims, message",
     [
-        ({"batch": 2, "arg0.1": 5, "seq": 3}, "--dim seq=3: the model has no such dimension; its dynamic input dimensions: batch, arg0.1"),
+        (
+            {"batch": 2, "arg0.1": 5, "seq": 3},
+            "--dim seq=3: the model has no such dimension; its dynamic input dimensions: batch, arg0.1",
+        ),
         ({"batch": 2, "arg0.1": 5, "arg0.2": 4}, "--dim arg0.2=4: dimension 2 of input 'x' is static \\(8\\)"),
     ],
 )
@@ -296,9 +322,14 @@ func.func @relu(%arg0: tensor<?x8xf32>) -> tensor<?x8xf32> {
 def test_a_dynamic_mlir_dimension_names_its_fix(tmp_path: Path, cache: None) -> None:
     path = tmp_path / "dyn.mlir"
     path.write_text(DYNAMIC_MLIR)
-    with pytest.raises(DynamicShapeError, match="argument arg0 of @relu: dimension 0 is dynamic \\(tensor<\\?x8xf32>\\); .* pass --dim arg0.0=SIZE"):
+    with pytest.raises(
+        DynamicShapeError,
+        match="argument arg0 of @relu: dimension 0 is dynamic \\(tensor<\\?x8xf32>\\); .* pass --dim arg0.0=SIZE",
+    ):
         load_program(path)
-    with pytest.raises(ArgumentError, match="--dim batch=3: an .mlir program names dimensions argN.D .* dynamic dimensions: arg0.0"):
+    with pytest.raises(
+        ArgumentError, match="--dim batch=3: an .mlir program names dimensions argN.D .* dynamic dimensions: arg0.0"
+    ):
         load_program(path, dims={"batch": 3})
     program = load_program(path, dims={"arg0.0": 3})
     [sig] = signatures(program)
@@ -354,7 +385,9 @@ def test_committed_models_hold_no_weights(name: str) -> None:
     assert model.opset_import[0].version == 17
     stripped = [t for t in model.graph.initializer if t.doc_string.startswith(STRIP_MARKER)]
     assert stripped and all(not t.raw_data and not t.float_data for t in stripped)
-    big_floats = [t for t in model.graph.initializer if t.data_type == onnx.TensorProto.FLOAT and int(np.prod(t.dims)) >= 16]
+    big_floats = [
+        t for t in model.graph.initializer if t.data_type == onnx.TensorProto.FLOAT and int(np.prod(t.dims)) >= 16
+    ]
     assert {t.name for t in big_floats} == {t.name for t in stripped}
 
 
@@ -442,7 +475,8 @@ def test_bool_inputs_and_unsigned_results(tmp_path: Path, cache: None) -> None:
     as_declared reinterprets; both agree with onnxruntime exactly."""
     onnx = _onnx()
     pytest.importorskip("onnxruntime")
-    from onnx import TensorProto as T, helper
+    from onnx import TensorProto as T
+    from onnx import helper
 
     graph = helper.make_graph(
         [

@@ -11,21 +11,21 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 import tdsl
+from tdsl.compiler.iree_compile import run_iree_compile
 from tdsl.errors import ArgumentError
+from tdsl.measure.execute import invoke
 from tdsl.programs.inputs import make_inputs
 from tdsl.programs.load import load_program
 from tdsl.programs.parameters import externalize_weights
 from tdsl.programs.signatures import signatures
-from tdsl.measure.execute import invoke
-from tdsl.compiler.iree_compile import run_iree_compile
 from tdsl.targets import CpuTarget
 from weighted import write_weighted
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 AUTO = ROOT / "examples" / "models" / "bert" / "cpu.py"
 pytestmark = pytest.mark.compile
+
 
 @pytest.fixture
 def weighted(tmp_path: Path) -> tuple[Path, Path, np.ndarray]:
@@ -37,7 +37,9 @@ def _tdsl(*argv: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "tdsl", *argv], capture_output=True, text=True)
 
 
-def test_run_and_bench_read_the_weights_from_the_archive(weighted: tuple[Path, Path, np.ndarray], tmp_path: Path) -> None:
+def test_run_and_bench_read_the_weights_from_the_archive(
+    weighted: tuple[Path, Path, np.ndarray], tmp_path: Path
+) -> None:
     payload, archive, weights = weighted
     program = load_program(payload, parameters=[f"model={archive}"])
     [archived] = program.parameters
@@ -53,19 +55,39 @@ def test_run_and_bench_read_the_weights_from_the_archive(weighted: tuple[Path, P
 
     ran = _tdsl("run", str(payload), "--strategies", str(AUTO), "--parameters", str(archive))  # scope: model
     assert ran.returncode == 0, ran.stderr
-    bench = _tdsl("bench", str(payload), "--strategies", str(AUTO), "--parameters", f"model={archive}", "--repetitions", "1", "--min-time", "0.01", "--json")
+    bench = _tdsl(
+        "bench",
+        str(payload),
+        "--strategies",
+        str(AUTO),
+        "--parameters",
+        f"model={archive}",
+        "--repetitions",
+        "1",
+        "--min-time",
+        "0.01",
+        "--json",
+    )
     assert bench.returncode == 0, bench.stderr
 
 
 @pytest.mark.parametrize(
     "extra, message",
     [
-        ([], "--parameters: expected an archive for scope 'model' (the program's globals read their weights from it: --parameters model=FILE.irpa), received none"),
+        (
+            [],
+            "--parameters: expected an archive for scope 'model' (the program's globals read their weights from it: --parameters model=FILE.irpa), received none",
+        ),
         (["--parameters", "model="], "--parameters: expected SCOPE=FILE.irpa or FILE.irpa, received 'model='"),
-        (["--parameters", "nowhere.irpa"], "--parameters: expected a parameter archive, received 'nowhere.irpa', which does not exist"),
+        (
+            ["--parameters", "nowhere.irpa"],
+            "--parameters: expected a parameter archive, received 'nowhere.irpa', which does not exist",
+        ),
     ],
 )
-def test_missing_or_bad_parameters_are_one_line_exit_2(weighted: tuple[Path, Path, np.ndarray], extra: list[str], message: str) -> None:
+def test_missing_or_bad_parameters_are_one_line_exit_2(
+    weighted: tuple[Path, Path, np.ndarray], extra: list[str], message: str
+) -> None:
     payload, _, _ = weighted
     proc = _tdsl("run", str(payload), "--strategies", str(AUTO), *extra)
     assert proc.returncode == 2, proc.stderr
@@ -89,7 +111,9 @@ def test_externalized_weights_compute_what_inline_weights_do(tmp_path: Path) -> 
     assert externalize_weights(external) is external and externalize_weights(external).mlir_path == external.mlir_path
     [archive] = external.parameters
     assert "#stream.parameter.named" in external.text() and "#stream.parameter.named" not in inline.text()
-    assert archive.path.stat().st_size > 4e6 and external.mlir_path.stat().st_size < inline.mlir_path.stat().st_size / 10
+    assert (
+        archive.path.stat().st_size > 4e6 and external.mlir_path.stat().st_size < inline.mlir_path.stat().st_size / 10
+    )
     assert tdsl.run(external, AUTO).ok
     [sig] = signatures(inline)
     args = make_inputs(sig, seed=0)
@@ -109,8 +133,23 @@ def test_tune_times_a_program_with_its_archive(weighted: tuple[Path, Path, np.nd
 
     payload, archive, _ = weighted
     out = tmp_path / "out"
-    proc = _tdsl("tune", str(payload), "--parameters", f"model={archive}", "--budget", "1", "--rounds", "2", "--min-time", "0.01",
-                 "-o", str(out), "--cache", str(tmp_path / "c.sqlite"), "-q")
+    proc = _tdsl(
+        "tune",
+        str(payload),
+        "--parameters",
+        f"model={archive}",
+        "--budget",
+        "1",
+        "--rounds",
+        "2",
+        "--min-time",
+        "0.01",
+        "-o",
+        str(out),
+        "--cache",
+        str(tmp_path / "c.sqlite"),
+        "-q",
+    )
     assert proc.returncode == 0, proc.stderr
     report = json.loads((out / "report.json").read_text())
     assert report["model_pass"] and all(v["samples_s"] and not v["errors"] for v in report["model_pass"])

@@ -46,13 +46,32 @@ def test_attributes_become_typed_values() -> None:
     gpu, translation = info.lowering_config, info.translation_info
     assert isinstance(gpu, LoweringConfig) and gpu.dialect == "iree_gpu" and isinstance(gpu.entries["mma_kind"], Mma)
     assert isinstance(translation, TranslationInfo)
-    assert (translation.pipeline, translation.workgroup_size, translation.subgroup_size) == ("#iree_gpu.pipeline<TileAndFuse>", (256, 1, 1), 64)
+    assert (translation.pipeline, translation.workgroup_size, translation.subgroup_size) == (
+        "#iree_gpu.pipeline<TileAndFuse>",
+        (256, 1, 1),
+        64,
+    )
 
 
 def test_the_flat_and_plain_views_read_the_typed_value() -> None:
     a = _attributes()
-    assert [summary(a[k]) for k in ("a.int", "a.ints", "a.syms", "a.array", "a.type", "a.unit")] == [7, (1, 2), ("f", "h"), None, None, None]
+    assert [summary(a[k]) for k in ("a.int", "a.ints", "a.syms", "a.array", "a.type", "a.unit")] == [
+        7,
+        (1, 2),
+        ("f", "h"),
+        None,
+        None,
+        None,
+    ]
     info = a["a.info"]
     assert isinstance(info, CompilationInfo) and isinstance(info.lowering_config, LoweringConfig)
-    assert info.lowering_config.fields == {"workgroup": (64, 64, 0), "mma_kind": "#iree_gpu.mma_layout<MFMA_F32_16x16x16_F16>"}
-    assert [plain(a[k]) for k in ("a.unit", "a.map", "a.syms", "a.dict")] == ["unit", "affine_map<(d0, d1) -> (d1)>", ("@f", "@h"), {"k": 4}]
+    assert info.lowering_config.fields == {
+        "workgroup": (64, 64, 0),
+        "mma_kind": "#iree_gpu.mma_layout<MFMA_F32_16x16x16_F16>",
+    }
+    assert [plain(a[k]) for k in ("a.unit", "a.map", "a.syms", "a.dict")] == [
+        "unit",
+        "affine_map<(d0, d1) -> (d1)>",
+        ("@f", "@h"),
+        {"k": 4},
+    ]

@@ -4,7 +4,6 @@ names the check line and shows the input around where FileCheck searched from.""
 from __future__ import annotations
 
 import pytest
-
 from tdsl.testing import Golden
 from tdsl.testing.golden import filecheck_failure
 

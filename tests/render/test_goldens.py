@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from cases import all_sets
 from tdsl import bindings, render
 
@@ -16,12 +15,7 @@ GOLDENS = Path(__file__).resolve().parent.parent / "goldens" / "render"
 
 
 def _params() -> list[tuple[str, str]]:
-    return [
-        (name, target.name)
-        for name, s in all_sets().items()
-        for target in s.targets
-        if s.rules_for(target.name)
-    ]
+    return [(name, target.name) for name, s in all_sets().items() for target in s.targets if s.rules_for(target.name)]
 
 
 @pytest.mark.parametrize(("name", "target"), _params())

@@ -46,7 +46,7 @@ class Annotate(StrategyKind):
 
 TEMPLATE_FILE = ROOT / "tests" / "new_kind" / "annotate.mlir.j2"
 
-SCRIPT = '''
+SCRIPT = """
 import sys
 import tdsl
 from tdsl.model.registry import STRATEGY_KINDS
@@ -68,7 +68,7 @@ assert 'transform.annotate %op "my_mark"' in rendered.scripts[0].text
 report = tdsl.compile(sys.argv[1], strategies, "cpu", keep_dump=sys.argv[2])
 assert all(rule.applied for rule in report.rules), report.text()
 print(report.text())
-'''
+"""
 
 
 def test_a_new_strategy_kind_is_its_module_its_template_and_one_registry_line(tmp_path: Path) -> None:
@@ -82,7 +82,10 @@ def test_a_new_strategy_kind_is_its_module_its_template_and_one_registry_line(tm
     registry = package / "model" / "registry.py"
     text = registry.read_text()
     text = text.replace("\nSTRATEGY_KINDS", "\nfrom .annotate import Annotate  # noqa: E402\n\nSTRATEGY_KINDS", 1)
-    text = text.replace("(DataLayout, CpuLowering, GraphCpuLowering, GpuLowering, Codegen)", "(DataLayout, CpuLowering, GraphCpuLowering, GpuLowering, Codegen, Annotate)")
+    text = text.replace(
+        "(DataLayout, CpuLowering, GraphCpuLowering, GpuLowering, Codegen)",
+        "(DataLayout, CpuLowering, GraphCpuLowering, GpuLowering, Codegen, Annotate)",
+    )
     assert "Annotate)" in text
     registry.write_text(text)
 
@@ -93,7 +96,14 @@ def test_a_new_strategy_kind_is_its_module_its_template_and_one_registry_line(tm
     env = {**os.environ, "PYTHONPATH": str(package.parent)}
     dump = tmp_path / "dump"
     proc = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(ROOT / "examples" / "matmul_pack" / "payload.mlir"), str(dump), str(package)],
+        [
+            sys.executable,
+            "-c",
+            SCRIPT,
+            str(ROOT / "examples" / "matmul_pack" / "payload.mlir"),
+            str(dump),
+            str(package),
+        ],
         capture_output=True,
         text=True,
         env=env,

@@ -6,9 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from tdsl.render.environment import has_macro
 from tdsl.model.registry import LEAF_MATCHER_KINDS, STRATEGY_KINDS
+from tdsl.render.environment import has_macro
 
 TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates"
 FORBIDDEN = ("kind ==", ".kind", "backend ==", "namespace(")

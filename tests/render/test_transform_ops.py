@@ -15,7 +15,6 @@ from typing import Callable
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from tdsl import (
     AmdGpuTarget,
     Codegen,
@@ -71,7 +70,9 @@ def _pack_greedily(draw: st.DrawFn, full: bool = False) -> PackGreedily:
     padded = None
     if not full and draw(st.booleans()):
         padded = [0 if s else draw(SIZES) for s in sizes]
-    return PackGreedily(matmul_packed_sizes=sizes, matmul_padded_sizes_next_multiple_of=padded, matmul_inner_dims_order=draw(_perm(3)))
+    return PackGreedily(
+        matmul_packed_sizes=sizes, matmul_padded_sizes_next_multiple_of=padded, matmul_inner_dims_order=draw(_perm(3))
+    )
 
 
 @st.composite
@@ -166,7 +167,10 @@ def _mfma_codegen(draw: st.DrawFn) -> tuple[str, StrategyKind]:
     strategy = Codegen(
         name="cg",
         root="linalg.generic",
-        tiling=[TileUsingForall(tile_sizes=[tile, tile], mapping=["block_y", "block_x"]), TileUsingFor(tile_sizes=[0, 0, 16])],
+        tiling=[
+            TileUsingForall(tile_sizes=[tile, tile], mapping=["block_y", "block_x"]),
+            TileUsingFor(tile_sizes=[0, 0, 16]),
+        ],
         gpu=GpuThreads(workgroup_dims=[64, 1, 1]),
         mma=MmaChain(intrinsic="MFMA_F32_16x16x16_F16"),
     )
@@ -200,7 +204,9 @@ def _round_trip(target: str, strategy: StrategyKind) -> tuple[str, StrategyKind]
     match = F16_MM if isinstance(strategy, Codegen) and strategy.mma is not None else GENERIC
     original = StrategySet(name="ops", targets=TARGETS, rules=[Rule(target=target, match=match, strategy=strategy)])
     scripts = render(original, target).scripts
-    imported = merge([read_spec(s.text, f"ops.{s.injection}", target=target, targets=TARGETS) for s in scripts], TARGETS)
+    imported = merge(
+        [read_spec(s.text, f"ops.{s.injection}", target=target, targets=TARGETS) for s in scripts], TARGETS
+    )
     return "\n".join(s.text for s in scripts), imported.rules[0].strategy
 
 
@@ -226,7 +232,10 @@ def test_a_rendered_op_imports_back_into_its_strategy(name: str) -> None:
 def test_an_attribute_of_the_wrong_kind_is_refused() -> None:
     with pytest.raises(OpAttributeError) as err:
         PACK_GREEDILY.read({"static_matmul_packed_sizes": (8, True, 1), "matmul_inner_dims_order": (0, 1, 2)})
-    assert str(err.value) == "transform.structured.pack_greedily static_matmul_packed_sizes: a list of integers, not (8, True, 1)"
+    assert (
+        str(err.value)
+        == "transform.structured.pack_greedily static_matmul_packed_sizes: a list of integers, not (8, True, 1)"
+    )
     with pytest.raises(OpAttributeError, match="iterator_interchange: a list of integers, not no attribute"):
         INTERCHANGE.read({})
     with pytest.raises(OpAttributeError, match=r"mapping: a list of #gpu.block / thread / warp mappings, not \(Opaque"):
@@ -236,13 +245,26 @@ def test_an_attribute_of_the_wrong_kind_is_refused() -> None:
 
 
 def test_a_declaration_spells_and_reads_its_attributes_in_order() -> None:
-    pack = PackGreedily(matmul_packed_sizes=[8, 0, 1], matmul_padded_sizes_next_multiple_of=[0, 16, 0], matmul_inner_dims_order=[1, 0, 2])
+    pack = PackGreedily(
+        matmul_packed_sizes=[8, 0, 1],
+        matmul_padded_sizes_next_multiple_of=[0, 16, 0],
+        matmul_inner_dims_order=[1, 0, 2],
+    )
     spelled = PACK_GREEDILY.spell(dict(pack))
     assert spelled.name == "transform.structured.pack_greedily"
     assert spelled.attributes == (
         " matmul_packed_sizes = [8, 0, 1] matmul_padded_sizes_next_multiple_of = [0, 16, 0] matmul_inner_dims_order = [1, 0, 2]"
     )
-    parsed = {"static_matmul_packed_sizes": (8, 0, 1), "matmul_padded_sizes_next_multiple_of": (), "matmul_inner_dims_order": (1, 0, 2)}
-    assert PACK_GREEDILY.build(PackGreedily, parsed) == PackGreedily(matmul_packed_sizes=[8, 0, 1], matmul_inner_dims_order=[1, 0, 2])
+    parsed = {
+        "static_matmul_packed_sizes": (8, 0, 1),
+        "matmul_padded_sizes_next_multiple_of": (),
+        "matmul_inner_dims_order": (1, 0, 2),
+    }
+    assert PACK_GREEDILY.build(PackGreedily, parsed) == PackGreedily(
+        matmul_packed_sizes=[8, 0, 1], matmul_inner_dims_order=[1, 0, 2]
+    )
     forall = TileUsingForall(num_threads=[2, 4], mapping=["block_y", "block_x"])
-    assert TILE_USING_FORALL.spell(dict(forall)).attributes == " num_threads [2, 4] (mapping = [#gpu.block<y>, #gpu.block<x>])"
+    assert (
+        TILE_USING_FORALL.spell(dict(forall)).attributes
+        == " num_threads [2, 4] (mapping = [#gpu.block<y>, #gpu.block<x>])"
+    )

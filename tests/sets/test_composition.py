@@ -8,13 +8,11 @@ import pydoc
 from pathlib import Path
 
 import pytest
-
 import tdsl.strategies.gpu as gpu
 from tdsl import (
     AllOf,
     AmdGpuTarget,
     ConsumerMatch,
-    ProducerMatch,
     ContractionMatch,
     ConvolutionMatch,
     CpuLowering,
@@ -23,6 +21,7 @@ from tdsl import (
     FunctionMatch,
     OpNameMatch,
     PackGreedily,
+    ProducerMatch,
     Rule,
     StrategyError,
     StrategySet,
@@ -30,8 +29,8 @@ from tdsl import (
     render,
 )
 from tdsl.model.matchers import PackMatch
-from tdsl.sets.strategy_set import combine
 from tdsl.model.subsume import covers, leaf_covers, specificity
+from tdsl.sets.strategy_set import combine
 from tdsl.strategies.cpu import auto, head_split_fusion
 from tdsl.strategies.cpu.fusion import head_transpose_fusion
 from tdsl.strategies.gpu import library
@@ -43,7 +42,9 @@ F32 = {"lhs_type": "f32", "rhs_type": "f32", "output_type": "f32"}
 
 
 def _lowering(name: str) -> CpuLowering:
-    return CpuLowering(name=name, distribution=[64, 64, 0], vector_common_parallel=[8, 8, 0], vector_reduction=[0, 0, 1])
+    return CpuLowering(
+        name=name, distribution=[64, 64, 0], vector_common_parallel=[8, 8, 0], vector_reduction=[0, 0, 1]
+    )
 
 
 def _rule(name: str, match: object, target: str = "cpu") -> Rule:
@@ -87,8 +88,16 @@ def test_gfx942_facts_have_short_reprs() -> None:
 
 @pytest.mark.parametrize(
     "function",
-    [gpu.choose_contraction, gpu.choose_convolution, gpu.choose_intrinsic, gpu.rule_for, gpu.conv_rule_for,
-     gpu.rules_for, library.standard_set, library.convolution_set],
+    [
+        gpu.choose_contraction,
+        gpu.choose_convolution,
+        gpu.choose_intrinsic,
+        gpu.rule_for,
+        gpu.conv_rule_for,
+        gpu.rules_for,
+        library.standard_set,
+        library.convolution_set,
+    ],
     ids=lambda f: f.__name__,
 )
 def test_gpu_strategy_signatures_are_readable(function: object) -> None:
@@ -117,13 +126,17 @@ def test_contraction_cover_reads_every_constraint() -> None:
     assert covers(general, exact) and not covers(exact, general)
     assert not covers(ContractionMatch(lhs_type="f16", rhs_type="f16", output_type="f32"), exact)
     assert covers(ContractionMatch(**F32, m={"one_of": [64, 128]}), exact)
-    assert not covers(ContractionMatch(**F32, m={"one_of": [64, 128]}), ContractionMatch(**F32, m={"one_of": [128, 256]}))
+    assert not covers(
+        ContractionMatch(**F32, m={"one_of": [64, 128]}), ContractionMatch(**F32, m={"one_of": [128, 256]})
+    )
     bounded = ContractionMatch(**F32, batch=[], operand_layout="mk_kn", k_min=128)
     assert covers(bounded, exact)  # K = 512 >= 128
     assert not covers(bounded, ContractionMatch(**F32, batch=[], operand_layout="mk_kn", k=64))
     assert not covers(bounded, ContractionMatch(**F32, batch=[], operand_layout="mk_kn"))  # K unknown
     small = ContractionMatch(**F32, batch=[], operand_layout="mk_kn", size_max=256)
-    assert not covers(small, exact) and covers(small, ContractionMatch(**F32, batch=[], operand_layout="mk_kn", m=64, n=64, k=64))
+    assert not covers(small, exact) and covers(
+        small, ContractionMatch(**F32, batch=[], operand_layout="mk_kn", m=64, n=64, k=64)
+    )
     assert not covers(ContractionMatch(**F32, operand_layout="mk_nk", batch=[]), exact)
 
 
@@ -132,15 +145,21 @@ def test_other_leaf_kinds_and_all_of() -> None:
     assert covers(OpNameMatch(names=["linalg.matmul", "linalg.batch_matmul"]), mm)
     assert not covers(mm, OpNameMatch(names=["linalg.matmul", "linalg.batch_matmul"]))
     assert not leaf_covers(mm, ContractionMatch(**F32))  # different kinds: never certain
-    assert covers(ConsumerMatch(names=["tensor.expand_shape", "linalg.generic"]), ConsumerMatch(names="tensor.expand_shape"))
+    assert covers(
+        ConsumerMatch(names=["tensor.expand_shape", "linalg.generic"]), ConsumerMatch(names="tensor.expand_shape")
+    )
     conv = {"batch": [2], "output_image": [32, 32], "output_channel": [64], "filter": [3, 3], "input_channel": [32]}
     assert covers(ConvolutionMatch(**F32), ConvolutionMatch(**F32, **conv))
     assert not covers(ConvolutionMatch(**F32, **conv), ConvolutionMatch(**F32))
     pack = PackMatch(element_type="f32", inner_dims_pos=[0, 1], inner_tiles=[6, 1])
-    assert covers(pack, pack) and not covers(pack, PackMatch(element_type="f32", inner_dims_pos=[0, 1], inner_tiles=[16, 1]))
+    assert covers(pack, pack) and not covers(
+        pack, PackMatch(element_type="f32", inner_dims_pos=[0, 1], inner_tiles=[16, 1])
+    )
     loaded = ProducerMatch(names="iree_tensor_ext.dispatch.tensor.load")
     assert covers(ProducerMatch(names=["iree_tensor_ext.dispatch.tensor.load", "linalg.generic"]), loaded)
-    assert not covers(loaded, ProducerMatch(names="linalg.generic")) and not covers(loaded, ProducerMatch(operand=1, names="iree_tensor_ext.dispatch.tensor.load"))
+    assert not covers(loaded, ProducerMatch(names="linalg.generic")) and not covers(
+        loaded, ProducerMatch(operand=1, names="iree_tensor_ext.dispatch.tensor.load")
+    )
     assert covers(pack, AllOf(matchers=[pack, loaded])) and not covers(AllOf(matchers=[pack, loaded]), pack)
     both = AllOf(matchers=[ContractionMatch(**F32, m=128), ConsumerMatch(names="tensor.expand_shape")])
     assert covers(ContractionMatch(**F32), both) and not covers(both, ContractionMatch(**F32))
@@ -156,14 +175,17 @@ def test_other_leaf_kinds_and_all_of() -> None:
 
 
 def test_render_reports_rules_an_earlier_rule_shadows() -> None:
-    strategies = StrategySet(name="s", rules=[
-        _rule("all_f32", ContractionMatch(**F32)),
-        _rule("mm", {"kind": "op_name", "names": "linalg.matmul"}),
-        _rule("exact", ContractionMatch(**F32, batch=[], m=128, n=128, k=128)),
-        _rule("two", {"kind": "op_name", "names": ["linalg.matmul", "linalg.batch_matmul"]}),
-        _rule("mm_again", {"kind": "op_name", "names": "linalg.matmul"}),
-        _rule("scoped", AllOf(matchers=[FunctionMatch(function="f"), OpNameMatch(names="linalg.matmul")])),
-    ])
+    strategies = StrategySet(
+        name="s",
+        rules=[
+            _rule("all_f32", ContractionMatch(**F32)),
+            _rule("mm", {"kind": "op_name", "names": "linalg.matmul"}),
+            _rule("exact", ContractionMatch(**F32, batch=[], m=128, n=128, k=128)),
+            _rule("two", {"kind": "op_name", "names": ["linalg.matmul", "linalg.batch_matmul"]}),
+            _rule("mm_again", {"kind": "op_name", "names": "linalg.matmul"}),
+            _rule("scoped", AllOf(matchers=[FunctionMatch(function="f"), OpNameMatch(names="linalg.matmul")])),
+        ],
+    )
     assert render(strategies, "cpu").shadowed == (
         "rules[2] (exact) is shadowed by rules[0] (all_f32)",
         "rules[4] (mm_again) is shadowed by rules[1] (mm)",
@@ -171,18 +193,25 @@ def test_render_reports_rules_an_earlier_rule_shadows() -> None:
 
 
 def test_rules_of_other_injection_points_do_not_shadow() -> None:
-    layout = Rule(target="cpu", match=OpNameMatch(names="linalg.matmul"),
-                  strategy=DataLayout(name="pack", pack=PackGreedily(matmul_packed_sizes=[8, 16, 1])))
+    layout = Rule(
+        target="cpu",
+        match=OpNameMatch(names="linalg.matmul"),
+        strategy=DataLayout(name="pack", pack=PackGreedily(matmul_packed_sizes=[8, 16, 1])),
+    )
     strategies = StrategySet(name="s", rules=[layout, _rule("tiles", {"kind": "op_name", "names": "linalg.matmul"})])
     assert render(strategies, "cpu").shadowed == ()
 
 
 @pytest.mark.compile
 def test_compile_warns_about_shadowed_rules() -> None:
-    strategies = StrategySet(name="s", targets=[CpuTarget()], rules=[
-        _rule("all_f32", ContractionMatch(**F32)),
-        _rule("exact", ContractionMatch(**F32, batch=[], m=128, n=128, k=512)),
-    ])
+    strategies = StrategySet(
+        name="s",
+        targets=[CpuTarget()],
+        rules=[
+            _rule("all_f32", ContractionMatch(**F32)),
+            _rule("exact", ContractionMatch(**F32, batch=[], m=128, n=128, k=512)),
+        ],
+    )
     report = compile(EXAMPLES / "mlp" / "payload.mlir", strategies, "cpu")
     assert report.shadowed == ("rules[1] (exact) is shadowed by rules[0] (all_f32)",)
     assert report.warnings()[0] == "s.rules[1] (exact) is shadowed by rules[0] (all_f32): it never fires on cpu"
@@ -205,13 +234,20 @@ def test_combine_joins_sets_and_rule_lists_in_order() -> None:
     assert [t.name for t in combine(_heads(), name="only_rules").targets] == ["cpu", "gfx942"]
     gpu_rules = library.standard_set()
     both = combine(cpu_auto, gpu_rules, name="both")
-    assert [t.name for t in both.targets] == ["cpu", "gfx942"] and len(both.rules) == len(cpu_auto.rules) + len(gpu_rules.rules)
+    assert [t.name for t in both.targets] == ["cpu", "gfx942"] and len(both.rules) == len(cpu_auto.rules) + len(
+        gpu_rules.rules
+    )
 
 
 def test_combine_refuses_different_targets_of_one_name_and_non_rules() -> None:
-    with pytest.raises(StrategyError, match=r"x\.parts\[1\]\.targets\[0\]: expected a target equal to the target 'cpu' of parts\[0\]"):
-        combine(StrategySet(name="a", targets=[CpuTarget()], rules=[]),
-                StrategySet(name="b", targets=[CpuTarget(ukernels="none")], rules=[]), name="x")
+    with pytest.raises(
+        StrategyError, match=r"x\.parts\[1\]\.targets\[0\]: expected a target equal to the target 'cpu' of parts\[0\]"
+    ):
+        combine(
+            StrategySet(name="a", targets=[CpuTarget()], rules=[]),
+            StrategySet(name="b", targets=[CpuTarget(ukernels="none")], rules=[]),
+            name="x",
+        )
     with pytest.raises(StrategyError, match=r"x\.parts\[0\]\[1\]: expected a Rule"):
         combine([_heads()[0], "rule"], name="x")  # type: ignore[list-item]
     with pytest.raises(StrategyError, match=r"x\.precedence: expected 'first' or 'specific'"):
@@ -228,7 +264,10 @@ def test_specific_precedence_puts_more_specific_rules_of_later_parts_first() -> 
     assert [r.strategy.name for r in combine(general, exact, name="s", precedence="specific").rules] == ["exact", "mm"]
     assert [r.strategy.name for r in combine(covered, general, name="s", precedence="specific").rules] == ["mm", "two"]
     # A part keeps its own order (auto() orders its rules on purpose).
-    assert [r.strategy.name for r in combine([general, exact], name="s", precedence="specific").rules] == ["mm", "exact"]
+    assert [r.strategy.name for r in combine([general, exact], name="s", precedence="specific").rules] == [
+        "mm",
+        "exact",
+    ]
     cpu_auto = auto(isa="avx2", pack_matmuls=True)
     merged = combine(cpu_auto, _heads(), name="bert", precedence="specific")
     assert [r.strategy.name for r in merged.rules[:2]] == ["q_proj_fuse", "q_proj_tiles"]
@@ -241,7 +280,11 @@ def test_specific_precedence_puts_more_specific_rules_of_later_parts_first() -> 
 def test_head_split_fusion_composes_with_auto(precedence: str) -> None:
     """examples/bert_heads' result (one dispatch for matmul + head split + bias) with auto()'s
     rules for everything else."""
-    parts = (_heads(), auto(isa="avx2", pack_matmuls=True)) if precedence == "first" else (auto(isa="avx2", pack_matmuls=True), _heads())
+    parts = (
+        (_heads(), auto(isa="avx2", pack_matmuls=True))
+        if precedence == "first"
+        else (auto(isa="avx2", pack_matmuls=True), _heads())
+    )
     strategies = combine(*parts, name="bert_auto", precedence=precedence)  # type: ignore[arg-type]
     report = compile(EXAMPLES / "bert_heads" / "payload.mlir", strategies, "cpu")
     (dispatch,) = report.dispatches

@@ -7,7 +7,6 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from tdsl import (
     AmdGpuTarget,
     ContractionMatch,
@@ -18,8 +17,10 @@ from tdsl import (
     StrategyError,
     StrategySet,
     dump,
-    load as tdsl_load,
     render,
+)
+from tdsl import (
+    load as tdsl_load,
 )
 from tdsl.model.knobs import Choice, IntRange, KnobError, KnobTuple, PowersOfTwo
 from tdsl.sets.space import Constraint, Space
@@ -44,7 +45,12 @@ def test_knob_values() -> None:
     assert IntRange("r", 3, 20, step=1, multiple_of=4).values() == (4, 8, 12, 16, 20)
     assert IntRange("r", 0, 10, step=5).values() == (0, 5, 10)
     assert KnobTuple("t", [Choice("a", [1, 2]), Choice("b", [3])]).values() == ([1, 3], [2, 3])
-    for bad in (lambda: PowersOfTwo("p", 3, 8), lambda: IntRange("r", 5, 1), lambda: Choice("c", []), lambda: Choice("not a name", [1])):
+    for bad in (
+        lambda: PowersOfTwo("p", 3, 8),
+        lambda: IntRange("r", 5, 1),
+        lambda: Choice("c", []),
+        lambda: Choice("not a name", [1]),
+    ):
         with pytest.raises(KnobError):
             bad()
 
@@ -68,7 +74,9 @@ def test_space_size_enumerates_and_validates_every_candidate() -> None:
 
 
 def test_constraints_prune_and_are_counted() -> None:
-    space = cpu_space([Constraint("vector_divides_workgroup", lambda v: v["wg_m"] % v["vec_m"] == 0 and v["wg_m"] >= 2 * v["vec_m"])])
+    space = cpu_space(
+        [Constraint("vector_divides_workgroup", lambda v: v["wg_m"] % v["vec_m"] == 0 and v["wg_m"] >= 2 * v["vec_m"])]
+    )
     kept = list(space.candidates())
     assert all(c.values["wg_m"] >= 2 * c.values["vec_m"] for c in kept)
     assert space.pruned.by_constraint["vector_divides_workgroup"] == sum(
@@ -104,8 +112,16 @@ def test_two_knobs_of_one_name_must_agree() -> None:
     with pytest.raises(StrategyError, match="one knob per name"):
         GraphCpuLowering(name="mm", distribution=[Choice("t", [8, 16]), Choice("t", [32]), 0])
     shared = GraphCpuLowering(name="mm", distribution=[Choice("t", [8, 16]), Choice("t", [8, 16]), 0])
-    assert Space(StrategySet(name="s", targets=[CpuTarget()], rules=[
-        Rule(target="cpu", match=ContractionMatch(**F32), strategy=shared)])).size == 2
+    assert (
+        Space(
+            StrategySet(
+                name="s",
+                targets=[CpuTarget()],
+                rules=[Rule(target="cpu", match=ContractionMatch(**F32), strategy=shared)],
+            )
+        ).size
+        == 2
+    )
 
 
 def test_gfx942_target_checks_prune_candidates() -> None:
@@ -122,7 +138,9 @@ def test_gfx942_target_checks_prune_candidates() -> None:
         mma_kind="MFMA_F32_16x16x4_F32",
         promote_operands=[0, 1],
     )
-    rule = Rule(target="gfx942", match=ContractionMatch(**F32, batch=[], m=[4096], n=[4096], k=[4096]), strategy=lowering)
+    rule = Rule(
+        target="gfx942", match=ContractionMatch(**F32, batch=[], m=[4096], n=[4096], k=[4096]), strategy=lowering
+    )
     space = Space(StrategySet(name="gpu", targets=[AmdGpuTarget()], rules=[rule]))
     kept = list(space.candidates())
     assert kept and space.pruned.by_validation
@@ -146,7 +164,13 @@ def test_generated_spaces_count_and_sample(options: list[int], lo_exp: int, span
         distribution=[Choice("a", options), PowersOfTwo("b", 2**lo_exp, 2 ** (lo_exp + 2)), 0],
         vector_common_parallel=[IntRange("c", 0, span), 1, 0],
     )
-    space = Space(StrategySet(name="s", targets=[CpuTarget()], rules=[Rule(target="cpu", match=ContractionMatch(**F32), strategy=lowering)]))
+    space = Space(
+        StrategySet(
+            name="s",
+            targets=[CpuTarget()],
+            rules=[Rule(target="cpu", match=ContractionMatch(**F32), strategy=lowering)],
+        )
+    )
     assert space.size == math.prod(len(k) for k in space.knobs) == len(options) * 3 * (span + 1)
     kept = list(space.candidates())
     assert len(kept) + space.pruned.total == space.size
@@ -186,8 +210,15 @@ def test_knobs_in_yaml(tmp_path) -> None:  # type: ignore[no-untyped-def]
     path.write_text(SPACE_YAML.replace("knob: choice", "knob: choise"))
     with pytest.raises(StrategyError) as err:
         load_space(str(path))
-    assert len(str(err.value).splitlines()) == 1 and "vector_common_parallel[0].knob" in str(err.value) and "choise" in str(err.value)
-    path.write_text(SPACE_YAML.replace("{knob: powers_of_two, name: wg_m, lo: 16, hi: 64}", "32")
-                    .replace("{knob: choice, name: vec_m, values: [4, 8]}", "8").replace("{knob: int_range, name: k, lo: 4, hi: 8, step: 4}", "4"))
+    assert (
+        len(str(err.value).splitlines()) == 1
+        and "vector_common_parallel[0].knob" in str(err.value)
+        and "choise" in str(err.value)
+    )
+    path.write_text(
+        SPACE_YAML.replace("{knob: powers_of_two, name: wg_m, lo: 16, hi: 64}", "32")
+        .replace("{knob: choice, name: vec_m, values: [4, 8]}", "8")
+        .replace("{knob: int_range, name: k, lo: 4, hi: 8, step: 4}", "4")
+    )
     with pytest.raises(StrategyFileError, match="at least one knob"):
         load_space(str(path))

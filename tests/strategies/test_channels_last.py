@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 import tdsl
 from tdsl import CpuTarget, StrategySet
 from tdsl.compiler.ops import list_dispatches
@@ -39,12 +38,22 @@ def payload(tmp_path: Path) -> Path:
 
 def test_channels_first_convolutions_run_channels_last_with_default_numbers(payload: Path) -> None:
     target = CpuTarget(channels_last_convs=True, data_tiling=True)
-    roots = sorted(d.root.shapes() for d in list_dispatches(payload, target).dispatches if d.root and d.root.kind == "convolution")
+    roots = sorted(
+        d.root.shapes() for d in list_dispatches(payload, target).dispatches if d.root and d.root.kind == "convolution"
+    )
     # The convolutions' results are channels-last at codegen (the input transposes are
     # dispatches of their own or fused in); without the knob they stay channels-first.
-    assert any(r.endswith("-> 1x400x32xf32") for r in roots) and any(r.endswith("-> 1x16x16x24xf32") for r in roots), roots
-    plain = sorted(d.root.shapes() for d in list_dispatches(payload, CpuTarget(data_tiling=True)).dispatches if d.root and d.root.kind == "convolution")
-    assert any(r.endswith("-> 1x32x400xf32") for r in plain) and not any(r.endswith("-> 1x400x32xf32") for r in plain), plain
+    assert any(r.endswith("-> 1x400x32xf32") for r in roots) and any(r.endswith("-> 1x16x16x24xf32") for r in roots), (
+        roots
+    )
+    plain = sorted(
+        d.root.shapes()
+        for d in list_dispatches(payload, CpuTarget(data_tiling=True)).dispatches
+        if d.root and d.root.kind == "convolution"
+    )
+    assert any(r.endswith("-> 1x32x400xf32") for r in plain) and not any(
+        r.endswith("-> 1x400x32xf32") for r in plain
+    ), plain
     report = tdsl.run(payload, StrategySet(name="channels_last", targets=[target], rules=[]))
     assert report.ok
 
@@ -59,5 +68,12 @@ def test_the_knob_is_a_flag_and_not_in_the_baseline() -> None:
     assert auto(channels_last_convs=True).targets[0].channels_last_convs and not auto().targets[0].channels_last_convs
     # tune's program level measures it where a program has convolutions: im2col x channels-last.
     points = [c.values for c in program_space(CpuTarget(), has_convolutions=True).candidates()]
-    assert {(v["im2col_convs"], v["channels_last_convs"]) for v in points} == {(False, False), (False, True), (True, False), (True, True)}
-    assert all("channels_last_convs" not in c.values for c in program_space(CpuTarget(), has_convolutions=False).candidates())
+    assert {(v["im2col_convs"], v["channels_last_convs"]) for v in points} == {
+        (False, False),
+        (False, True),
+        (True, False),
+        (True, True),
+    }
+    assert all(
+        "channels_last_convs" not in c.values for c in program_space(CpuTarget(), has_convolutions=False).candidates()
+    )

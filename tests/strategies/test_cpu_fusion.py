@@ -10,11 +10,21 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
-from tdsl import ConsumerMatch, ContractionMatch, CpuTarget, DataLayout, Rule, StrategyError, StrategySet, combine, compile
-from tdsl import render, run
+from tdsl import (
+    ConsumerMatch,
+    ContractionMatch,
+    CpuTarget,
+    DataLayout,
+    Rule,
+    StrategyError,
+    StrategySet,
+    combine,
+    compile,
+    load,
+    render,
+    run,
+)
 from tdsl.compiler.iree_compile import run_iree_compile
-from tdsl import load
 from tdsl.strategies.cpu import auto, head_split_fusion
 from tdsl.strategies.cpu.fusion import HEAD_FUSION, HeadLayout, head_transpose_fusion
 
@@ -66,7 +76,9 @@ def test_head_split_rules_name_their_fields() -> None:
     with pytest.raises(StrategyError, match="fuse.generalize: expected True when propagate_reshapes is set"):
         DataLayout(name="fuse", propagate_reshapes=True)
     with pytest.raises(StrategyError, match="consumer_interchange: expected no 'pack' in the same strategy"):
-        DataLayout.model_validate({"name": "fuse", "consumer_interchange": [1, 0], "pack": {"kind": "pack", "packed_sizes": [8, 8, 1]}})
+        DataLayout.model_validate(
+            {"name": "fuse", "consumer_interchange": [1, 0], "pack": {"kind": "pack", "packed_sizes": [8, 8, 1]}}
+        )
 
 
 def test_bias_relu_epilogues_ride_with_the_unpack_and_stay_correct(golden) -> None:
@@ -100,7 +112,9 @@ def _exported(layouts: tuple[HeadLayout, ...], data_tiling: bool = False) -> Str
     return combine(head_transpose_fusion(layouts=layouts, data_tiling=data_tiling), base, name="heads")
 
 
-def _graph_level(payload: Path, strategies: StrategySet, tmp_path: Path) -> tuple[int | None, Counter[str], Counter[str]]:
+def _graph_level(
+    payload: Path, strategies: StrategySet, tmp_path: Path
+) -> tuple[int | None, Counter[str], Counter[str]]:
     """(launches per call, {strategy: contractions it marked}, {named contraction: count})
     of ``payload`` compiled with ``strategies``, read from the IR after preprocessing."""
     dump = tmp_path / "pre.mlir"
@@ -164,10 +178,20 @@ def test_head_transpose_fusion_rules_and_their_checks(golden) -> None:
     assert head_transpose_fusion(isa="generic") == []  # not measured: nothing by default
     one = StrategySet(name="heads", targets=[CpuTarget()], rules=rules[:1])
     golden.check(render(one, "cpu").scripts[0].text, "../goldens/cpu/head_transpose_fusion.preprocessing.mlir")
-    ir = golden.check_ir(EXPORTED, _exported(("hsd", "hds")), "cpu", "preprocessing", "../goldens/cpu/exported_heads.preprocessing.mlir", mode="interpreter")
+    ir = golden.check_ir(
+        EXPORTED,
+        _exported(("hsd", "hds")),
+        "cpu",
+        "preprocessing",
+        "../goldens/cpu/exported_heads.preprocessing.mlir",
+        mode="interpreter",
+    )
     assert ir.count("linalg.transpose") == 5 and ir.count("tdsl.layout = ") == 4
     with pytest.raises(StrategyError, match=r"h\.generalize: expected False when fuse_head_split is set"):
         DataLayout(name="h", fuse_head_split=True, generalize=True)
     with pytest.raises(StrategyError, match=r"h\.fuse_head_split: expected a rule whose matcher selects the transpose"):
-        Rule(target="cpu", match=ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32"),
-             strategy=DataLayout(name="h", fuse_head_split=True))
+        Rule(
+            target="cpu",
+            match=ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32"),
+            strategy=DataLayout(name="h", fuse_head_split=True),
+        )

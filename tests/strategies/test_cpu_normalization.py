@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from tdsl import ContractionMatch, ConvolutionMatch, CpuTarget, DataLayout, PackGreedily, Rule, StrategySet
 
 PAYLOAD = Path(__file__).resolve().parent.parent / "payloads" / "cpu" / "normalization.mlir"
@@ -17,8 +16,16 @@ NORMALIZE = StrategySet(
     name="normalize",
     targets=[CpuTarget(ukernels="none")],
     rules=[
-        Rule(target="cpu", match=ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32"), strategy=DataLayout(name="packed", pack=PackGreedily(matmul_packed_sizes=[8, 16, 4]))),
-        Rule(target="cpu", match=ConvolutionMatch(lhs_type="f32", rhs_type="f32", output_type="f32"), strategy=DataLayout(name="packed_conv", pack=PackGreedily(matmul_packed_sizes=[8, 16, 4]))),
+        Rule(
+            target="cpu",
+            match=ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32"),
+            strategy=DataLayout(name="packed", pack=PackGreedily(matmul_packed_sizes=[8, 16, 4])),
+        ),
+        Rule(
+            target="cpu",
+            match=ConvolutionMatch(lhs_type="f32", rhs_type="f32", output_type="f32"),
+            strategy=DataLayout(name="packed_conv", pack=PackGreedily(matmul_packed_sizes=[8, 16, 4])),
+        ),
     ],
 )
 
@@ -38,7 +45,14 @@ def _form(function: str, lhs_dims: str, rhs_dims: str, out_dims: str) -> str:
 
 
 def test_pack_greedily_brings_five_contraction_forms_to_one_packed_form(golden) -> None:
-    text = golden.check_ir(PAYLOAD, NORMALIZE, "cpu", "preprocessing", "../goldens/cpu/normalization.preprocessing.mlir", mode="interpreter")
+    text = golden.check_ir(
+        PAYLOAD,
+        NORMALIZE,
+        "cpu",
+        "preprocessing",
+        "../goldens/cpu/normalization.preprocessing.mlir",
+        mode="interpreter",
+    )
     golden.filecheck(
         text,
         _form("matmul", "0, 1", "1, 0", "0, 1")

@@ -5,18 +5,16 @@ own packed op only -- on generated matmul shapes."""
 from __future__ import annotations
 
 import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from pathlib import Path
-
 from tdsl import ContractionMatch, CpuLowering, CpuTarget, GraphCpuLowering, Rule, StrategySet, compile, render, run
-from tdsl.errors import StrategyError
 from tdsl.bindings import linalg_ops
 from tdsl.compiler.ops import OpView, matcher_for
+from tdsl.errors import StrategyError
 from tdsl.strategies.cpu.layout_spaces import IN_PLACE_MAPS, MMT4D_MAPS, packable, packing_space, panel_space
 from tdsl.strategies.cpu.space import contraction_space, convolution_space, convolution_tunable
 
@@ -32,7 +30,12 @@ def _view(m: int, n: int, k: int, transposed_b: bool = False, batch: int = 0) ->
         op += " indexing_maps = [" + ", ".join(f"affine_map<{m}>" for m in maps) + "]"
     a_type, r_type = f"tensor<{m}x{k}xf32>", f"tensor<{m}x{n}xf32>"
     if batch:
-        op, a_type, b_type, r_type = "linalg.batch_matmul", f"tensor<{batch}x{m}x{k}xf32>", f"tensor<{batch}x{k}x{n}xf32>", f"tensor<{batch}x{m}x{n}xf32>"
+        op, a_type, b_type, r_type = (
+            "linalg.batch_matmul",
+            f"tensor<{batch}x{m}x{k}xf32>",
+            f"tensor<{batch}x{k}x{n}xf32>",
+            f"tensor<{batch}x{m}x{n}xf32>",
+        )
     text = f"""
 func.func @f(%a: {a_type}, %b: {b_type}, %c: {r_type}) -> {r_type} {{
   %r = {op} ins(%a, %b : {a_type}, {b_type}) outs(%c : {r_type}) -> {r_type}
@@ -53,7 +56,11 @@ def test_which_ops_get_a_packing_space() -> None:
         assert packable(view, matcher_for(view)) == ""
     matvec = _view(1, 256, 256)
     assert packable(matvec, matcher_for(matvec)) == ""
-    [m0] = [knob for knob in packing_space(matvec, matcher_for(matvec), "avx512", CpuTarget(), "mv").knobs if knob.name == "m0"]
+    [m0] = [
+        knob
+        for knob in packing_space(matvec, matcher_for(matvec), "avx512", CpuTarget(), "mv").knobs
+        if knob.name == "m0"
+    ]
     assert tuple(m0.values()) == (1,)
     unit = _view(64, 256, 256, batch=1)
     assert packable(unit, matcher_for(unit)) == ""
@@ -101,13 +108,21 @@ def test_generated_matmuls_packing_candidates(m: int, n: int, k: int, form: str,
             assert k0 == 0 and not layout.strategy.specialize and layout.strategy.lower_unpack
             assert m % m0 == 0 and n % n0 == 0 and m // m0 > 1 and n // n0 > 1 and k > 1
             assert blocking.match.maps == IN_PLACE_MAPS and blocking.strategy.pipeline == "DoubleTilingExpert"
-            assert blocking.match.m == ((m // m0, m0),) and blocking.match.n == ((n // n0, n0),) and blocking.match.k == ((k,),)
+            assert (
+                blocking.match.m == ((m // m0, m0),)
+                and blocking.match.n == ((n // n0, n0),)
+                and blocking.match.k == ((k,),)
+            )
             assert blocking.strategy.vector_common_parallel == (1, m0, 1, n0, 0)
             assert not pack or pack[0].match.matchers[0].inner_tiles == (m0,)
         else:
             assert k0 == 1 and layout.strategy.specialize and not layout.strategy.lower_unpack
             assert blocking.match.maps == MMT4D_MAPS
-            assert blocking.match.m == ((-(-m // m0), m0),) and blocking.match.n == ((-(-n // n0), n0),) and blocking.match.k == ((k, 1),)
+            assert (
+                blocking.match.m == ((-(-m // m0), m0),)
+                and blocking.match.n == ((-(-n // n0), n0),)
+                and blocking.match.k == ((k, 1),)
+            )
         assert bool(pack) == bool(c.values["lhs_pack_step"])
         assert [t.operand for t in layout.strategy.pack_transposes] == ([] if transposed_b else ["rhs"])
         assert layout.strategy.fold_unit_dims == (form == "batch-1")
@@ -141,7 +156,11 @@ def test_a_packing_candidate_renders() -> None:
     unit = _view(384, 128, 384, batch=1)
     space = packing_space(unit, matcher_for(unit), "avx512", CpuTarget(data_tiling=True), "op0")
     folded = render(space.candidate(space.seeds[0]), "cpu").script("preprocessing")
-    assert folded is not None and "fold_unit_extent_dims_via_reshapes" in folded.text and "@tdsl_r0_op0_packed" in folded.text
+    assert (
+        folded is not None
+        and "fold_unit_extent_dims_via_reshapes" in folded.text
+        and "@tdsl_r0_op0_packed" in folded.text
+    )
 
 
 def test_pinned_space_keeps_the_base_target() -> None:
@@ -154,13 +173,25 @@ def test_data_tiling_leaves_a_packed_mmt4d_to_its_codegen_rules() -> None:
     """A codegen-time lowering of a matmul is refused under data tiling (IREE drops it when
     the op becomes linalg.mmt4d), but one of linalg.mmt4d's own loops is not: data tiling
     leaves a graph-level packed mmt4d alone."""
-    blocking = CpuLowering(name="b", pipeline="Mmt4dTilingExpert", distribution=[1, 1, 0, 0, 0, 0], vector_common_parallel=[1, 1, 0, 8, 32, 0], vector_reduction=[0, 0, 1, 0, 0, 1])
-    mmt4d = ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", maps=MMT4D_MAPS, batch=[], m=[16, 8], n=[12, 32], k=[256, 1])
+    blocking = CpuLowering(
+        name="b",
+        pipeline="Mmt4dTilingExpert",
+        distribution=[1, 1, 0, 0, 0, 0],
+        vector_common_parallel=[1, 1, 0, 8, 32, 0],
+        vector_reduction=[0, 0, 1, 0, 0, 1],
+    )
+    mmt4d = ContractionMatch(
+        lhs_type="f32", rhs_type="f32", output_type="f32", maps=MMT4D_MAPS, batch=[], m=[16, 8], n=[12, 32], k=[256, 1]
+    )
     target = CpuTarget(data_tiling=True, ukernels="none")
     StrategySet(name="s", targets=[target], rules=[Rule(target="cpu", match=mmt4d, strategy=blocking)])
     matmul = ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", batch=[], operand_layout="mk_kn")
-    tiles = CpuLowering(name="t", distribution=[16, 64, 0], vector_common_parallel=[8, 16, 0], vector_reduction=[0, 0, 16])
-    with pytest.raises(StrategyError, match="data_tiling: expected False when a codegen-time cpu_lowering configures a matmul"):
+    tiles = CpuLowering(
+        name="t", distribution=[16, 64, 0], vector_common_parallel=[8, 16, 0], vector_reduction=[0, 0, 16]
+    )
+    with pytest.raises(
+        StrategyError, match="data_tiling: expected False when a codegen-time cpu_lowering configures a matmul"
+    ):
         StrategySet(name="s", targets=[target], rules=[Rule(target="cpu", match=matmul, strategy=tiles)])
 
 
@@ -178,7 +209,9 @@ def test_a_packed_batch1_candidate_compiles_beside_data_tiling() -> None:
     [packed] = applied["op0_mmt4d"]
     assert "mmt4d" in packed and "bmm" in packed
     by_name = {d.name: d for d in report.dispatches}
-    assert any(name.startswith("mm_") and "linalg.mmt4d" in by_name[name].compute_ops for name in by_name)  # data tiling's
+    assert any(
+        name.startswith("mm_") and "linalg.mmt4d" in by_name[name].compute_ops for name in by_name
+    )  # data tiling's
 
 
 FFN_GELU = Path(__file__).resolve().parent.parent / "payloads" / "cpu" / "ffn_gelu.mlir"
@@ -199,7 +232,9 @@ def test_an_in_place_candidate_takes_the_gelu_into_its_dispatch_and_computes_the
     space = packing_space(up, matcher_for(up), isa, CpuTarget(), "up")
     in_place = space.candidate(next(v for v in space.seeds if v["in_place"]))
     panels = panel_space(down, matcher_for(down), isa, CpuTarget(), "down")
-    ffn = StrategySet(name="ffn", targets=in_place.targets, rules=[*in_place.rules, *panels.candidate(panels.seeds[0]).rules])
+    ffn = StrategySet(
+        name="ffn", targets=in_place.targets, rules=[*in_place.rules, *panels.candidate(panels.seeds[0]).rules]
+    )
     report = run(FFN_GELU, ffn)
     assert report.ok, report.text()
     applied = {o.strategy: o.dispatches for o in report.compile_report.rules}
@@ -208,13 +243,24 @@ def test_an_in_place_candidate_takes_the_gelu_into_its_dispatch_and_computes_the
     by_name = {d.name: d for d in report.compile_report.dispatches}
     assert by_name[fused].compute_ops == ("linalg.generic", "linalg.generic")  # the contraction, then bias + GELU
     assert not any("linalg.unpack" in d.compute_ops for d in report.compile_report.dispatches)
-    assert sum(d.compute_ops == ("linalg.generic",) for d in report.compile_report.dispatches) == 1  # the FFN-down alone
+    assert (
+        sum(d.compute_ops == ("linalg.generic",) for d in report.compile_report.dispatches) == 1
+    )  # the FFN-down alone
 
 
 @pytest.mark.compile
 @settings(max_examples=4, deadline=None, derandomize=True)
-@given(st.sampled_from([2, 4, 8]), st.integers(2, 8), st.integers(2, 12), st.integers(1, 300), st.booleans(), st.integers(0, 10_000))
-def test_generated_in_place_candidates_apply_and_compute_the_matmul(m0: int, m1: int, n1: int, k: int, transposed_b: bool, seed: int) -> None:
+@given(
+    st.sampled_from([2, 4, 8]),
+    st.integers(2, 8),
+    st.integers(2, 12),
+    st.integers(1, 300),
+    st.booleans(),
+    st.integers(0, 10_000),
+)
+def test_generated_in_place_candidates_apply_and_compute_the_matmul(
+    m0: int, m1: int, n1: int, k: int, transposed_b: bool, seed: int
+) -> None:
     """On generated shapes (whole M0 x N0 tiles, K from 1: the space offers no in-place point
     where a loop would be a unit one) every rule of an in-place candidate applies and the
     outputs match numpy and IREE default."""
@@ -225,7 +271,11 @@ def test_generated_in_place_candidates_apply_and_compute_the_matmul(m0: int, m1:
     if candidate is None:
         return
     b_type = f"tensor<{n}x{k}xf32>" if transposed_b else f"tensor<{k}x{n}xf32>"
-    maps = " indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>]" if transposed_b else ""
+    maps = (
+        " indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>]"
+        if transposed_b
+        else ""
+    )
     text = f"""func.func @f(%a: tensor<{m}x{k}xf32>, %b: {b_type}) -> tensor<{m}x{n}xf32> {{
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<{m}x{n}xf32>
@@ -238,7 +288,9 @@ def test_generated_in_place_candidates_apply_and_compute_the_matmul(m0: int, m1:
         payload.write_text(text)
         report = run(payload, candidate.strategies)
     assert report.ok, report.text()
-    assert all(o.dispatches for o in report.compile_report.rules), [(o.strategy, o.dispatches) for o in report.compile_report.rules]
+    assert all(o.dispatches for o in report.compile_report.rules), [
+        (o.strategy, o.dispatches) for o in report.compile_report.rules
+    ]
 
 
 WIDENED_INTEGER_MATMUL = """
@@ -295,14 +347,24 @@ def test_which_convolutions_get_a_space_and_why_the_others_do_not(conv_listing: 
 
 @settings(max_examples=12, deadline=None)
 @given(data=st.data())
-def test_every_convolution_candidate_validates_and_pins_its_layout(conv_listing: dict[str, Any], data: st.DataObject) -> None:
+def test_every_convolution_candidate_validates_and_pins_its_layout(
+    conv_listing: dict[str, Any], data: st.DataObject
+) -> None:
     """Every candidate of a convolution's space is a valid set whose rule selects that
     op's layout exactly (its indexing maps) on IREE's own pipeline for it, keeps the register
     tile inside the workgroup tile and tiles the outer image and filter loops by 1 (IREE's
     conv pipelines decompose the op into 1-D convolutions there)."""
     name = data.draw(st.sampled_from(["nchw_3x3", "grouped_dilated"]))
     d = conv_listing[name]
-    space = convolution_space(d.graph_op, d.graph_matcher, data.draw(st.sampled_from(["avx2", "avx512"])), CpuTarget(), "conv", d.pipeline, d.lowering_config)
+    space = convolution_space(
+        d.graph_op,
+        d.graph_matcher,
+        data.draw(st.sampled_from(["avx2", "avx512"])),
+        CpuTarget(),
+        "conv",
+        d.pipeline,
+        d.lowering_config,
+    )
     for c in space.candidates(count=6, seed=data.draw(st.integers(0, 1000))):
         [rule] = c.strategies.rules
         lowering, roles = rule.strategy, d.graph_op.roles
@@ -311,7 +373,7 @@ def test_every_convolution_candidate_validates_and_pins_its_layout(conv_listing:
             assert lowering.vector_reduction[loop] == 1 and lowering.distribution[loop] == 0
         for loop in roles["output_image"][:-1] + roles["batch"]:
             assert lowering.vector_common_parallel[loop] == 1
-        for loop, (wg, vec) in enumerate(zip(lowering.distribution, lowering.vector_common_parallel)):
+        for wg, vec in zip(lowering.distribution, lowering.vector_common_parallel):
             assert wg == 0 or wg % vec == 0
 
 
@@ -349,9 +411,13 @@ def test_im2col_takes_a_convolution_before_its_graph_level_pin_reaches_it(conv_l
     found = {}
     for name in ("nchw_3x3", "grouped_dilated"):
         d = conv_listing[name]
-        space = convolution_space(d.graph_op, d.graph_matcher, "avx2", CpuTarget(im2col_convs=True), "conv", d.pipeline, d.lowering_config)
+        space = convolution_space(
+            d.graph_op, d.graph_matcher, "avx2", CpuTarget(im2col_convs=True), "conv", d.pipeline, d.lowering_config
+        )
         candidate = next(space.candidates(count=4, seed=0))
-        found[name] = [d.split("_dispatch_")[0] for d in compile(BATCH_CONVS, candidate.strategies, "cpu").rules[0].dispatches]
+        found[name] = [
+            d.split("_dispatch_")[0] for d in compile(BATCH_CONVS, candidate.strategies, "cpu").rules[0].dispatches
+        ]
     assert found == {"nchw_3x3": [], "grouped_dilated": ["grouped_dilated"]}
 
 
@@ -377,8 +443,14 @@ def test_a_quantized_matmul_gets_no_space_and_says_a_pin_is_lost_with_it(tmp_pat
     [found] = [op for op in linalg_ops(QUANTIZED_MATMUL) if op.name == "linalg.quantized_matmul"]
     view = OpView.of(found)
     assert "quantized matmul" in tunable(view) and "lost with the op" in tunable(view)
-    pin = GraphCpuLowering(name="qpin", distribution=[32, 64, 0], vector_common_parallel=[4, 16, 0], vector_reduction=[0, 0, 4])
+    pin = GraphCpuLowering(
+        name="qpin", distribution=[32, 64, 0], vector_common_parallel=[4, 16, 0], vector_reduction=[0, 0, 4]
+    )
     payload = tmp_path / "qmm.mlir"
     payload.write_text(QUANTIZED_MATMUL)
-    [rule] = compile(payload, StrategySet(name="q", targets=[CpuTarget()], rules=[Rule(target="cpu", match=matcher_for(view), strategy=pin)]), "cpu").rules
+    [rule] = compile(
+        payload,
+        StrategySet(name="q", targets=[CpuTarget()], rules=[Rule(target="cpu", match=matcher_for(view), strategy=pin)]),
+        "cpu",
+    ).rules
     assert not rule.dispatches

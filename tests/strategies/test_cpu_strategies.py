@@ -6,9 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from tdsl import ContractionMatch, CpuLowering, CpuTarget, PackMatch, Rule, StrategySet, TdslError
-from tdsl import run
+from tdsl import ContractionMatch, CpuLowering, CpuTarget, PackMatch, Rule, StrategySet, TdslError, run
 from tdsl.strategies.cpu import auto, detect_isa, inner_tile, mmt4d_layout
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -39,7 +37,12 @@ def test_pack_match_selects_the_result_unpack() -> None:
     not the i8 -> i32 one, never a pack."""
     tile = inner_tile(detect_isa(), "f32", "f32", "f32")
     base = auto(small_max=None, pack_matmuls=True)
-    strip = CpuLowering(name="unpack_strip", pipeline="DataTiling", distribution=[tile.m0, 16 * tile.n0], vector_common_parallel=[tile.m0, tile.n0])
+    strip = CpuLowering(
+        name="unpack_strip",
+        pipeline="DataTiling",
+        distribution=[tile.m0, 16 * tile.n0],
+        vector_common_parallel=[tile.m0, tile.n0],
+    )
     unpack = PackMatch(op="unpack", element_type="f32", inner_dims_pos=[0, 1], inner_tiles=[tile.m0, tile.n0])
     strategies = base.model_copy(update={"rules": [*base.rules, Rule(target="cpu", match=unpack, strategy=strip)]})
     report = run(AUTO / "payload.mlir", strategies)
@@ -57,7 +60,9 @@ def test_batch_matmul_packing_with_an_exact_batch_matcher() -> None:
         rules=[
             Rule(
                 target="cpu",
-                match=ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", batch=[3], operand_layout="mk_kn"),
+                match=ContractionMatch(
+                    lhs_type="f32", rhs_type="f32", output_type="f32", batch=[3], operand_layout="mk_kn"
+                ),
                 strategy=mmt4d_layout("bmm_packed", inner_tile(detect_isa(), "f32", "f32", "f32"), batch=True),
             )
         ],
@@ -91,7 +96,9 @@ def test_auto_leaves_what_it_did_not_measure_to_data_tiling(isa: str) -> None:
     # IREE's data tiling may make vectors its own check refuses (gpt2_block on AVX2): allowed,
     # except in the baseline, which stays IREE's own.
     assert cpu.allow_large_vectors and "--iree-llvmcpu-fail-on-large-vector=false" in cpu.compile_flags()
-    assert not cpu.baseline().allow_large_vectors and not any("large-vector" in f for f in cpu.baseline().compile_flags())
+    assert not cpu.baseline().allow_large_vectors and not any(
+        "large-vector" in f for f in cpu.baseline().compile_flags()
+    )
     assert cpu.im2col_convs == choices.im2col_convs
     pinned = choices.narrow_matmuls_off_data_tiling + 2 * choices.i64_matmul_tiles
     assert len(constant.rules) == pinned
@@ -142,7 +149,14 @@ def test_runtime_weight_matvec_is_pinned_before_data_tiling() -> None:
 
 @pytest.mark.compile
 def test_packed_ir_golden(golden) -> None:
-    golden.check_ir(AUTO / "payload.mlir", auto(isa="avx2", small_max=None, pack_matmuls=True), "cpu", "preprocessing", "../goldens/cpu/cpu_auto.preprocessing.mlir", mode="interpreter")
+    golden.check_ir(
+        AUTO / "payload.mlir",
+        auto(isa="avx2", small_max=None, pack_matmuls=True),
+        "cpu",
+        "preprocessing",
+        "../goldens/cpu/cpu_auto.preprocessing.mlir",
+        mode="interpreter",
+    )
 
 
 @pytest.mark.compile
@@ -166,7 +180,12 @@ def test_blocking_from_cache_sizes(tmp_path: Path) -> None:
     assert small_l2.distribution == (32, 1, 0, 0, 0, 0)
     zen5 = mmt4d_blocking("b", inner_tile("avx512", "f32", "f32", "f32"), Caches(l1=48 * 1024, l2=1024 * 1024))
     assert zen5.distribution == (32, 2, 0, 0, 0, 0) and zen5.vector_common_parallel == (1, 1, 0, 8, 32, 0)
-    for level, kind, size in ((1, "Data", "48K"), (1, "Instruction", "32K"), (2, "Unified", "1024K"), (3, "Unified", "32M")):
+    for level, kind, size in (
+        (1, "Data", "48K"),
+        (1, "Instruction", "32K"),
+        (2, "Unified", "1024K"),
+        (3, "Unified", "32M"),
+    ):
         index = tmp_path / f"index{level}{kind[0]}"
         index.mkdir()
         (index / "level").write_text(f"{level}\n")
@@ -192,7 +211,11 @@ def test_small_matmuls_stay_with_iree_by_default() -> None:
 def test_matvec_tiles_apply_to_kn_matrices_only_and_stay_correct() -> None:
     report = run(ROOT / "tests" / "payloads" / "cpu" / "matvec.mlir", auto(isa="avx2", pack_matmuls=True))
     assert report.ok, report.text()
-    tiled = {d.name.split("_dispatch")[0] for d in report.compile_report.dispatches if "avx2_f32_f32_matvec_kn_tiles" in d.applied_strategies}
+    tiled = {
+        d.name.split("_dispatch")[0]
+        for d in report.compile_report.dispatches
+        if "avx2_f32_f32_matvec_kn_tiles" in d.applied_strategies
+    }
     assert tiled == {"mv"}
 
 

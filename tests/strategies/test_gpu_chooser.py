@@ -9,7 +9,6 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from tdsl import AmdGpuTarget, ContractionMatch, GpuLowering, Rule, StrategySet, TdslError
 from tdsl.errors import StrategyError
 from tdsl.strategies.gpu import Contraction, Convolution, Convolution2d, Gemm, Tiling, choose, estimate
@@ -17,7 +16,9 @@ from tdsl.strategies.gpu.chooser import MAX_VGPRS, best_tiling, conv_rule_for, r
 from tdsl.targets import GFX942
 from tdsl.targets.amdgpu_resources import LdsProblem
 
-PROPERTY = settings(max_examples=200, deadline=3000, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(
+    max_examples=200, deadline=3000, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def _validated(rule: Rule) -> GpuLowering:
@@ -42,8 +43,12 @@ def _within_budget(problem: Contraction | Convolution, lowering: GpuLowering) ->
 
 def test_batchless_strided_nchw_convolution_is_an_implicit_gemm_over_its_own_loops() -> None:
     """ResNet's stride-2 3x3 convolution as codegen sees it: loops (f, oh, ow, c, kh, kw)."""
-    conv = Convolution((), (16, 16), (64,), (3, 3), (32,), "f32", "f32", "f32", "foocww", strides=(2, 2), dilations=(1, 1))
-    assert conv.gemm() == Gemm(("m", "n", "n", "k"), (64, 16, 16, 288), "f32", "f32", "f32")  # NCHW: the filter is the lhs
+    conv = Convolution(
+        (), (16, 16), (64,), (3, 3), (32,), "f32", "f32", "f32", "foocww", strides=(2, 2), dilations=(1, 1)
+    )
+    assert conv.gemm() == Gemm(
+        ("m", "n", "n", "k"), (64, 16, 16, 288), "f32", "f32", "f32"
+    )  # NCHW: the filter is the lhs
     lowering = _validated(conv_rule_for(conv, "c"))
     assert lowering.use_igemm_convolution and lowering.mma_kind == "MFMA_F32_16x16x4_F32"
     assert len(lowering.workgroup) == 4 and lowering.workgroup[3] == 0 and lowering.padding is None
@@ -64,7 +69,9 @@ def test_dilated_nhwc_convolution_and_the_2d_shorthand_agree() -> None:
 
 def test_input_channels_that_no_intrinsic_divides_pad_the_im2col_k() -> None:
     """ResNet's first convolution: K = 3 x 3 x 3 = 27, no multiple of the intrinsic's 4."""
-    conv = Convolution((), (32, 32), (32,), (3, 3), (3,), "f32", "f32", "f32", "foocww", strides=(2, 2), dilations=(1, 1))
+    conv = Convolution(
+        (), (32, 32), (32,), (3, 3), (3,), "f32", "f32", "f32", "foocww", strides=(2, 2), dilations=(1, 1)
+    )
     lowering = _validated(conv_rule_for(conv, "first"))
     assert lowering.padding is not None and lowering.padding[-1] % 4 == 0 and lowering.padding[-1] >= 4
     assert all(p > 0 for p in lowering.padding)
@@ -74,7 +81,10 @@ def test_what_the_implicit_gemm_cannot_express_is_named() -> None:
     depthwise = Convolution((1,), (56, 56), (), (3, 3), (), "f32", "f32", "f32", "boowwd", depth=(64,))
     with pytest.raises(TdslError, match=r"Convolution.output_channel: expected at least one loop .* received \[\]"):
         choose(depthwise, "dw")
-    with pytest.raises(TdslError, match=r"Convolution.loop_order: expected 2 'o' loop\(s\) for output_image \[8, 8\], received 'foccww'"):
+    with pytest.raises(
+        TdslError,
+        match=r"Convolution.loop_order: expected 2 'o' loop\(s\) for output_image \[8, 8\], received 'foccww'",
+    ):
         Convolution((), (8, 8), (4,), (3, 3), (4,), "f32", "f32", "f32", "foccww").gemm()
     mixed = Convolution((), (8, 8), (32,), (3, 3), (32,), "f16", "f16", "f16", "foocww")
     with pytest.raises(TdslError, match=r"no MFMA intrinsic of gfx942 takes f16 x f16 -> f16"):
@@ -89,7 +99,11 @@ def test_a_strided_1x1_convolution_is_a_contraction_with_two_m_loops() -> None:
     problem = Contraction((), (16, 16), 64, 32, "f32", "f32", "f32", loop_order="nmmk")
     assert problem.gemm() == Gemm(("n", "m", "m", "k"), (64, 16, 16, 32), "f32", "f32", "f32")
     rule = rule_for(problem, "mm")
-    assert isinstance(rule.match, ContractionMatch) and rule.match.loop_order == "nmmk" and rule.match.loop_roles() == tuple("nmmk")
+    assert (
+        isinstance(rule.match, ContractionMatch)
+        and rule.match.loop_order == "nmmk"
+        and rule.match.loop_roles() == tuple("nmmk")
+    )
     lowering = _validated(rule)
     assert lowering.workgroup[3] == 0 and lowering.reduction is not None and lowering.reduction[3] > 0
     assert lowering.workgroup[2] % 16 == 0  # the innermost m loop holds whole intrinsics
@@ -102,17 +116,25 @@ def test_loop_orders_spell_each_loop_or_each_group() -> None:
     assert Contraction((), 16, 32, 64, "f16", "f16", "f32", loop_order="nmk").match().loop_order == "nmk"
     assert Contraction((), 16, 32, 64, "f16", "f16", "f32").match().loop_order is None
     assert Contraction((), (4, 8), 32, 64, "f16", "f16", "f32", loop_order="mnkm").roles() == tuple("mnkm")
-    with pytest.raises(TdslError, match=r"expected 2 'm' loop\(s\) \(the m group has sizes \[4, 8\]\), received 'mnkk'"):
+    with pytest.raises(
+        TdslError, match=r"expected 2 'm' loop\(s\) \(the m group has sizes \[4, 8\]\), received 'mnkk'"
+    ):
         Contraction((), (4, 8), 32, 64, "f16", "f16", "f32", loop_order="mnkk").roles()
     with pytest.raises(TdslError, match=r"the chooser needs at least one m loop"):
         choose(Contraction((), (), 32, 64, "f16", "f16", "f32"), "mv")
 
 
 def test_contraction_matchers_take_a_loop_order_with_multi_loop_groups() -> None:
-    match = ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", batch=[], m=[16, 16], n=[64], k=[32], loop_order="nmmk")
+    match = ContractionMatch(
+        lhs_type="f32", rhs_type="f32", output_type="f32", batch=[], m=[16, 16], n=[64], k=[32], loop_order="nmmk"
+    )
     assert match.loop_roles() == ("n", "m", "m", "k")
-    with pytest.raises(StrategyError, match=r"m: expected 1 dimension\(s\), one per 'm' of loop_order 'nmk', received \[\[16, 16\]\]"):
-        ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", batch=[], m=[16, 16], n=[64], k=[32], loop_order="nmk")
+    with pytest.raises(
+        StrategyError, match=r"m: expected 1 dimension\(s\), one per 'm' of loop_order 'nmk', received \[\[16, 16\]\]"
+    ):
+        ContractionMatch(
+            lhs_type="f32", rhs_type="f32", output_type="f32", batch=[], m=[16, 16], n=[64], k=[32], loop_order="nmk"
+        )
     with pytest.raises(StrategyError, match=r"loop_order: expected the roles of the op's loops in order"):
         ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", m=[16], n=[64], k=[32], loop_order="mmn")
 
@@ -127,7 +149,9 @@ def test_lds_counts_intrinsics_only_on_the_innermost_k_loop() -> None:
 
 
 @pytest.mark.parametrize("types, iree_reduction", [(("f32", "f32", "f32"), 16), (("f16", "f16", "f32"), 8)])
-def test_m128_gets_more_mfma_work_per_k_iteration_than_the_old_fallback(types: tuple[str, str, str], iree_reduction: int) -> None:
+def test_m128_gets_more_mfma_work_per_k_iteration_than_the_old_fallback(
+    types: tuple[str, str, str], iree_reduction: int
+) -> None:
     """128x768x768: the earlier chooser fell back to a 32x32 workgroup with a reduction of 4
     intrinsics (48 K iterations of 4 MFMAs for f32); IREE's default takes 64x128 (12
     workgroups). The cost model keeps enough workgroups and deepens the reduction."""
@@ -164,8 +188,10 @@ TYPES = st.sampled_from([("f16", "f16", "f32"), ("bf16", "bf16", "f32"), ("f32",
 
 @st.composite
 def contractions(draw: st.DrawFn) -> Contraction:
-    groups = {role: tuple(draw(st.lists(SIZES, min_size=lo, max_size=hi))) for role, lo, hi in
-              (("b", 0, 2), ("m", 1, 2), ("n", 1, 2), ("k", 1, 2))}
+    groups = {
+        role: tuple(draw(st.lists(SIZES, min_size=lo, max_size=hi)))
+        for role, lo, hi in (("b", 0, 2), ("m", 1, 2), ("n", 1, 2), ("k", 1, 2))
+    }
     letters = [role for role, sizes in groups.items() for _ in sizes]
     order = "".join(draw(st.permutations(letters)))
     return Contraction(groups["b"], groups["m"], groups["n"], groups["k"], *draw(TYPES), loop_order=order)
@@ -186,8 +212,19 @@ def convolutions(draw: st.DrawFn) -> Convolution:
     strides = tuple(draw(st.lists(st.integers(1, 3), min_size=spatial, max_size=spatial)))
     dilations = tuple(draw(st.lists(st.integers(1, 3), min_size=spatial, max_size=spatial)))
     a, b, c = draw(st.sampled_from([("f16", "f16", "f32"), ("bf16", "bf16", "f32"), ("f32", "f32", "f32")]))
-    return Convolution(groups["b"], groups["o"], groups["f"], groups["w"], groups["c"], a, b, c, parallel + reduction,
-                       strides=strides, dilations=dilations)
+    return Convolution(
+        groups["b"],
+        groups["o"],
+        groups["f"],
+        groups["w"],
+        groups["c"],
+        a,
+        b,
+        c,
+        parallel + reduction,
+        strides=strides,
+        dilations=dilations,
+    )
 
 
 @PROPERTY
@@ -211,7 +248,10 @@ def test_every_contraction_choice_passes_gfx942_validation(problem: Contraction)
 def test_every_convolution_choice_passes_gfx942_validation(problem: Convolution) -> None:
     lowering = _validated(conv_rule_for(problem, "p"))
     gemm = problem.gemm()
-    assert lowering.use_igemm_convolution and len(lowering.workgroup) == len(gemm.roles) == sum(1 for x in problem.loop_order if x in "bof") + 1
+    assert (
+        lowering.use_igemm_convolution
+        and len(lowering.workgroup) == len(gemm.roles) == sum(1 for x in problem.loop_order if x in "bof") + 1
+    )
     _within_budget(problem, lowering)
     if lowering.padding is not None:
         assert len(lowering.padding) == len(lowering.workgroup) and min(lowering.padding) > 0

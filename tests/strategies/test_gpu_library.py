@@ -8,15 +8,12 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
-from tdsl import AmdGpuTarget
-from tdsl import compile
-from tdsl.compiler.iree_compile import run_iree_compile
+from tdsl import AmdGpuTarget, compile, load
 from tdsl.compiler.hsaco import KernelResources, resources
-from tdsl import load
+from tdsl.compiler.iree_compile import run_iree_compile
 from tdsl.strategies.gpu.chooser import choose_contraction
-from tdsl.strategies.gpu.problems import Contraction
 from tdsl.strategies.gpu.library import REFERENCE_PROBLEMS, standard_set
+from tdsl.strategies.gpu.problems import Contraction
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PAYLOAD = ROOT / "tests" / "payloads" / "gpu" / "contractions.mlir"
@@ -27,16 +24,28 @@ pytestmark = pytest.mark.compile
 
 def _default_kernels(payload: Path) -> dict[str, KernelResources]:
     with tempfile.TemporaryDirectory() as tmp:
-        run_iree_compile(payload, [*AmdGpuTarget().compile_flags(), f"--iree-hal-dump-executable-files-to={tmp}", f"--iree-hal-dump-executable-binaries-to={tmp}"], None)
+        run_iree_compile(
+            payload,
+            [
+                *AmdGpuTarget().compile_flags(),
+                f"--iree-hal-dump-executable-files-to={tmp}",
+                f"--iree-hal-dump-executable-binaries-to={tmp}",
+            ],
+            None,
+        )
         return {k.name: k for k in resources(tmp, AmdGpuTarget().facts)}
 
 
-def _check_against_default(ours: dict[str, KernelResources], default: dict[str, KernelResources], mfma_expected: set[str]) -> list[str]:
+def _check_against_default(
+    ours: dict[str, KernelResources], default: dict[str, KernelResources], mfma_expected: set[str]
+) -> list[str]:
     lines = []
     assert set(ours) == set(default)
     for name, kernel in sorted(ours.items()):
         base = default[name]
-        lines.append(f"{name}: ours [{kernel.line()}] / default LDS {base.lds_bytes}, VGPR {base.vgprs}, waves {base.waves_per_simd}")
+        lines.append(
+            f"{name}: ours [{kernel.line()}] / default LDS {base.lds_bytes}, VGPR {base.vgprs}, waves {base.waves_per_simd}"
+        )
         assert kernel.spills == 0 and kernel.scratch_bytes == 0, kernel.line()
         assert kernel.lds_bytes <= 65536
         if any(name.startswith(p) for p in mfma_expected):

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Union
 
 import pytest
-
 from tdsl import GpuLowering, TdslError, compile, render
 from tdsl.compiler.hsaco import KernelResources
 from tdsl.model.knobs import KnobError
@@ -22,31 +21,69 @@ from tdsl.targets import GFX942
 Problem = Union[Contraction, Convolution, Convolution2d]
 
 CONSTRAINTS = {
-    "tiles_fit_intrinsic", "subgroups_per_workgroup", "subgroups_fill_workgroup", "reduction_tiles_k",
-    "vector_distribute_unpadded", "lds_fits", "registers_fit", "prefetch_needs_three_k_iterations",
+    "tiles_fit_intrinsic",
+    "subgroups_per_workgroup",
+    "subgroups_fill_workgroup",
+    "reduction_tiles_k",
+    "vector_distribute_unpadded",
+    "lds_fits",
+    "registers_fit",
+    "prefetch_needs_three_k_iterations",
     "waves_per_eu_fits_registers",
 }
 
 # name: (problem, assignments, valid candidates, pruned per constraint) with the default spread of 2
 SHAPES: dict[str, tuple[Problem, int, int, dict[str, int]]] = {
     "mm_f16_4096": (
-        Contraction((), 4096, 4096, 4096, "f16", "f16", "f32"), 5832, 1292,
-        {"subgroups_per_workgroup": 1944, "subgroups_fill_workgroup": 1044, "lds_fits": 1032, "registers_fit": 276,
-         "waves_per_eu_fits_registers": 244},
+        Contraction((), 4096, 4096, 4096, "f16", "f16", "f32"),
+        5832,
+        1292,
+        {
+            "subgroups_per_workgroup": 1944,
+            "subgroups_fill_workgroup": 1044,
+            "lds_fits": 1032,
+            "registers_fit": 276,
+            "waves_per_eu_fits_registers": 244,
+        },
     ),
     "skinny_f16": (
-        Contraction((), 64, 4096, 4096, "f16", "f16", "f32"), 5832, 548,
-        {"subgroups_fill_workgroup": 1800, "subgroups_per_workgroup": 1620, "tiles_fit_intrinsic": 972, "lds_fits": 684,
-         "waves_per_eu_fits_registers": 112, "registers_fit": 96},
+        Contraction((), 64, 4096, 4096, "f16", "f16", "f32"),
+        5832,
+        548,
+        {
+            "subgroups_fill_workgroup": 1800,
+            "subgroups_per_workgroup": 1620,
+            "tiles_fit_intrinsic": 972,
+            "lds_fits": 684,
+            "waves_per_eu_fits_registers": 112,
+            "registers_fit": 96,
+        },
     ),
     "bmm_f32": (
-        Contraction((8,), 512, 512, 256, "f32", "f32", "f32"), 2916, 1480,
-        {"subgroups_per_workgroup": 972, "subgroups_fill_workgroup": 216, "waves_per_eu_fits_registers": 128, "registers_fit": 120},
+        Contraction((8,), 512, 512, 256, "f32", "f32", "f32"),
+        2916,
+        1480,
+        {
+            "subgroups_per_workgroup": 972,
+            "subgroups_fill_workgroup": 216,
+            "waves_per_eu_fits_registers": 128,
+            "registers_fit": 120,
+        },
     ),
     "conv_nhwc_f16": (
-        Convolution2d(2, 32, 32, 128, 3, 3, 64, "f16", "f16", "f32"), 5832, 648,
-        {"subgroups_fill_workgroup": 1800, "subgroups_per_workgroup": 1620, "tiles_fit_intrinsic": 972, "reduction_tiles_k": 372,
-         "lds_fits": 174, "waves_per_eu_fits_registers": 117, "registers_fit": 102, "prefetch_needs_three_k_iterations": 27},
+        Convolution2d(2, 32, 32, 128, 3, 3, 64, "f16", "f16", "f32"),
+        5832,
+        648,
+        {
+            "subgroups_fill_workgroup": 1800,
+            "subgroups_per_workgroup": 1620,
+            "tiles_fit_intrinsic": 972,
+            "reduction_tiles_k": 372,
+            "lds_fits": 174,
+            "waves_per_eu_fits_registers": 117,
+            "registers_fit": 102,
+            "prefetch_needs_three_k_iterations": 27,
+        },
     ),
 }
 
@@ -97,9 +134,14 @@ def test_template_holds_the_knobs_in_the_fields_they_decide() -> None:
     space = gfx942_space(SHAPES["mm_f16_4096"][0], "mm")
     paths = {knob.name: path[3:] for path, knob in space.template.knobs().items()}
     assert paths == {
-        "intrinsic": ("mma_kind",), "workgroup": ("workgroup",), "subgroups_m": ("subgroup_m_count",),
-        "subgroups_n": ("subgroup_n_count",), "reduction": ("reduction", 2), "pipeline": ("pipeline",),
-        "prefetch": ("prefetch_num_stages",), "waves_per_eu": ("llvm_func_attrs",),
+        "intrinsic": ("mma_kind",),
+        "workgroup": ("workgroup",),
+        "subgroups_m": ("subgroup_m_count",),
+        "subgroups_n": ("subgroup_n_count",),
+        "reduction": ("reduction", 2),
+        "pipeline": ("pipeline",),
+        "prefetch": ("prefetch_num_stages",),
+        "waves_per_eu": ("llvm_func_attrs",),
     }
     values = {knob.name: knob.values() for knob in space.knobs}
     assert values["intrinsic"] == ("MFMA_F32_16x16x16_F16", "MFMA_F32_32x32x8_F16")
@@ -111,7 +153,13 @@ def test_template_holds_the_knobs_in_the_fields_they_decide() -> None:
     assert "pipeline" not in {k.name for k in conv.knobs}
     wide = gfx942_space(SHAPES["mm_f16_4096"][0], "mm", spread=None)
     assert {k.name: len(k) for k in wide.knobs} == {
-        "intrinsic": 2, "workgroup": 25, "subgroups_m": 4, "subgroups_n": 4, "reduction": 7, "pipeline": 2, "prefetch": 2,
+        "intrinsic": 2,
+        "workgroup": 25,
+        "subgroups_m": 4,
+        "subgroups_n": 4,
+        "reduction": 7,
+        "pipeline": 2,
+        "prefetch": 2,
         "waves_per_eu": 3,
     }
     assert wide.size == 67200
@@ -126,7 +174,9 @@ def test_every_candidate_of_a_small_shape_renders_and_verifies() -> None:
         rendered = render(item.candidate.strategies, "gfx942")
         assert rendered.scripts
         strategy = _lowering(item)
-        kinds.add((strategy.pipeline, strategy.mma_kind, strategy.prefetch_num_stages, json.dumps(strategy.llvm_func_attrs)))
+        kinds.add(
+            (strategy.pipeline, strategy.mma_kind, strategy.prefetch_num_stages, json.dumps(strategy.llvm_func_attrs))
+        )
         assert strategy.subgroup_m_count is None and strategy.thread_count() <= 512
         model = space.model(item.candidate.values)
         assert model is not None and tiling_of(strategy, SMALL.gemm()) == model[0]
@@ -134,7 +184,9 @@ def test_every_candidate_of_a_small_shape_renders_and_verifies() -> None:
         assert data["values"] == item.candidate.values and data["resources"] is None and not data["spills"]
         assert data["cycles"] > 0 and 0 < data["mfma_utilization"] <= 1 and 0 < data["peak_fraction"] <= 1
         assert data["lds_bytes"] <= 65536 and 1 <= data["waves_per_simd"] <= 8 and data["global_bytes"] > 0
-    assert len(kinds) == 2 * 2 * 2 * 3  # both pipelines, both intrinsics, both prefetch stages, three waves-per-eu settings
+    assert (
+        len(kinds) == 2 * 2 * 2 * 3
+    )  # both pipelines, both intrinsics, both prefetch stages, three waves-per-eu settings
 
 
 def test_sampled_ranking_is_seeded_and_a_subset() -> None:
@@ -176,10 +228,18 @@ def test_rerank_puts_spills_last_and_uses_real_occupancy() -> None:
     assert rank_key(compiled[0].estimate) <= rank_key(compiled[1].estimate)
     assert out[-1].candidate.index == top.candidate.index and out[-1].spills and out[-1].to_json()["spills"]
     again = {x.candidate.index: x for x in compiled}
-    assert again[heavy.candidate.index].estimate.waves_per_simd == 1 and again[heavy.candidate.index].estimate.vgprs == 300
-    assert again[light.candidate.index].estimate.waves_per_simd == 8 and again[light.candidate.index].resources is not None
+    assert (
+        again[heavy.candidate.index].estimate.waves_per_simd == 1 and again[heavy.candidate.index].estimate.vgprs == 300
+    )
+    assert (
+        again[light.candidate.index].estimate.waves_per_simd == 8 and again[light.candidate.index].resources is not None
+    )
     rest = [x.candidate.index for x in out[2:-1]]
-    assert rest == [x.candidate.index for x in ranked if x.candidate.index not in resources and str(x.candidate.index) not in resources]
+    assert rest == [
+        x.candidate.index
+        for x in ranked
+        if x.candidate.index not in resources and str(x.candidate.index) not in resources
+    ]
     with pytest.raises(TdslError, match="expected vgprs"):
         rerank_with_resources(ranked, {top.candidate.index: {"lds_bytes": 1}})
 
@@ -201,7 +261,9 @@ def test_top_candidates_compile_for_gfx942_and_rerank_with_their_kernels(tmp_pat
         report = compile(payload, ranked[i].candidate.strategies, "gfx942", tmp_path / f"mm{i}.vmfb")
         assert report.rules[0].applied and (tmp_path / f"mm{i}.vmfb").stat().st_size > 0
         (kernel,) = report.kernels
-        assert kernel.mfma_instructions and kernel.spills == 0 and kernel.scratch_bytes == 0 and kernel.lds_bytes <= 65536
+        assert (
+            kernel.mfma_instructions and kernel.spills == 0 and kernel.scratch_bytes == 0 and kernel.lds_bytes <= 65536
+        )
         kernels[ranked[i].candidate.index] = kernel
     pipelines = {_lowering(ranked[i]).pipeline for i in picks}
     assert pipelines == {"TileAndFuse", "VectorDistribute"}

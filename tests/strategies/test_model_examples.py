@@ -9,10 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from tdsl import AmdGpuTarget, CpuTarget, compile, load
-from tdsl.programs.load import load_program
 from tdsl.compiler.ops import list_dispatches
+from tdsl.programs.load import load_program
 from tdsl.strategies.emit import emit
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -38,7 +37,9 @@ def test_model_op_listings_and_gfx942_set(golden, name: str, tmp_path: Path) -> 
     golden.check(emitted.python(), f"{relative}/gfx942.py")
     strategies = load(MODELS / name / "gfx942.py")
     report = compile(program.mlir_path, strategies, "gfx942", strict=True)
-    wanted = {d.name for d in gpu_ops.dispatches if d.root is not None and d.root.kind in ("contraction", "convolution")}
+    wanted = {
+        d.name for d in gpu_ops.dispatches if d.root is not None and d.root.kind in ("contraction", "convolution")
+    }
     applied = {dispatch for rule in report.rules for dispatch in rule.dispatches}
     assert wanted and wanted <= applied
     for kernel in report.kernels:

@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from tdsl import AmdGpuTarget, GpuLowering, compile, load
 from tdsl.cli import main
 from tdsl.compiler.hsaco import KernelResources
@@ -33,7 +32,9 @@ def _check_kernel(kernel: KernelResources) -> None:
 def test_emit_covers_strided_dilated_batchless_convolutions_and_multi_loop_contractions(tmp_path: Path) -> None:
     ops = list_dispatches(PAYLOAD, AmdGpuTarget())
     kinds = {d.name: d.root.kind for d in ops.dispatches if d.root is not None}
-    assert sorted(kinds.values()).count("convolution") == 4 and "nmmk" in {d.root.loop_roles() for d in ops.dispatches if d.root}
+    assert sorted(kinds.values()).count("convolution") == 4 and "nmmk" in {
+        d.root.loop_roles() for d in ops.dispatches if d.root
+    }
     emitted = emit(ops, AmdGpuTarget(), "convs_strided")
     assert emitted.left_out == () and len(emitted.strategies.rules) == len(ops.dispatches) == 6
     for source in (emitted.python(), emitted.yaml()):  # both forms load to the same set
@@ -66,11 +67,17 @@ def test_resnet_ops_emit_covers_every_contraction_and_convolution(
     capsys.readouterr()
     assert load(emitted_yaml).rules == load(emitted).rules
     text = emitted.read_text()
-    assert "loop_order=\"nmmk\"" in text and "strides=[2, 2]" in text
-    assert all(": not a contraction or convolution" in line for line in text.splitlines() if line.startswith("# not covered"))
+    assert 'loop_order="nmmk"' in text and "strides=[2, 2]" in text
+    assert all(
+        ": not a contraction or convolution" in line for line in text.splitlines() if line.startswith("# not covered")
+    )
     assert main(["compile", str(RESNET), "--strategies", str(emitted), "--target", "gfx942", "--strict", "--json"]) == 0
     compiled = json.loads(capsys.readouterr().out)
-    wanted = {d["dispatch"] for d in listing["dispatches"] if d["root"] and d["root"]["kind"] in ("contraction", "convolution")}
+    wanted = {
+        d["dispatch"]
+        for d in listing["dispatches"]
+        if d["root"] and d["root"]["kind"] in ("contraction", "convolution")
+    }
     applied = {name for rule in compiled["rules"] for name in rule["dispatches"]}
     assert len(wanted) == 8 and wanted <= applied and all(rule["dispatches"] for rule in compiled["rules"])
     for kernel in compiled["kernels"]:

@@ -14,11 +14,25 @@ from typing import Any
 
 import numpy as np
 import pytest
-
+import quantized_models as qm
 import tdsl
-from tdsl import AllOf, AmdGpuTarget, ContractionMatch, CpuLowering, CpuTarget, DataLayout, OpNameMatch, Rule, StrategySet, bindings
+from tdsl import (
+    AllOf,
+    AmdGpuTarget,
+    ContractionMatch,
+    CpuLowering,
+    CpuTarget,
+    DataLayout,
+    OpNameMatch,
+    Rule,
+    StrategySet,
+    bindings,
+)
 from tdsl.cli import main
+from tdsl.compiler.ops import list_dispatches, python_source
+from tdsl.compiler.phases import ir_after
 from tdsl.errors import ArgumentError, StrategyError
+from tdsl.measure.numerics import StepComparison
 from tdsl.programs import reference
 from tdsl.programs.inputs import make_inputs
 from tdsl.programs.load import load_program
@@ -26,15 +40,10 @@ from tdsl.programs.onnx_import import import_fixes
 from tdsl.programs.quantization import output_steps, quantization_roles
 from tdsl.programs.reference import onnxruntime_inexact, onnxruntime_integer_matmul_error, onnxruntime_reference
 from tdsl.programs.signatures import Arg, Signature
-from tdsl.measure.numerics import StepComparison
-from tdsl.compiler.ops import list_dispatches, python_source
-from tdsl.compiler.phases import ir_after
 from tdsl.strategies.cpu import auto
 from tdsl.strategies.cpu.quantized import i64_accumulator_tiles
 from tdsl.strategies.gpu.chooser import choose_contraction
 from tdsl.strategies.gpu.problems import Contraction
-
-import quantized_models as qm
 
 ONNX_DIR = Path(__file__).resolve().parent.parent / "payloads" / "onnx"
 EMPTY = StrategySet(name="iree_default", targets=[CpuTarget()], rules=[])
@@ -72,8 +81,14 @@ def test_inputs_follow_their_quantization_roles(tmp_path: Path) -> None:
     model = onnx.load(tmp_path / "q.onnx")
     roles = quantization_roles(model, {i.name for i in model.graph.input})
     assert roles == {
-        "a": "quantized", "a_scale": "scale", "a_zero_point": "zero_point", "b": "quantized",
-        "b_scale": "scale", "b_zero_point": "zero_point", "y_scale": "scale", "y_zero_point": "zero_point",
+        "a": "quantized",
+        "a_scale": "scale",
+        "a_zero_point": "zero_point",
+        "b": "quantized",
+        "b_scale": "scale",
+        "b_zero_point": "zero_point",
+        "y_scale": "scale",
+        "y_zero_point": "zero_point",
     }
     args = {a.name: a for a in _signature(model, roles).inputs}
     a, a_scale, a_zp, b, _, b_zp, _, _ = make_inputs(_signature(model, roles), seed=0)
@@ -81,7 +96,10 @@ def test_inputs_follow_their_quantization_roles(tmp_path: Path) -> None:
     assert b.dtype == np.int8 and b.min() < -112 and b.max() > 112
     assert a_scale.dtype == np.float32 and 0 < a_scale.min() and a_scale.max() < 0.05
     assert 96 <= int(a_zp) <= 160 and -32 <= int(b_zp) <= 32
-    with pytest.raises(ArgumentError, match=r"^--input-range a_scale=-1:1: a_scale is a quantization scale; expected positive bounds, received -1:1$"):
+    with pytest.raises(
+        ArgumentError,
+        match=r"^--input-range a_scale=-1:1: a_scale is a quantization scale; expected positive bounds, received -1:1$",
+    ):
         make_inputs(_signature(model, roles), ranges={"a_scale": (-1.0, 1.0)})
     assert args["a"].role == "quantized"
 
@@ -99,7 +117,10 @@ def test_output_steps_of_quantizing_ops() -> None:
 @pytest.mark.parametrize(
     "name, note",
     [
-        ("qlinear_matmul_i8_3d", "1 QLinearMatMul of a 3-D activation by a 2-D weight imported as 2-D between Reshapes"),
+        (
+            "qlinear_matmul_i8_3d",
+            "1 QLinearMatMul of a 3-D activation by a 2-D weight imported as 2-D between Reshapes",
+        ),
         ("matmul_integer", "1 MatMulInteger of u8 by u8 without zero points imported with zero points 0"),
     ],
 )
@@ -132,7 +153,12 @@ def test_zero_point_contractions_have_contraction_roles() -> None:
       return %r, %q : tensor<16x32xi32>, tensor<2x16x32xi32>
     }"""
     mm, bmm = bindings.linalg_ops(text)
-    assert (mm.kind, mm.roles, mm.loop_sizes, mm.zero_points) == ("contraction", {"batch": (), "m": (0,), "n": (1,), "k": (2,)}, (16, 32, 64), ("i32", "i32"))
+    assert (mm.kind, mm.roles, mm.loop_sizes, mm.zero_points) == (
+        "contraction",
+        {"batch": (), "m": (0,), "n": (1,), "k": (2,)},
+        (16, 32, 64),
+        ("i32", "i32"),
+    )
     assert [(t.shape, t.element) for t in mm.operands] == [((16, 64), "i8"), ((64, 32), "i8"), ((16, 32), "i32")]
     assert bmm.kind == "contraction" and bmm.sizes("batch") == (2,) and bmm.sizes("k") == (64,)
     names = OpNameMatch(names="linalg.quantized_matmul")
@@ -168,7 +194,11 @@ def test_listing_shows_the_quantized_matmul_with_roles_types_and_matchers() -> N
     quantized = [d for d in ops.dispatches if d.graph_op is not None and d.graph_op.name == "linalg.quantized_matmul"]
     [d] = quantized
     assert d.root is not None and d.graph_op is not None
-    assert (d.root.name, d.root.loop_roles(), d.root.shapes()) == ("linalg.matmul", "mnk", "16x64xi8, 64x32xi8 -> 16x32xi32")
+    assert (d.root.name, d.root.loop_roles(), d.root.shapes()) == (
+        "linalg.matmul",
+        "mnk",
+        "16x64xi8, 64x32xi8 -> 16x32xi32",
+    )
     assert (d.graph_op.loop_roles(), d.graph_op.shapes()) == ("mnk", "16x64xi8, 64x32xi8, i32, i32 -> 16x32xi32")
     assert python_source(d.codegen_matcher) == (  # type: ignore[arg-type]
         'ContractionMatch(lhs_type="i8", rhs_type="i8", output_type="i32", operand_layout="mk_kn", batch=[], m=[16], n=[32], k=[64])'
@@ -179,7 +209,12 @@ def test_listing_shows_the_quantized_matmul_with_roles_types_and_matchers() -> N
     )
     assert eval(python_source(d.graph_matcher), vars(tdsl)) == d.graph_matcher  # type: ignore[arg-type]  # noqa: S307
     listed = d.to_json()
-    assert listed["graph_op"]["zero_points"] == ["i32", "i32"] and listed["graph_op"]["roles"] == {"batch": [], "m": [16], "n": [32], "k": [64]}
+    assert listed["graph_op"]["zero_points"] == ["i32", "i32"] and listed["graph_op"]["roles"] == {
+        "batch": [],
+        "m": [16],
+        "n": [32],
+        "k": [64],
+    }
     assert [o["element_type"] for o in listed["graph_op"]["operands"]] == ["i8", "i8", "i32"]
     json.dumps(ops.to_json())
 
@@ -190,8 +225,13 @@ def test_graph_matcher_selects_the_quantized_matmul_not_the_float_one() -> None:
     ops = list_dispatches(program.mlir_path, CpuTarget())
     [d] = [d for d in ops.dispatches if isinstance(d.graph_matcher, AllOf)]
     rule = Rule(target="cpu", match=d.graph_matcher, strategy=DataLayout(name="q", generalize=True))
-    marked = [line for line in ir_after(program.mlir_path, StrategySet(name="one", targets=[CpuTarget()], rules=[rule]), "cpu", "preprocessing").splitlines()
-              if 'tdsl.layout = "q"' in line]
+    marked = [
+        line
+        for line in ir_after(
+            program.mlir_path, StrategySet(name="one", targets=[CpuTarget()], rules=[rule]), "cpu", "preprocessing"
+        ).splitlines()
+        if 'tdsl.layout = "q"' in line
+    ]
     assert len(marked) == 1 and re.search(r"ins\(.*: tensor<16x64xi8>, tensor<64x32xi8>, i32, i32\)", marked[0]), marked
 
 
@@ -203,10 +243,17 @@ def test_codegen_matchers_select_exactly_their_integer_dispatch() -> None:
     ops = list_dispatches(program.mlir_path, CpuTarget())
     contractions = [d for d in ops.dispatches if isinstance(d.codegen_matcher, ContractionMatch)]
     assert sorted((d.codegen_matcher.lhs_type, d.codegen_matcher.output_type) for d in contractions) == [  # type: ignore[union-attr]
-        ("f32", "f32"), ("i32", "i64")
+        ("f32", "f32"),
+        ("i32", "i64"),
     ]
     rules = [
-        Rule(target="cpu", match=d.codegen_matcher, strategy=CpuLowering(name=f"c{i}", distribution=[16, 32, 0], vector_common_parallel=[4, 16, 0], vector_reduction=[0, 0, 8]))
+        Rule(
+            target="cpu",
+            match=d.codegen_matcher,
+            strategy=CpuLowering(
+                name=f"c{i}", distribution=[16, 32, 0], vector_common_parallel=[4, 16, 0], vector_reduction=[0, 0, 8]
+            ),
+        )
         for i, d in enumerate(contractions)
     ]
     report = tdsl.compile(program.mlir_path, StrategySet(name="each", targets=[CpuTarget()], rules=rules), "cpu")
@@ -224,7 +271,15 @@ def test_gfx942_codegen_matchers_select_the_integer_and_the_float_matmul_apart()
         if d.root is None or d.root.kind != "contraction":
             continue
         lhs, rhs, out = (d.root.operands[j].element for j in (0, 1, -1))
-        problem = Contraction(batch=(), m=d.root.sizes("m")[0], n=d.root.sizes("n")[0], k=d.root.sizes("k")[0], lhs_type=lhs, rhs_type=rhs, output_type=out)
+        problem = Contraction(
+            batch=(),
+            m=d.root.sizes("m")[0],
+            n=d.root.sizes("n")[0],
+            k=d.root.sizes("k")[0],
+            lhs_type=lhs,
+            rhs_type=rhs,
+            output_type=out,
+        )
         rules.append(Rule(target="gfx942", match=d.codegen_matcher, strategy=choose_contraction(problem, f"c{i}")))
         names.append(d.name)
     assert [r.match.lhs_type for r in rules] == ["i8", "f32"]  # type: ignore[attr-defined]
@@ -270,7 +325,9 @@ def test_an_inexact_onnxruntime_is_named_not_compared(error: int, monkeypatch: p
     run compares with IREE default alone and its notes say why; elsewhere onnxruntime is a
     reference."""
     monkeypatch.setattr(reference, "onnxruntime_integer_matmul_error", lambda a, b: error)
-    report = tdsl.run(ONNX_DIR / "matmul_integer_zp.onnx", EMPTY, check=False)  # trusted where it is not exact, it may differ
+    report = tdsl.run(
+        ONNX_DIR / "matmul_integer_zp.onnx", EMPTY, check=False
+    )  # trusted where it is not exact, it may differ
     references = {c.reference for f in report.functions for c in f.comparisons}
     notes = [n for n in report.notes if "onnxruntime is not compared" in n]
     if error:
@@ -289,9 +346,26 @@ def test_scales_and_zero_points_as_inputs_run(tmp_path: Path, capsys: pytest.Cap
     onnx.save(_qlinear_all_inputs(), tmp_path / "q.onnx")
     assert main(["run", str(tmp_path / "q.onnx"), "--strategies", str(_empty_file(tmp_path))]) == 0
     out = capsys.readouterr().out
-    assert ("onnxruntime is not compared" if onnxruntime_inexact(tmp_path / "q.onnx") else "vs onnxruntime") in out and "FAIL" not in out
-    assert main(["run", str(tmp_path / "q.onnx"), "--strategies", str(_empty_file(tmp_path)), "--input-range", "y_scale=0:1"]) == 2
-    assert one_line(capsys) == "--input-range y_scale=0:1: y_scale is a quantization scale; expected positive bounds, received 0:1"
+    assert (
+        "onnxruntime is not compared" if onnxruntime_inexact(tmp_path / "q.onnx") else "vs onnxruntime"
+    ) in out and "FAIL" not in out
+    assert (
+        main(
+            [
+                "run",
+                str(tmp_path / "q.onnx"),
+                "--strategies",
+                str(_empty_file(tmp_path)),
+                "--input-range",
+                "y_scale=0:1",
+            ]
+        )
+        == 2
+    )
+    assert (
+        one_line(capsys)
+        == "--input-range y_scale=0:1: y_scale is a quantization scale; expected positive bounds, received 0:1"
+    )
 
 
 @pytest.mark.compile
@@ -313,7 +387,10 @@ def test_bad_quantized_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureF
     model = ONNX_DIR / "matmul_integer_zp.onnx"
     strategies = _empty_file(tmp_path)
     assert main(["run", str(model), "--strategies", str(strategies), "--input-range", "A=0:300"]) == 2
-    assert one_line(capsys) == "--input-range A=0:300: outside the range of ui8: A expects bounds within 0:255, received 0:300"
+    assert (
+        one_line(capsys)
+        == "--input-range A=0:300: outside the range of ui8: A expects bounds within 0:255, received 0:300"
+    )
     np.savez(tmp_path / "x.npz", A=np.zeros((2, 8, 64), np.float32), a_zero_point=np.array(128, np.uint8))
     assert main(["run", str(model), "--strategies", str(strategies), "--inputs", str(tmp_path / "x.npz")]) == 2
     assert one_line(capsys) == f"--inputs {tmp_path / 'x.npz'}[A]: A expects ui8 (uint8), received float32"
@@ -337,7 +414,9 @@ def test_bad_quantized_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureF
 
 def _empty_file(tmp_path: Path) -> Path:
     path = tmp_path / "empty.py"
-    path.write_text("from tdsl import CpuTarget, StrategySet\nstrategies = StrategySet(name='e', targets=[CpuTarget()], rules=[])\n")
+    path.write_text(
+        "from tdsl import CpuTarget, StrategySet\nstrategies = StrategySet(name='e', targets=[CpuTarget()], rules=[])\n"
+    )
     return path
 
 
@@ -356,10 +435,20 @@ def _signature(model: Any, roles: dict[str, str]) -> Signature:
 
 def _qlinear_all_inputs() -> Any:
     """QLinearMatMul with every operand a graph input, as ONNX's node test writes it."""
-    from onnx import TensorProto as T, helper
+    from onnx import TensorProto as T
+    from onnx import helper
 
     names = ["a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point"]
-    types = [(T.UINT8, [4, 32]), (T.FLOAT, []), (T.UINT8, []), (T.INT8, [32, 8]), (T.FLOAT, []), (T.INT8, []), (T.FLOAT, []), (T.UINT8, [])]
+    types = [
+        (T.UINT8, [4, 32]),
+        (T.FLOAT, []),
+        (T.UINT8, []),
+        (T.INT8, [32, 8]),
+        (T.FLOAT, []),
+        (T.INT8, []),
+        (T.FLOAT, []),
+        (T.UINT8, []),
+    ]
     graph = helper.make_graph(
         [helper.make_node("QLinearMatMul", names, ["y"])],
         "qlinear_all_inputs",

@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from tdsl import ContractionMatch, CpuTarget, Rule, StrategySet, combine, compile
 from tdsl.errors import StrategyNotApplied
 from tdsl.strategies.cpu import auto, inner_tile, mmt4d_layout
@@ -51,7 +50,11 @@ def test_op_left_on_the_default_pipeline_is_warned() -> None:
     strategies = StrategySet(name="b1", targets=[CpuTarget(ukernels="none")], rules=[_user_rule(1, specialize=True)])
     report = compile(BATCH1, strategies, "cpu")
     warned = report.unintended_pipelines()
-    assert len(warned) == 1 and "rule 0 (b1_pack)" in warned[0] and "linalg.contract on IREE's Default pipeline" in warned[0]
+    assert (
+        len(warned) == 1
+        and "rule 0 (b1_pack)" in warned[0]
+        and "linalg.contract on IREE's Default pipeline" in warned[0]
+    )
     assert warned[0] in report.warnings(verbose=False)
     clean = compile(AUTO, StrategySet(name="b3", targets=[CpuTarget(ukernels="none")], rules=[_user_rule(3)]), "cpu")
     assert clean.rules[0].applied and not clean.unintended_pipelines()

@@ -10,16 +10,25 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import tdsl
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import tdsl
-from tdsl import ContractionMatch, CpuLowering, CpuTarget, DataLayout, Pack, PackGreedily, Rule, StrategySet, compile, render
+from tdsl import (
+    ContractionMatch,
+    CpuLowering,
+    CpuTarget,
+    DataLayout,
+    Pack,
+    PackGreedily,
+    Rule,
+    StrategySet,
+    compile,
+    render,
+)
 from tdsl.bindings import linalg_ops
-from tdsl.errors import StrategyError
 from tdsl.compiler.ops import OpView, matcher_for
+from tdsl.errors import StrategyError
 from tdsl.strategies.cpu.layout_spaces import PANEL_MAPS, panel_space, panelable
-
 from test_cpu_spaces import UNIT_BATCH, _view
 
 
@@ -30,11 +39,15 @@ def test_which_ops_get_a_panel_space() -> None:
         assert panelable(view, matcher_for(view), "avx512") == ""
     assert "matrix-vector" in panelable(_view(1, 256, 256), matcher_for(_view(1, 256, 256)), "avx512")
     padded = _view(96, 1000, 128)  # 63 panels of 16 (1008 columns) on AVX-512; 125 x 8 on AVX2
-    assert panelable(padded, matcher_for(padded), "avx512") == "" and panelable(padded, matcher_for(padded), "avx2") == ""
+    assert (
+        panelable(padded, matcher_for(padded), "avx512") == "" and panelable(padded, matcher_for(padded), "avx2") == ""
+    )
     prime = _view(2999, 256, 64)
     assert "M = 2999 has no workgroup tile" in panelable(prime, matcher_for(prime), "avx512")
     odd = _view(96, 20, 128)  # 16 or 32 columns would pad 20 by 60 %
-    assert "not a multiple of a vector (16 lanes) and panels of 16 or 32 would pad it by more than 12.5%" in panelable(odd, matcher_for(odd), "avx512")
+    assert "not a multiple of a vector (16 lanes) and panels of 16 or 32 would pad it by more than 12.5%" in panelable(
+        odd, matcher_for(odd), "avx512"
+    )
     one = _view(8, 8, 16)  # one panel of 8 on AVX2: the RHS as it is (the tiles of a panel loop would match nothing)
     assert "N = 8 fits one panel of 8 lanes" in panelable(one, matcher_for(one), "avx2")
     two = _view(8, 16, 16)  # two panels of 8, not one of 16
@@ -44,11 +57,14 @@ def test_which_ops_get_a_panel_space() -> None:
     assert "batch" in panelable(batch, matcher_for(batch), "avx512")
     with pytest.raises(ValueError, match="not a multiple"):
         panel_space(odd, matcher_for(odd), "avx512", CpuTarget(), "op0")
-    [i8] = [OpView.of(op) for op in linalg_ops("""
+    [i8] = [
+        OpView.of(op)
+        for op in linalg_ops("""
 func.func @f(%a: tensor<64x128xi8>, %b: tensor<128x64xi8>, %c: tensor<64x64xi32>) -> tensor<64x64xi32> {
   %r = linalg.matmul ins(%a, %b : tensor<64x128xi8>, tensor<128x64xi8>) outs(%c : tensor<64x64xi32>) -> tensor<64x64xi32>
   return %r : tensor<64x64xi32>
-}""")]
+}""")
+    ]
     assert "i8 x i8 x i32 have no panel space" in panelable(i8, matcher_for(i8), "avx512")
 
 
@@ -90,7 +106,12 @@ def test_generated_matmuls_panel_candidates(m: int, n: int, k: int, form: str, i
         assert layout.strategy.lower_unpack == (n % n0 == 0) and not layout.strategy.lower_packs
         assert [t.operand for t in layout.strategy.pack_transposes] == ([] if form == "mk_nk" else ["rhs"])
         assert layout.strategy.fold_unit_dims == (form == "batch-1")
-        assert tiles.match.maps == PANEL_MAPS and tiles.match.m == ((m,),) and tiles.match.n == ((panels, n0),) and tiles.match.k == ((k,),)
+        assert (
+            tiles.match.maps == PANEL_MAPS
+            and tiles.match.m == ((m,),)
+            and tiles.match.n == ((panels, n0),)
+            and tiles.match.k == ((k,),)
+        )
         assert tiles.strategy.distribution == (v["wg_m"], v["wg_n"], n0, 0)
         assert tiles.strategy.vector_common_parallel == (v["vec_m"], v["vec_n"], n0, 0)
         rows, cols = min(v["wg_m"], m), min(v["wg_n"], panels)  # a workgroup's tile
@@ -103,8 +124,14 @@ def test_lower_unpack_is_checked() -> None:
     explicit pack; one line each."""
     DataLayout(name="p", pack=PackGreedily(matmul_packed_sizes=[0, 16, 0]), lower_unpack=True)
     for bad, message in (
-        ({"pack": PackGreedily(matmul_packed_sizes=[0, 0, 16])}, "p.lower_unpack: expected False when the result is not packed"),
-        ({"pack": PackGreedily(matmul_packed_sizes=[0, 16, 0]), "lower_packs": True}, "p.lower_unpack: expected False when lower_packs is set"),
+        (
+            {"pack": PackGreedily(matmul_packed_sizes=[0, 0, 16])},
+            "p.lower_unpack: expected False when the result is not packed",
+        ),
+        (
+            {"pack": PackGreedily(matmul_packed_sizes=[0, 16, 0]), "lower_packs": True},
+            "p.lower_unpack: expected False when lower_packs is set",
+        ),
         ({"pack": Pack(packed_sizes=[0, 16, 0])}, "p.lower_unpack: expected False unless every loop is packed"),
         ({}, "p.lower_unpack: expected a 'pack' to act on"),
     ):
@@ -117,8 +144,12 @@ def test_data_tiling_leaves_the_panel_op_to_its_codegen_rule() -> None:
     apart in the RHS, so IREE cannot collapse them and sets no encoding), while one of a
     matmul whose loops collapse (two M loops in order) is still refused."""
     target = CpuTarget(data_tiling=True)
-    tiles = CpuLowering(name="t", distribution=[64, 2, 16, 0], vector_common_parallel=[8, 2, 16, 0], vector_reduction=[0, 0, 0, 1])
-    panels = ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", maps=PANEL_MAPS, batch=[], m=[64], n=[4, 16], k=[32])
+    tiles = CpuLowering(
+        name="t", distribution=[64, 2, 16, 0], vector_common_parallel=[8, 2, 16, 0], vector_reduction=[0, 0, 0, 1]
+    )
+    panels = ContractionMatch(
+        lhs_type="f32", rhs_type="f32", output_type="f32", maps=PANEL_MAPS, batch=[], m=[64], n=[4, 16], k=[32]
+    )
     StrategySet(name="s", targets=[target], rules=[Rule(target="cpu", match=panels, strategy=tiles)])
     two_m = ContractionMatch(
         lhs_type="f32",
@@ -130,8 +161,12 @@ def test_data_tiling_leaves_the_panel_op_to_its_codegen_rule() -> None:
         n=[32],
         k=[16],
     )
-    flat = CpuLowering(name="t", distribution=[1, 64, 16, 0], vector_common_parallel=[1, 8, 16, 0], vector_reduction=[0, 0, 0, 1])
-    with pytest.raises(StrategyError, match="data_tiling: expected False when a codegen-time cpu_lowering configures a matmul"):
+    flat = CpuLowering(
+        name="t", distribution=[1, 64, 16, 0], vector_common_parallel=[1, 8, 16, 0], vector_reduction=[0, 0, 0, 1]
+    )
+    with pytest.raises(
+        StrategyError, match="data_tiling: expected False when a codegen-time cpu_lowering configures a matmul"
+    ):
         StrategySet(name="s", targets=[target], rules=[Rule(target="cpu", match=two_m, strategy=flat)])
 
 
@@ -142,7 +177,10 @@ def test_a_panel_candidate_renders_the_unpack_lowering_alone() -> None:
     preprocessing, tuning = rendered.script("preprocessing"), rendered.script("tuning_spec")
     assert preprocessing is not None and tuning is not None
     assert "matmul_packed_sizes = [0, 16, 0]" in preprocessing.text
-    assert preprocessing.text.count("transform.structured.lower_unpack") == 1 and "transform.structured.lower_pack " not in preprocessing.text
+    assert (
+        preprocessing.text.count("transform.structured.lower_unpack") == 1
+        and "transform.structured.lower_pack " not in preprocessing.text
+    )
     assert "op0_tiles" in tuning.text
 
 
@@ -177,7 +215,9 @@ def test_panels_beside_data_tiling_run_one_dispatch_with_default_numbers(tmp_pat
     bmm = [d for d in report.dispatches if d.name.startswith("bmm_")]
     [panel] = applied["op0_tiles"]
     assert "matmul_like_128x24x16x256" in panel
-    assert sorted(d.compute_ops for d in bmm) == [("linalg.generic",), ("linalg.pack",)], [(d.name, d.compute_ops) for d in bmm]
+    assert sorted(d.compute_ops for d in bmm) == [("linalg.generic",), ("linalg.pack",)], [
+        (d.name, d.compute_ops) for d in bmm
+    ]
     assert any(d.name.startswith("mm_") and "linalg.mmt4d" in d.compute_ops for d in report.dispatches)  # data tiling's
     assert tdsl.run(UNIT_BATCH, strategies).ok
 
@@ -188,7 +228,11 @@ def test_constant_weights_are_packed_at_compile_time(tmp_path: Path) -> None:
     op alone, one dispatch; the numbers equal IREE default's."""
     weights = np.random.default_rng(0).uniform(-1, 1, (64, 48)).astype(np.float32)
     path = tmp_path / "weighted.mlir"
-    path.write_text(WEIGHTED.format(weights="[" + ", ".join("[" + ", ".join(f"{x:.6e}" for x in row) + "]" for row in weights) + "]"))
+    path.write_text(
+        WEIGHTED.format(
+            weights="[" + ", ".join("[" + ", ".join(f"{x:.6e}" for x in row) + "]" for row in weights) + "]"
+        )
+    )
     strategies = _seed_candidate(path, "mm")
     report = compile(path, strategies, "cpu", strict=True)
     assert [d.compute_ops for d in report.dispatches] == [("linalg.generic",)]

@@ -9,7 +9,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from tdsl import ContractionMatch, CpuTarget, DataLayout, PackGreedily, PackTranspose, Rule, StrategySet, compile, run
 from tdsl.errors import StrategyError
 
@@ -17,10 +16,18 @@ PAYLOAD = Path(__file__).resolve().parent.parent / "payloads" / "cpu" / "unit_ba
 
 
 @pytest.mark.compile
-@pytest.mark.parametrize(("batch", "functions"), [([1], ("bmm",)), ([], ("mm",)), ({"one_of": [[], [1]]}, ("bmm", "mm"))])
+@pytest.mark.parametrize(
+    ("batch", "functions"), [([1], ("bmm",)), ([], ("mm",)), ({"one_of": [[], [1]]}, ("bmm", "mm"))]
+)
 def test_unit_batch_is_matched_either_way(batch: object, functions: tuple[str, ...]) -> None:
-    match = ContractionMatch.model_validate({"lhs_type": "f32", "rhs_type": "f32", "output_type": "f32", "batch": batch, "m": 128, "n": 384, "k": 256})
-    strategies = StrategySet(name="unit", targets=[CpuTarget()], rules=[Rule(target="cpu", match=match, strategy=DataLayout(name="g", generalize=True))])
+    match = ContractionMatch.model_validate(
+        {"lhs_type": "f32", "rhs_type": "f32", "output_type": "f32", "batch": batch, "m": 128, "n": 384, "k": 256}
+    )
+    strategies = StrategySet(
+        name="unit",
+        targets=[CpuTarget()],
+        rules=[Rule(target="cpu", match=match, strategy=DataLayout(name="g", generalize=True))],
+    )
     report = compile(PAYLOAD, strategies, "cpu")
     assert tuple(sorted(report.rules[0].functions)) == functions
 
@@ -30,13 +37,26 @@ def _folded(batch: object = (1,), **sizes: object) -> StrategySet:
     for linalg.mmt4d (the RHS pack's outer dims transposed: mk_kn)."""
     groups = {"m": [128], "n": [384], "k": [256]} | sizes
     match = ContractionMatch.model_validate(
-        {"lhs_type": "f32", "rhs_type": "f32", "output_type": "f32", "batch": list(batch), "operand_layout": "mk_kn", **groups}
+        {
+            "lhs_type": "f32",
+            "rhs_type": "f32",
+            "output_type": "f32",
+            "batch": list(batch),
+            "operand_layout": "mk_kn",
+            **groups,
+        }
     )
     layout = DataLayout(
-        name="fold", generalize=True, fold_unit_dims=True, pack=PackGreedily(matmul_packed_sizes=[8, 32, 1]),
-        pack_transposes=[PackTranspose(operand="rhs", outer_perm=[1, 0])], specialize=True,
+        name="fold",
+        generalize=True,
+        fold_unit_dims=True,
+        pack=PackGreedily(matmul_packed_sizes=[8, 32, 1]),
+        pack_transposes=[PackTranspose(operand="rhs", outer_perm=[1, 0])],
+        specialize=True,
     )
-    return StrategySet(name="folded", targets=[CpuTarget(ukernels="none")], rules=[Rule(target="cpu", match=match, strategy=layout)])
+    return StrategySet(
+        name="folded", targets=[CpuTarget(ukernels="none")], rules=[Rule(target="cpu", match=match, strategy=layout)]
+    )
 
 
 @pytest.mark.compile
@@ -60,8 +80,16 @@ def test_folding_needs_a_generic_and_known_loops() -> None:
         DataLayout(name="f", fold_unit_dims=True, pack=PackGreedily(matmul_packed_sizes=[8, 32, 1]))
     with pytest.raises(StrategyError, match="f.interchange: expected None when fold_unit_dims is set"):
         DataLayout(name="f", generalize=True, fold_unit_dims=True, interchange=[0, 1, 3, 2])
-    for batch, sizes, found in (((3,), {}, "loop sizes [3, 128, 384, 256]"), ((1,), {"m": None}, "open sizes"), ((1,), {"k": [1]}, "loop sizes [1, 128, 384, 1]")):
-        with pytest.raises(StrategyError, match=r"fold_unit_dims: expected a rule whose contraction matcher fixes every loop size.*received " + re.escape(found)):
+    for batch, sizes, found in (
+        ((3,), {}, "loop sizes [3, 128, 384, 256]"),
+        ((1,), {"m": None}, "open sizes"),
+        ((1,), {"k": [1]}, "loop sizes [1, 128, 384, 1]"),
+    ):
+        with pytest.raises(
+            StrategyError,
+            match=r"fold_unit_dims: expected a rule whose contraction matcher fixes every loop size.*received "
+            + re.escape(found),
+        ):
             _folded(batch, **sizes)
 
 
@@ -71,8 +99,16 @@ CHAIN = PAYLOAD.with_name("unit_batch_chain.mlir")
 def _chain_rule(name: str, n: int, k: int, **layout: object) -> Rule:
     """A rule for one batch-1 batch matmul of CHAIN (1x64xK by 1xKxN): its unit batch folded,
     the RHS's outer dims transposed (mk_kn), packed as ``layout`` says."""
-    match = ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", operand_layout="mk_kn", batch=[1], m=[64], n=[n], k=[k])
-    strategy = DataLayout(name=name, generalize=True, fold_unit_dims=True, pack_transposes=[PackTranspose(operand="rhs", outer_perm=[1, 0])], **layout)
+    match = ContractionMatch(
+        lhs_type="f32", rhs_type="f32", output_type="f32", operand_layout="mk_kn", batch=[1], m=[64], n=[n], k=[k]
+    )
+    strategy = DataLayout(
+        name=name,
+        generalize=True,
+        fold_unit_dims=True,
+        pack_transposes=[PackTranspose(operand="rhs", outer_perm=[1, 0])],
+        **layout,
+    )
     return Rule(target="cpu", match=match, strategy=strategy)
 
 
@@ -83,7 +119,11 @@ def test_every_folding_rule_of_a_set_applies() -> None:
     once matched nothing after the first, silently, on a real BERT), with IREE default's
     numbers."""
     panels = {"pack": PackGreedily(matmul_packed_sizes=[0, 8, 0]), "lower_unpack": True}
-    strategies = StrategySet(name="mlp", targets=[CpuTarget()], rules=[_chain_rule("up", 512, 256, **panels), _chain_rule("down", 256, 512, **panels)])
+    strategies = StrategySet(
+        name="mlp",
+        targets=[CpuTarget()],
+        rules=[_chain_rule("up", 512, 256, **panels), _chain_rule("down", 256, 512, **panels)],
+    )
     report = compile(CHAIN, strategies, "cpu", strict=True)
     assert [len(r.dispatches) for r in report.rules] == [1, 1]
     assert report.rules[0].dispatches != report.rules[1].dispatches
@@ -103,13 +143,17 @@ def test_the_lhs_pack_tiles_reach_a_pack_alone_in_its_dispatch_only() -> None:
     mmt4d = {"pack": PackGreedily(matmul_packed_sizes=[4, 16, 1]), "specialize": True}
     pack_rule = lhs_pack_rule("lhs_pack", InnerTile(4, 16, 1), "f32")
     strategies = StrategySet(
-        name="mlp", targets=[CpuTarget(ukernels="none")], rules=[_chain_rule("up", 512, 256, **mmt4d), _chain_rule("down", 256, 512, **mmt4d), pack_rule]
+        name="mlp",
+        targets=[CpuTarget(ukernels="none")],
+        rules=[_chain_rule("up", 512, 256, **mmt4d), _chain_rule("down", 256, 512, **mmt4d), pack_rule],
     )
     report = compile(CHAIN, strategies, "cpu", strict=True)
     with_packs = [d for d in report.dispatches if "linalg.pack" in d.compute_ops]
     alone = [d.name for d in with_packs if d.compute_ops == ("linalg.pack",)]
     fused = [d.name for d in with_packs if d.compute_ops != ("linalg.pack",)]
-    assert fused and all("linalg.unpack" in d.compute_ops for d in with_packs if d.name in fused), [(d.name, d.compute_ops) for d in with_packs]
+    assert fused and all("linalg.unpack" in d.compute_ops for d in with_packs if d.name in fused), [
+        (d.name, d.compute_ops) for d in with_packs
+    ]
     configured = report.rules[2].dispatches
     assert configured and set(configured) <= set(alone)  # the first matmul's LHS pack, not the fused one
     assert run(CHAIN, strategies, "cpu").ok

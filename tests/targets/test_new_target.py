@@ -58,7 +58,7 @@ class FakeCpuTarget(TargetKind):
         return None
 '''
 
-SCRIPT = '''
+SCRIPT = """
 import sys
 import tdsl
 from tdsl.targets import TARGET_KINDS, resolve
@@ -87,7 +87,7 @@ assert [(r.strategy, r.dispatches) for r in again.rules] == [(r.strategy, r.disp
 default = tdsl.compile(sys.argv[1], None, "fake")
 assert "--iree-llvmcpu-target-cpu=x86-64" in default.flags, default.flags
 print(report.text())
-'''
+"""
 
 
 def test_a_new_target_is_its_module_and_one_registry_line(tmp_path: Path) -> None:
@@ -111,26 +111,46 @@ def test_a_new_target_is_its_module_and_one_registry_line(tmp_path: Path) -> Non
     env = {**os.environ, "PYTHONPATH": str(package.parent)}
     run = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(PAYLOAD), str(package)],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=600,
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "for fake" in run.stdout, run.stdout
 
     ops = subprocess.run(
         [sys.executable, "-m", "tdsl", "ops", str(PAYLOAD), "--target", "fake", "--json"],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=600,
     )
     assert ops.returncode == 0, ops.stdout + ops.stderr
     assert '"target": "fake"' in ops.stdout and "linalg.matmul" in ops.stdout, ops.stdout
 
     emit = subprocess.run(
         [sys.executable, "-m", "tdsl", "ops", str(PAYLOAD), "--target", "fake", "--emit", str(tmp_path / "covered.py")],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=600,
     )
-    assert emit.returncode == 2 and "--emit: target 'fake' (fake-cpu) has no ready strategies or chooser" in emit.stderr, emit.stderr
+    assert (
+        emit.returncode == 2 and "--emit: target 'fake' (fake-cpu) has no ready strategies or chooser" in emit.stderr
+    ), emit.stderr
 
     tune = subprocess.run(
         [sys.executable, "-m", "tdsl", "tune", str(PAYLOAD), "--target", "fake", "-o", str(tmp_path / "tuned")],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=600,
     )
-    assert tune.returncode == 2 and tune.stderr.strip().endswith("--target: expected cpu or gfx942, received 'fake'"), tune.stderr
+    assert tune.returncode == 2 and tune.stderr.strip().endswith("--target: expected cpu or gfx942, received 'fake'"), (
+        tune.stderr
+    )

@@ -7,10 +7,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 import tdsl
 from tdsl.errors import StrategyError, TargetError, TdslError
-from tdsl.targets import TARGET_KINDS, AmdGpuTarget, CpuTarget, TargetKind, default_targets, named, resolve, target_names
+from tdsl.targets import (
+    TARGET_KINDS,
+    AmdGpuTarget,
+    CpuTarget,
+    TargetKind,
+    default_targets,
+    named,
+    resolve,
+    target_names,
+)
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -19,11 +27,17 @@ def _tiles(target: str) -> tdsl.StrategySet:
     return tdsl.StrategySet(
         name="tiles",
         targets=[CpuTarget()],
-        rules=[tdsl.Rule(
-            target=target,
-            match=tdsl.ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", batch=[], m=256, n=384, k=512),
-            strategy=tdsl.CpuLowering(name="t", distribution=[64, 64, 0], vector_common_parallel=[8, 16, 0], vector_reduction=[0, 0, 1]),
-        )],
+        rules=[
+            tdsl.Rule(
+                target=target,
+                match=tdsl.ContractionMatch(
+                    lhs_type="f32", rhs_type="f32", output_type="f32", batch=[], m=256, n=384, k=512
+                ),
+                strategy=tdsl.CpuLowering(
+                    name="t", distribution=[64, 64, 0], vector_common_parallel=[8, 16, 0], vector_reduction=[0, 0, 1]
+                ),
+            )
+        ],
     )
 
 
@@ -56,11 +70,19 @@ def test_a_cpu_target_accepts_graph_level_mmt4d_with_ukernels_off() -> None:
     refused = StrategyError(None, [])
     assert CpuTarget().accepting(refused) is None
     with pytest.raises(StrategyError) as err:
-        tdsl.StrategySet(name="s", targets=[CpuTarget()], rules=[tdsl.Rule(
-            target="cpu",
-            match=tdsl.ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32"),
-            strategy=tdsl.DataLayout(name="p", pack=tdsl.PackGreedily(matmul_packed_sizes=[8, 32, 1]), specialize=True),
-        )])
+        tdsl.StrategySet(
+            name="s",
+            targets=[CpuTarget()],
+            rules=[
+                tdsl.Rule(
+                    target="cpu",
+                    match=tdsl.ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32"),
+                    strategy=tdsl.DataLayout(
+                        name="p", pack=tdsl.PackGreedily(matmul_packed_sizes=[8, 32, 1]), specialize=True
+                    ),
+                )
+            ],
+        )
     accepted = CpuTarget().accepting(err.value)
     assert accepted is not None and accepted[0] == CpuTarget(ukernels="none") and "ukernels='none'" in accepted[1]
     assert AmdGpuTarget().accepting(err.value) is None

@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import pytest
+import tdsl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import tdsl
 from tdsl.programs.load import load_program
 from tdsl.programs.parameters import externalize_weights
 from tdsl.sets.loader import to_data
@@ -68,7 +67,11 @@ def test_tune_end_to_end_then_warm_cache(payload: Path, tmp_path: Path) -> None:
         pinned = {"wg_m", "wg_n", "cache_k", "vec_m", "vec_n", "vec_k"}
         packed = {"m0", "n0", "m_tiles", "n_tiles", "lhs_pack_step", "in_place"}
         panels = {"n0", "wg_m", "wg_n", "vec_m", "vec_n", "vec_k"}
-        assert {frozenset(c["knobs"]) for c in job["candidates"]} == {frozenset(pinned), frozenset(packed), frozenset(panels)}
+        assert {frozenset(c["knobs"]) for c in job["candidates"]} == {
+            frozenset(pinned),
+            frozenset(packed),
+            frozenset(panels),
+        }
         for c in job["candidates"]:
             assert c["compile"] == "ok" and c["samples_s"]
         labels = {v["label"] for v in report["model_pass"]}
@@ -93,7 +96,9 @@ def test_tune_end_to_end_then_warm_cache(payload: Path, tmp_path: Path) -> None:
 
         again = tune(payload, options=FAST, executor=executor, cache=cache)
         assert cache.stats()["build_misses"] == misses  # nothing rebuilt
-        assert all(v.cached_samples for v in again.final), [(v.label, v.cached_samples, len(v.samples)) for v in again.final]  # nothing re-measured
+        assert all(v.cached_samples for v in again.final), [
+            (v.label, v.cached_samples, len(v.samples)) for v in again.final
+        ]  # nothing re-measured
         assert again.tuned == result.tuned
         assert again.jobs[0].share == result.jobs[0].share  # the profile is cached too
 
@@ -107,7 +112,9 @@ class ScriptedRunner:
     name = "scripted"
 
     def __init__(
-        self, seconds: Callable[[dict[str, Any] | None], float], interrupt_after: int | None = None,
+        self,
+        seconds: Callable[[dict[str, Any] | None], float],
+        interrupt_after: int | None = None,
         fails: Callable[[dict[str, Any] | None], bool] = lambda data: False,
         dies: Callable[[dict[str, Any] | None], bool] = lambda data: False,
         unmatched: Callable[[dict[str, Any] | None], list[int]] = lambda data: [],
@@ -130,22 +137,35 @@ class ScriptedRunner:
     def machines(self) -> list[dict[str, Any]]:
         return self.local.machines()
 
-    def build_all(self, jobs: Sequence[BuildJob], on_done: Callable[[BuildResult], None] = lambda r: None) -> list[BuildResult]:
+    def build_all(
+        self, jobs: Sequence[BuildJob], on_done: Callable[[BuildResult], None] = lambda r: None
+    ) -> list[BuildResult]:
         results = []
         for job in jobs:
             self.sets[job.key] = job.strategies
             if job.strategies is not None:
-                tdsl.render(StrategySet.model_validate(job.strategies), job.target)  # what a real build would refuse first
+                tdsl.render(
+                    StrategySet.model_validate(job.strategies), job.target
+                )  # what a real build would refuse first
             if self.dies(job.strategies):
                 results.append(failed_build(job, BrokenProcessPool("scripted worker death")))
             elif self.fails(job.strategies):
                 results.append(BuildResult(job.key, None, f"iree-compile failed (exit 1): {self.error}", 0.0, {}))
             else:
-                results.append(BuildResult(job.key, f"scripted {job.key}".encode(), "", 0.0, {"unmatched": self.unmatched(job.strategies)}))
+                results.append(
+                    BuildResult(
+                        job.key, f"scripted {job.key}".encode(), "", 0.0, {"unmatched": self.unmatched(job.strategies)}
+                    )
+                )
             on_done(results[-1])
         return results
 
-    def sample_rounds(self, rounds: Sequence[Sequence[SampleJob]], runner: int = 0, on_done: Callable[[SampleResult], None] = lambda r: None) -> list[list[SampleResult]]:
+    def sample_rounds(
+        self,
+        rounds: Sequence[Sequence[SampleJob]],
+        runner: int = 0,
+        on_done: Callable[[SampleResult], None] = lambda r: None,
+    ) -> list[list[SampleResult]]:
         out = []
         for jobs in rounds:
             results = []
@@ -209,7 +229,10 @@ def test_no_candidate_beats_the_baseline_so_none_is_emitted(payload: Path, tmp_p
     assert job.fastest is not None and job.fastest[2] == pytest.approx(1 / 0.99)
     assert "1.01x  kept iree-data-tiling (no round-by-round win above the 2.0% noise)" in table(result)
     [header] = [line for line in notes(result) if line.startswith("Model pass:")]
-    assert header.startswith("Model pass: kept iree-data-tiling 1.000 ms, the faster IREE path") and header.count("iree-data-tiling") == 1, header
+    assert (
+        header.startswith("Model pass: kept iree-data-tiling 1.000 ms, the faster IREE path")
+        and header.count("iree-data-tiling") == 1
+    ), header
 
 
 def test_data_tiling_within_the_noise_of_iree_default_is_not_emitted(payload: Path, tmp_path: Path) -> None:
@@ -222,6 +245,7 @@ def test_data_tiling_within_the_noise_of_iree_default_is_not_emitted(payload: Pa
             if data is None:
                 return 1e-3
             return tiling if _data_tiling(data) and not _pins(data) and not _packs(data) else 3e-3
+
         return seconds
 
     with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(times(0.99e-3)) as runner:
@@ -230,7 +254,9 @@ def test_data_tiling_within_the_noise_of_iree_default_is_not_emitted(payload: Pa
         win = tune(payload, options=FAST, executor=runner, cache=cache)
     assert tie.chosen == "iree-default" and tie.tuned.rules == () and not tie.tuned.targets[0].data_tiling
     [header] = [line for line in notes(tie) if line.startswith("Model pass:")]
-    assert header.startswith("Model pass: kept iree-default 1.000 ms: iree-data-tiling 0.990 ms (1.01x) is within the noise (2.0%)"), header
+    assert header.startswith(
+        "Model pass: kept iree-default 1.000 ms: iree-data-tiling 0.990 ms (1.01x) is within the noise (2.0%)"
+    ), header
     assert win.chosen == "iree-data-tiling" and win.tuned.targets[0].data_tiling
 
 
@@ -245,7 +271,11 @@ def test_a_build_whose_worker_died_is_built_again_by_the_next_run(payload: Path,
         with ScriptedRunner(seconds, dies=_data_tiling) as runner:
             first = tune(payload, options=FAST, executor=runner, cache=cache)
         died = first.variant("iree-data-tiling")
-        assert died is not None and died.build_error.startswith("build worker failed") and cache.stats()["failed_builds"] == 0
+        assert (
+            died is not None
+            and died.build_error.startswith("build worker failed")
+            and cache.stats()["failed_builds"] == 0
+        )
         with ScriptedRunner(seconds) as runner:
             again = tune(payload, options=FAST, executor=runner, cache=cache)
         rebuilt = again.variant("iree-data-tiling")
@@ -269,11 +299,17 @@ def test_an_iree_path_that_does_not_compile_the_model_is_named(payload: Path, tm
     assert result.chosen != "iree-data-tiling" and result.tuned.rules
     model_pass = [line for line in table(result).splitlines() if line.strip().startswith("model pass:")]
     assert len(model_pass) == 1 and "iree-data-tiling did not compile" in model_pass[0], model_pass
-    assert any(line.startswith("Model pass:") and "iree-data-tiling did not compile" in line for line in notes(result)), notes(result)
-    assert not any("allow_large_vectors" in v.label for v in result.program)  # retried only where the vector check refused it
+    assert any(
+        line.startswith("Model pass:") and "iree-data-tiling did not compile" in line for line in notes(result)
+    ), notes(result)
+    assert not any(
+        "allow_large_vectors" in v.label for v in result.program
+    )  # retried only where the vector check refused it
 
 
-def test_a_point_iree_refuses_for_its_own_large_vectors_is_retried_with_the_check_off(payload: Path, tmp_path: Path) -> None:
+def test_a_point_iree_refuses_for_its_own_large_vectors_is_retried_with_the_check_off(
+    payload: Path, tmp_path: Path
+) -> None:
     """IREE 3.13's data tiling refuses its own packed attention mask on AVX2 (the gpt2_block
     example: 'large vector sizes'). Data tiling then stays 'did not compile' as IREE's path,
     and the same point with the check off (CpuTarget.allow_large_vectors) is timed as a
@@ -294,7 +330,12 @@ def test_a_point_iree_refuses_for_its_own_large_vectors_is_retried_with_the_chec
     assert "program:data_tiling=True,allow_large_vectors=True" in [v.label for v in retried]
     assert all(v.vmfb is not None and v.values["allow_large_vectors"] for v in retried)
     [target] = result.tuned.targets
-    assert isinstance(target, tdsl.CpuTarget) and target.data_tiling and target.allow_large_vectors and not result.tuned.rules
+    assert (
+        isinstance(target, tdsl.CpuTarget)
+        and target.data_tiling
+        and target.allow_large_vectors
+        and not result.tuned.rules
+    )
     assert result.chosen == "program:data_tiling=True,allow_large_vectors=True"
 
 
@@ -309,7 +350,12 @@ def test_a_candidate_that_wins_is_emitted_and_ctrl_c_keeps_the_baseline(payload:
         return 1e-3
 
     with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds) as runner:
-        result = tune(payload, options=TuneOptions(budget=12, rounds=2, finalists=2, check_numerics=False), executor=runner, cache=cache)
+        result = tune(
+            payload,
+            options=TuneOptions(budget=12, rounds=2, finalists=2, check_numerics=False),
+            executor=runner,
+            cache=cache,
+        )
     [rule] = result.tuned.rules
     assert rule.strategy.vector_common_parallel[0] == 8 and result.chosen == "tuned"
     plotted = write_outputs(result, tmp_path / "won", with_plot=True)
@@ -320,7 +366,12 @@ def test_a_candidate_that_wins_is_emitted_and_ctrl_c_keeps_the_baseline(payload:
 
     # Interrupted during the op stage: the baselines were measured, the set emitted is the base.
     with TuneCache(tmp_path / "c2.sqlite") as cache, ScriptedRunner(seconds, interrupt_after=14) as runner:
-        stopped = tune(payload, options=TuneOptions(budget=12, rounds=2, finalists=2, check_numerics=False), executor=runner, cache=cache)
+        stopped = tune(
+            payload,
+            options=TuneOptions(budget=12, rounds=2, finalists=2, check_numerics=False),
+            executor=runner,
+            cache=cache,
+        )
     assert stopped.interrupted and stopped.tuned.rules == ()
     out = tmp_path / "stopped"
     write_outputs(stopped, out)
@@ -338,10 +389,19 @@ def test_a_seed_with_an_unlucky_screening_sample_still_reaches_the_finals(payloa
         return 1.5e-3 if _pins(data) else 1e-3
 
     with TuneCache(tmp_path / "probe.sqlite") as cache, ScriptedRunner(slow) as runner:
-        probe = tune(payload, options=TuneOptions(budget=12, rounds=2, finalists=1, check_numerics=False), executor=runner, cache=cache)
+        probe = tune(
+            payload,
+            options=TuneOptions(budget=12, rounds=2, finalists=1, check_numerics=False),
+            executor=runner,
+            cache=cache,
+        )
     pinned = probe.jobs[0].spaces[0]
     assert pinned.seeds
-    seed_pins = {json.dumps(_pins(to_data(v.strategies)), sort_keys=True) for v in probe.jobs[0].variants if v.values in pinned.seeds}
+    seed_pins = {
+        json.dumps(_pins(to_data(v.strategies)), sort_keys=True)
+        for v in probe.jobs[0].variants
+        if v.values in pinned.seeds
+    }
     assert seed_pins
     seen: dict[str, int] = {}
 
@@ -357,7 +417,12 @@ def test_a_seed_with_an_unlucky_screening_sample_still_reaches_the_finals(payloa
         return 2.5e-3 if seen[key] == 1 else 0.5e-3
 
     with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds) as runner:
-        result = tune(payload, options=TuneOptions(budget=12, rounds=2, finalists=1, check_numerics=False), executor=runner, cache=cache)
+        result = tune(
+            payload,
+            options=TuneOptions(budget=12, rounds=2, finalists=1, check_numerics=False),
+            executor=runner,
+            cache=cache,
+        )
     [job] = result.jobs
     assert job.winner is not None and json.dumps(_pins(to_data(job.winner.strategies)), sort_keys=True) in seed_pins
     assert result.chosen == "tuned"
@@ -387,7 +452,9 @@ def test_a_packed_op_that_wins_is_emitted_on_its_own_target(payload: Path, tmp_p
         # Warm: each search reads back its own samples of the base, so the same decisions.
         again = tune(payload, options=options, executor=runner, cache=cache)
     assert again.tuned == result.tuned and again.chosen == result.chosen
-    assert [(j.noise, j.reference.samples if j.reference else None) for j in again.jobs] == [(j.noise, j.reference.samples if j.reference else None) for j in result.jobs]
+    assert [(j.noise, j.reference.samples if j.reference else None) for j in again.jobs] == [
+        (j.noise, j.reference.samples if j.reference else None) for j in result.jobs
+    ]
     [target] = result.tuned.targets
     assert result.chosen == "tuned:ukernels=none"
     # On the base's target (ukernels on) the packing is invalid, so its tiles go too: they
@@ -486,7 +553,9 @@ def test_noise_is_measured_from_the_reference_run_twice_per_round() -> None:
     assert 0.08 < noise(shaky) < 0.11
 
 
-def test_a_winner_whose_outputs_differ_is_dropped_down_to_iree_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_winner_whose_outputs_differ_is_dropped_down_to_iree_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The numerics check covers program-level winners too: a rule whose outputs differ is
     dropped and its target kept; where the target's own knobs give outputs that differ
     (here: every set with ukernels off), the faster IREE path is emitted instead and the
@@ -496,16 +565,43 @@ def test_a_winner_whose_outputs_differ_is_dropped_down_to_iree_path(tmp_path: Pa
 
     def verdict(run: Any, program: Any, strategies: StrategySet, options: Any) -> dict[str, Any]:
         bad_rule = any(r.strategy.name == "bad" for r in strategies.rules)
-        return {"ok": strategies.targets[0].ukernels != "none" and not bad_rule, "reference": "iree-default", "comparisons": []}
+        return {
+            "ok": strategies.targets[0].ukernels != "none" and not bad_rule,
+            "reference": "iree-default",
+            "comparisons": [],
+        }
 
     monkeypatch.setattr(tuner_module, "_verdict", verdict)
     match = ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", batch=[], m=[64], n=[64], k=[64])
-    rule = lambda name: Rule(target="cpu", match=match, strategy=GraphCpuLowering(name=name, distribution=[8, 16, 0], vector_common_parallel=[8, 16, 0], vector_reduction=[0, 0, 8]))
+
+    def rule(name):
+        return Rule(
+            target="cpu",
+            match=match,
+            strategy=GraphCpuLowering(
+                name=name, distribution=[8, 16, 0], vector_common_parallel=[8, 16, 0], vector_reduction=[0, 0, 8]
+            ),
+        )
+
     data_tiling = Variant("iree-data-tiling", tuner_module.tuned_set([CpuTarget(data_tiling=True)]))
-    key = lambda i: ArtifactKey("v", "cpu", "f", "s", f"c{i}", "flags", 1)
+
+    def key(i):
+        return ArtifactKey("v", "cpu", "f", "s", f"c{i}", "flags", 1)
+
     with TuneCache(tmp_path / "c.sqlite") as cache:
-        kept, verdict_kept = tuner_module._checked(None, tuner_module.tuned_set([CpuTarget()], [rule("good"), rule("bad")]), TuneOptions(), cache, key(0), data_tiling)
-        assert [r.strategy.name for r in kept.rules] == ["good"] and verdict_kept["dropped"] == ["bad"] and "fell_back" not in verdict_kept
+        kept, verdict_kept = tuner_module._checked(
+            None,
+            tuner_module.tuned_set([CpuTarget()], [rule("good"), rule("bad")]),
+            TuneOptions(),
+            cache,
+            key(0),
+            data_tiling,
+        )
+        assert (
+            [r.strategy.name for r in kept.rules] == ["good"]
+            and verdict_kept["dropped"] == ["bad"]
+            and "fell_back" not in verdict_kept
+        )
         knobs = tuner_module.tuned_set([CpuTarget(ukernels="none", channels_last_convs=True)])
         back, verdict_back = tuner_module._checked(None, knobs, TuneOptions(), cache, key(1), data_tiling)
     assert back is data_tiling.strategies and verdict_back["fell_back"] == "iree-data-tiling"
@@ -514,7 +610,9 @@ def test_a_winner_whose_outputs_differ_is_dropped_down_to_iree_path(tmp_path: Pa
     assert not tuner_module._is_iree_default(tuner_module.tuned_set([CpuTarget(data_tiling=True)]))
 
 
-def test_a_fastest_program_point_with_wrong_outputs_is_not_emitted(payload: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_fastest_program_point_with_wrong_outputs_is_not_emitted(
+    payload: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """End to end: the fastest build (the program-level packing point, ukernels off) gives
     outputs that differ (scripted), so the faster IREE path is emitted and the header says
     why."""
@@ -533,11 +631,16 @@ def test_a_fastest_program_point_with_wrong_outputs_is_not_emitted(payload: Path
     assert result.chosen == "iree-data-tiling" and result.tuned.rules == () and result.tuned.targets[0].data_tiling
     assert result.numerics["fell_back"] == "iree-data-tiling" and result.numerics["instead_of"].startswith("program:")
     header = notes(result)
-    assert any(line.startswith(f"Model pass: {result.numerics['instead_of']} was the fastest, but its outputs differ") for line in header), header
+    assert any(
+        line.startswith(f"Model pass: {result.numerics['instead_of']} was the fastest, but its outputs differ")
+        for line in header
+    ), header
     assert any(line.startswith("Numerics: ") and "ukernels=none" in line for line in header), header
 
 
-def test_data_tiling_with_outputs_that_differ_falls_back_to_iree_default(payload: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_data_tiling_with_outputs_that_differ_falls_back_to_iree_default(
+    payload: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Where the build whose outputs differ is itself IREE's faster path (data tiling), the
     fallback is IREE default, not that build again."""
 
@@ -607,7 +710,7 @@ def test_gfx942_tuning_ranks_compiles_and_says_it_did_not_measure(payload: Path,
     assert json.loads((out / REPORT_JSON).read_text())["measured"] is False
 
 
-SPACE_FILE = '''
+SPACE_FILE = """
 from tdsl import ContractionMatch, CpuTarget, GraphCpuLowering, Rule, StrategySet
 from tdsl.model.knobs import Choice, PowersOfTwo
 from tdsl.sets.space import Constraint, Space
@@ -617,7 +720,7 @@ lowering = GraphCpuLowering(name="mine", distribution=[PowersOfTwo("wg_m", 16, 6
 space = Space(StrategySet(name="mine", targets=[CpuTarget(data_tiling=True)],
                           rules=[Rule(target="cpu", match=ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32"), strategy=lowering)]),
               [Constraint("divides", lambda v: v["wg_m"] % v["vec_m"] == 0)])
-'''
+"""
 
 
 def test_cli_tunes_a_users_space(payload: Path, tmp_path: Path) -> None:
@@ -625,8 +728,26 @@ def test_cli_tunes_a_users_space(payload: Path, tmp_path: Path) -> None:
     built as it is; the outputs load; a file without knobs is one line, exit 2."""
     (tmp_path / "space.py").write_text(SPACE_FILE)
     out = tmp_path / "out"
-    argv = [sys.executable, "-m", "tdsl", "tune", str(payload), "--space", str(tmp_path / "space.py"), "-o", str(out),
-            "--budget", "3", "--rounds", "2", "--min-time", "0.01", "--cache", str(tmp_path / "c.sqlite"), "-q"]
+    argv = [
+        sys.executable,
+        "-m",
+        "tdsl",
+        "tune",
+        str(payload),
+        "--space",
+        str(tmp_path / "space.py"),
+        "-o",
+        str(out),
+        "--budget",
+        "3",
+        "--rounds",
+        "2",
+        "--min-time",
+        "0.01",
+        "--cache",
+        str(tmp_path / "c.sqlite"),
+        "-q",
+    ]
     proc = subprocess.run(argv, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     report = json.loads((out / REPORT_JSON).read_text())
@@ -641,9 +762,15 @@ def test_cli_tunes_a_users_space(payload: Path, tmp_path: Path) -> None:
     ready = {r.strategy.name for r in auto(tdsl.CpuTarget(), isa=detect_isa(), pack_matmuls=True, name="tuned").rules}
     names = {r.strategy.name for r in emitted.rules}
     assert names <= {"mine"} | ready, (names, report["chosen"])
-    assert ("mine" in names) == (job["winner"] is not None and report["chosen"] not in ("iree-default", "iree-data-tiling", "program:pack_matmuls")), (names, report["chosen"], job["winner"])
-    (tmp_path / "flat.py").write_text(SPACE_FILE.replace('PowersOfTwo("wg_m", 16, 64)', "32").replace('Choice("vec_m", [4, 8])', "8")
-                                      .replace("v[\"wg_m\"] % v[\"vec_m\"] == 0", "True"))
+    assert ("mine" in names) == (
+        job["winner"] is not None
+        and report["chosen"] not in ("iree-default", "iree-data-tiling", "program:pack_matmuls")
+    ), (names, report["chosen"], job["winner"])
+    (tmp_path / "flat.py").write_text(
+        SPACE_FILE.replace('PowersOfTwo("wg_m", 16, 64)', "32")
+        .replace('Choice("vec_m", [4, 8])', "8")
+        .replace('v["wg_m"] % v["vec_m"] == 0', "True")
+    )
     flat = subprocess.run([*argv[:6], str(tmp_path / "flat.py"), *argv[7:]], capture_output=True, text=True)
     assert flat.returncode == 2 and len(flat.stderr.strip().splitlines()) == 1 and "at least one knob" in flat.stderr
 
@@ -669,9 +796,15 @@ def test_tune_a_real_onnx_export(tmp_path: Path) -> None:
     # Built with the weights in a parameter archive: the modules hold code only.
     [archive] = externalize_weights(load_program(model)).parameters
     assert archive.path.stat().st_size > 4e6 and all(len(v.vmfb or b"") < 1e6 for v in job.variants)
-    assert len(job.spaces) == 3 and any(":packed#" in v.label for v in job.variants) and any(":panels#" in v.label for v in job.variants)
+    assert (
+        len(job.spaces) == 3
+        and any(":packed#" in v.label for v in job.variants)
+        and any(":panels#" in v.label for v in job.variants)
+    )
     assert {"iree-default", "iree-data-tiling"} <= {v.label for v in result.final}
-    assert all(v.median and not v.sample_errors for v in result.final), [(v.label, v.sample_errors) for v in result.final]
+    assert all(v.median and not v.sample_errors for v in result.final), [
+        (v.label, v.sample_errors) for v in result.final
+    ]
     tdsl.render(result.tuned, "cpu")
     if result.tuned.rules:
         assert result.numerics["ok"]
@@ -773,8 +906,16 @@ def test_winners_that_do_not_work_together_are_not_emitted_together(tmp_path: Pa
     def fails(data: dict[str, Any] | None) -> bool:
         return how == "fails" and _pinned_ops(data) == {"op0", "op1"}
 
-    with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(_faster_per_pinned_op, unmatched=unmatched, fails=fails) as runner:
-        result = tune(path, options=TuneOptions(budget=3, rounds=2, finalists=2, check_numerics=False), executor=runner, cache=cache)
+    with (
+        TuneCache(tmp_path / "c.sqlite") as cache,
+        ScriptedRunner(_faster_per_pinned_op, unmatched=unmatched, fails=fails) as runner,
+    ):
+        result = tune(
+            path,
+            options=TuneOptions(budget=3, rounds=2, finalists=2, check_numerics=False),
+            executor=runner,
+            cache=cache,
+        )
     assert [job.winner is not None for job in result.jobs] == [True, True]
     both = result.variant("tuned (2 winners)")
     error = {"unmatched": "matched nothing in the program", "fails": "scripted failure"}[how]
@@ -798,7 +939,12 @@ def test_near_winners_are_timed_together_in_the_model_pass(tmp_path: Path) -> No
         return 1e-3 * (1 - 0.2 * ("op0" in ops) - 0.01 * ("op1" in ops))
 
     with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds) as runner:
-        result = tune(path, options=TuneOptions(budget=3, rounds=3, finalists=2, check_numerics=False), executor=runner, cache=cache)
+        result = tune(
+            path,
+            options=TuneOptions(budget=3, rounds=3, finalists=2, check_numerics=False),
+            executor=runner,
+            cache=cache,
+        )
     op0, op1 = result.jobs
     assert op0.winner is not None and op1.winner is None and op1.fastest is not None
     assert result.chosen == "tuned+near" and {r.strategy.name[:3] for r in result.tuned.rules} == {"op0", "op1"}
@@ -806,7 +952,10 @@ def test_near_winners_are_timed_together_in_the_model_pass(tmp_path: Path) -> No
     text = table(result)
     assert "emitted with the others (alone, no round-by-round win above the" in text
     comments = rule_comments(result)
-    assert any(c.startswith("op1") and "below the noise alone, emitted because the model pass timed it with the others" in c for c in comments), comments
+    assert any(
+        c.startswith("op1") and "below the noise alone, emitted because the model pass timed it with the others" in c
+        for c in comments
+    ), comments
 
 
 def test_rules_within_the_noise_of_their_base_are_not_emitted(tmp_path: Path) -> None:
@@ -827,7 +976,12 @@ def test_rules_within_the_noise_of_their_base_are_not_emitted(tmp_path: Path) ->
         return 1e-3 * (1 - 0.01 * bool(_pins(data)))
 
     with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds) as runner:
-        result = tune(path, options=TuneOptions(budget=3, rounds=3, finalists=2, check_numerics=False), executor=runner, cache=cache)
+        result = tune(
+            path,
+            options=TuneOptions(budget=3, rounds=3, finalists=2, check_numerics=False),
+            executor=runner,
+            cache=cache,
+        )
     assert all(job.winner is None for job in result.jobs) and any(job.near_winner for job in result.jobs)
     assert any(v.label.endswith("+near") and v.median for v in result.final)
     assert result.chosen == "program:ukernels=none,data_tiling=True" and not result.tuned.rules
@@ -850,8 +1004,16 @@ def _pinned_seconds(data: dict[str, Any] | None) -> float:
     return 1.5e-3 if data["targets"][0].get("data_tiling") else 2e-3
 
 
-@pytest.mark.parametrize("path, dispatch", [(BROADCAST_BATCH, "bcast_dispatch_0_matmul_40x96x48_f32"), (LINEAR_3D, "linear_dispatch_0_matmul_128x256x128_f32")])
-def test_an_op_iree_rebuilds_before_codegen_is_tuned_as_the_matmul_it_becomes(path: Path, dispatch: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "path, dispatch",
+    [
+        (BROADCAST_BATCH, "bcast_dispatch_0_matmul_40x96x48_f32"),
+        (LINEAR_3D, "linear_dispatch_0_matmul_128x256x128_f32"),
+    ],
+)
+def test_an_op_iree_rebuilds_before_codegen_is_tuned_as_the_matmul_it_becomes(
+    path: Path, dispatch: str, tmp_path: Path
+) -> None:
     """``nn.Linear`` on a 3-D input (and ``F.linear`` on ``nn.MultiheadAttention``'s
     ``(L, 1, E)`` query) exports a batch matmul whose RHS is one matrix broadcast over the
     batch; IREE turns it into a matmul before codegen, and a graph-level pin is lost with the
@@ -868,7 +1030,12 @@ def test_an_op_iree_rebuilds_before_codegen_is_tuned_as_the_matmul_it_becomes(pa
         return [i for i, r in enumerate(data["rules"]) if r["strategy"]["kind"] == "graph_cpu_lowering"]
 
     with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(_pinned_seconds, unmatched=unmatched) as runner:
-        result = tune(path, options=TuneOptions(budget=3, rounds=2, finalists=1, check_numerics=False), executor=runner, cache=cache)
+        result = tune(
+            path,
+            options=TuneOptions(budget=3, rounds=2, finalists=1, check_numerics=False),
+            executor=runner,
+            cache=cache,
+        )
     [job] = result.jobs
     assert job.folded is not None and job.space is not None
     [pin] = job.space.template.rules
@@ -882,17 +1049,28 @@ def test_an_op_iree_rebuilds_before_codegen_is_tuned_as_the_matmul_it_becomes(pa
     assert applied.dispatches == (dispatch,)
 
 
-def test_where_folding_does_not_rebuild_the_op_its_tiles_are_pinned_at_codegen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_where_folding_does_not_rebuild_the_op_its_tiles_are_pinned_at_codegen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Where the op listed under ``fold_batch_matmuls`` is not the one codegen sees, a rebuilt
     op's tiles are pinned on codegen's op (a CpuLowering on codegen's matcher) over an IREE
     default base, and the emitted rule applies there."""
     monkeypatch.setattr(tuner_module, "fold_rebuilt", lambda jobs, folded: None)
 
     def seconds(data: dict[str, Any] | None) -> float:
-        return 3e-3 if data is not None and data["targets"][0].get("data_tiling") and not data["rules"] else _pinned_seconds(data)
+        return (
+            3e-3
+            if data is not None and data["targets"][0].get("data_tiling") and not data["rules"]
+            else _pinned_seconds(data)
+        )
 
     with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds) as runner:
-        result = tune(BROADCAST_BATCH, options=TuneOptions(budget=3, rounds=2, finalists=1, check_numerics=False), executor=runner, cache=cache)
+        result = tune(
+            BROADCAST_BATCH,
+            options=TuneOptions(budget=3, rounds=2, finalists=1, check_numerics=False),
+            executor=runner,
+            cache=cache,
+        )
     [job] = result.jobs
     assert job.folded is None and job.space is not None
     [pin] = job.space.template.rules
@@ -902,14 +1080,21 @@ def test_where_folding_does_not_rebuild_the_op_its_tiles_are_pinned_at_codegen(t
     assert applied.dispatches == ("bcast_dispatch_0_matmul_40x96x48_f32",)
 
 
-def test_a_rebuilt_op_no_pin_reaches_is_skipped_with_its_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_rebuilt_op_no_pin_reaches_is_skipped_with_its_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Where folding does not help and the base data-tiles the rebuilt op, neither a
     graph-level pin (lost with the op) nor a codegen one (lost with data tiling's encodings;
     the target refuses it) reaches it: the tuning goes on, the job says why it was skipped
     and the base is emitted."""
     monkeypatch.setattr(tuner_module, "fold_rebuilt", lambda jobs, folded: None)
     with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(_pinned_seconds) as runner:
-        result = tune(LINEAR_3D, options=TuneOptions(budget=3, rounds=2, finalists=1, check_numerics=False), executor=runner, cache=cache)
+        result = tune(
+            LINEAR_3D,
+            options=TuneOptions(budget=3, rounds=2, finalists=1, check_numerics=False),
+            executor=runner,
+            cache=cache,
+        )
     [job] = result.jobs
     assert "IREE rebuilds the op before codegen" in job.skipped and "data-tiles it" in job.skipped
     assert job.variants == [] and not result.tuned.rules and result.tuned.targets[0].data_tiling
@@ -940,18 +1125,34 @@ def test_a_winner_keeps_its_layout_when_only_its_pack_tiles_find_nothing_togethe
         return [i for i, r in enumerate(data["rules"]) if r["strategy"]["name"] == "op1_packed_lhs_pack"]
 
     with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds, unmatched=unmatched) as runner:
-        result = tune(path, options=TuneOptions(budget=3, rounds=2, finalists=2, check_numerics=False), executor=runner, cache=cache)
+        result = tune(
+            path,
+            options=TuneOptions(budget=3, rounds=2, finalists=2, check_numerics=False),
+            executor=runner,
+            cache=cache,
+        )
     assert [job.winner is not None for job in result.jobs] == [True, True]
     assert result.chosen == "tuned:ukernels=none"
     names = {r.strategy.name for r in result.tuned.rules}
-    assert {"op0_packed", "op0_packed_mmt4d", "op1_packed", "op1_packed_mmt4d"} <= names and "op1_packed_lhs_pack" not in names
+    assert {
+        "op0_packed",
+        "op0_packed_mmt4d",
+        "op1_packed",
+        "op1_packed_mmt4d",
+    } <= names and "op1_packed_lhs_pack" not in names
     both = result.variant("tuned:ukernels=none (2 winners)")
     assert both is not None and both.median is None and "op1_packed_lhs_pack" in both.build_error
     less = result.variant("tuned:ukernels=none less op1_packed")
-    assert less is not None and less.median and {r.strategy.name for r in less.rules} == {"op0_packed", "op0_packed_mmt4d", "op0_packed_lhs_pack"}
+    assert (
+        less is not None
+        and less.median
+        and {r.strategy.name for r in less.rules} == {"op0_packed", "op0_packed_mmt4d", "op0_packed_lhs_pack"}
+    )
 
 
-def test_a_packing_whose_lhs_pack_rule_finds_nothing_is_built_again_with_irees_pack(payload: Path, tmp_path: Path) -> None:
+def test_a_packing_whose_lhs_pack_rule_finds_nothing_is_built_again_with_irees_pack(
+    payload: Path, tmp_path: Path
+) -> None:
     """Where IREE fuses an op's LHS pack into its producer's dispatch (an ONNX MLP's previous
     layer), every packing candidate with LHS pack tiles fails (the rule matched nothing).
     Each is built again as the same point with IREE's pack configuration (one build per new
@@ -977,7 +1178,9 @@ def test_a_packing_whose_lhs_pack_rule_finds_nothing_is_built_again_with_irees_p
     built = [v for v in packed if not v.build_error]
     assert built and all(v.values["lhs_pack_step"] == 0 for v in built)
     # Each failure stands as its step-0 point, built once (seeds include one already).
-    assert {tuple(sorted((v.values | {"lhs_pack_step": 0}).items())) for v in failed} <= {tuple(sorted(v.values.items())) for v in built}
+    assert {tuple(sorted((v.values | {"lhs_pack_step": 0}).items())) for v in failed} <= {
+        tuple(sorted(v.values.items())) for v in built
+    }
     assert len({v.key for v in packed}) == len(packed)
     # From then on the space keeps to step 0 (the neighbours' wave, the report's pruning).
     [packing] = [s for s in job.spaces if any(c.name == LHS_PACK_FUSED for c in s.constraints)]
@@ -1013,7 +1216,9 @@ def test_generated_pack_failures_are_stood_in_for_once_and_only_where_the_lhs_pa
         lhs = [i for i, n in enumerate(names) if n.endswith("_lhs_pack")]
         if not lhs or draw(data, "lhs") >= lhs_share:
             return []
-        layout = [i for i, n in enumerate(names) if n.endswith("_packed")] if draw(data, "layout") < layout_share else []
+        layout = (
+            [i for i, n in enumerate(names) if n.endswith("_packed")] if draw(data, "layout") < layout_share else []
+        )
         return layout + lhs
 
     def seconds(data: dict[str, Any] | None) -> float:
@@ -1026,7 +1231,11 @@ def test_generated_pack_failures_are_stood_in_for_once_and_only_where_the_lhs_pa
     packed = [v for v in job.variants if ":packed#" in v.label]
     assert len({v.key for v in packed}) == len(packed)
     built = {tuple(sorted(v.values.items())) for v in packed if not v.build_error}
-    alone = [v for v in packed if v.build_error.endswith("_lhs_pack matched nothing in the program") and ", " not in v.build_error]
+    alone = [
+        v
+        for v in packed
+        if v.build_error.endswith("_lhs_pack matched nothing in the program") and ", " not in v.build_error
+    ]
     for v in alone:
         assert tuple(sorted((v.values | {"lhs_pack_step": 0}).items())) in built
     [space] = [s for s in job.spaces if any(k.name == "lhs_pack_step" for k in s.knobs)]
@@ -1045,7 +1254,11 @@ def test_batch_convolutions_are_tuned_and_the_others_say_why_not(im2col: bool, t
     reports it: tests/strategies/test_cpu_spaces.py checks IREE does this), and the others are tuned."""
 
     def base_is(data: dict[str, Any] | None) -> bool:
-        return data is not None and bool(data["targets"][0].get("im2col_convs")) == im2col and not data["targets"][0].get("channels_last_convs")
+        return (
+            data is not None
+            and bool(data["targets"][0].get("im2col_convs")) == im2col
+            and not data["targets"][0].get("channels_last_convs")
+        )
 
     def seconds(data: dict[str, Any] | None) -> float:
         if data is None or not base_is(data) or _packs(data):
@@ -1055,10 +1268,20 @@ def test_batch_convolutions_are_tuned_and_the_others_say_why_not(im2col: bool, t
     def unmatched(data: dict[str, Any] | None) -> list[int]:
         if data is None or not data["targets"][0].get("im2col_convs"):
             return []
-        return [i for i, r in enumerate(data["rules"]) if r["strategy"]["kind"] == "graph_cpu_lowering" and "d0, d1, d2, d3, d4, d5, d6) ->" in r["match"].get("maps", [""])[0]]
+        return [
+            i
+            for i, r in enumerate(data["rules"])
+            if r["strategy"]["kind"] == "graph_cpu_lowering"
+            and "d0, d1, d2, d3, d4, d5, d6) ->" in r["match"].get("maps", [""])[0]
+        ]
 
     with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds, unmatched=unmatched) as runner:
-        result = tune(CNN_CONVS, options=TuneOptions(budget=3, rounds=2, finalists=1, check_numerics=False), executor=runner, cache=cache)
+        result = tune(
+            CNN_CONVS,
+            options=TuneOptions(budget=3, rounds=2, finalists=1, check_numerics=False),
+            executor=runner,
+            cache=cache,
+        )
     names = {"0": "nchw_3x3", "1": "max_pool", "2": "grouped_dilated", "3": "batch1_3x3"}
     jobs = {names[job.dispatch.name.split("_dispatch_")[1][0]]: job for job in result.jobs}
     assert "batch-1 convolution" in jobs["batch1_3x3"].skipped and "pooling" in jobs["max_pool"].skipped
@@ -1084,10 +1307,16 @@ def test_a_convolution_the_channels_last_base_rewrites_is_tuned_as_it_becomes(tm
     outputs matching onnxruntime: IREE configures the NWC conv with register tiles only.)"""
     from tdsl.compiler.ops import list_dispatches
 
-    original = {d.graph_op.maps[0] for d in list_dispatches(CONV1D_STACK, tdsl.CpuTarget()).dispatches if d.graph_op is not None}
+    original = {
+        d.graph_op.maps[0] for d in list_dispatches(CONV1D_STACK, tdsl.CpuTarget()).dispatches if d.graph_op is not None
+    }
 
     def channels_last(data: dict[str, Any] | None) -> bool:
-        return data is not None and bool(data["targets"][0].get("channels_last_convs")) and not data["targets"][0].get("im2col_convs")
+        return (
+            data is not None
+            and bool(data["targets"][0].get("channels_last_convs"))
+            and not data["targets"][0].get("im2col_convs")
+        )
 
     def seconds(data: dict[str, Any] | None) -> float:
         if not channels_last(data) or _packs(data):
@@ -1102,15 +1331,25 @@ def test_a_convolution_the_channels_last_base_rewrites_is_tuned_as_it_becomes(tm
         return [i for i, r in enumerate(data["rules"]) if r["match"].get("maps", [""])[0] in original]
 
     with TuneCache(tmp_path / "c.sqlite") as cache, ScriptedRunner(seconds, unmatched=unmatched) as runner:
-        result = tune(CONV1D_STACK, options=TuneOptions(budget=3, rounds=2, finalists=1, check_numerics=False), executor=runner, cache=cache)
+        result = tune(
+            CONV1D_STACK,
+            options=TuneOptions(budget=3, rounds=2, finalists=1, check_numerics=False),
+            executor=runner,
+            cache=cache,
+        )
     assert result.tuned.targets[0].channels_last_convs and len(result.jobs) == 2
     for job in result.jobs:
         assert job.rewritten is not None and job.rewritten.graph_op is not None and job.winner is not None, job.skipped
-        assert job.rewritten.graph_op.maps[0] not in original and job.to_json()["tuned_as"] == job.rewritten.graph_op.shapes()
+        assert (
+            job.rewritten.graph_op.maps[0] not in original
+            and job.to_json()["tuned_as"] == job.rewritten.graph_op.shapes()
+        )
     emitted = [r for r in result.tuned.rules if r.strategy.kind == "graph_cpu_lowering"]
     assert len(emitted) == 2 and not any(r.match.maps[0] in original for r in emitted)
     applied = tdsl.compile(CONV1D_STACK, result.tuned, "cpu").rules
-    assert len(applied) == 2 and all(len(r.dispatches) == 1 for r in applied), [(r.strategy, r.dispatches) for r in applied]
+    assert len(applied) == 2 and all(len(r.dispatches) == 1 for r in applied), [
+        (r.strategy, r.dispatches) for r in applied
+    ]
 
 
 def test_a_rerun_decides_on_each_stage_latest_rounds(payload: Path, tmp_path: Path) -> None:
@@ -1133,7 +1372,9 @@ def test_a_rerun_decides_on_each_stage_latest_rounds(payload: Path, tmp_path: Pa
         assert not first.tuned.rules
         winning = timings(1e-3)
         with cache._write() as db:  # every stage's rounds again, as the winning timings give them
-            rows = db.execute("SELECT key, machine, setup, COUNT(*) FROM samples WHERE seconds IS NOT NULL GROUP BY key, machine, setup").fetchall()
+            rows = db.execute(
+                "SELECT key, machine, setup, COUNT(*) FROM samples WHERE seconds IS NOT NULL GROUP BY key, machine, setup"
+            ).fetchall()
             for key, machine_digest, setup, count in rows:
                 seconds = winning(sets.get(key))
                 db.executemany(

@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from tdsl.errors import OutputError
 from tdsl.tune.cache import CACHE_SCHEMA_VERSION, TuneCache, default_path
 from tdsl.tune.cache_keys import BASELINE_CANDIDATE, ArtifactKey, MachineKey, canonical_hash, canonical_json
@@ -124,13 +123,19 @@ def test_stats_and_clear(tmp_path: Path) -> None:
         stats = cache.stats()
         assert stats["path"] == str(tmp_path / "c.sqlite")
         assert {k: stats[k] for k in ("builds", "samples", "verdicts", "machines")} == {
-            "builds": 1, "samples": 1, "verdicts": 1, "machines": 1,
+            "builds": 1,
+            "samples": 1,
+            "verdicts": 1,
+            "machines": 1,
         }
         json.dumps(stats)
         cache.clear()
         after = cache.stats()
         assert {k: after[k] for k in ("builds", "samples", "verdicts", "machines")} == {
-            "builds": 0, "samples": 0, "verdicts": 0, "machines": 0,
+            "builds": 0,
+            "samples": 0,
+            "verdicts": 0,
+            "machines": 0,
         }
         assert not artifact.exists()
         assert cache.get_build(KEY) is None
@@ -201,7 +206,9 @@ def test_machine_key_here() -> None:
 _scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
 _plain = st.recursive(
     _scalars,
-    lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.tuples(inner, inner) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 
@@ -237,8 +244,10 @@ def test_canonical_hash_ignores_dict_order_and_tuples(value: Any) -> None:
 
 
 @PROPERTY
-@given(st.lists(_plain, max_size=3) | st.dictionaries(st.text(max_size=6), _plain, max_size=3),
-       st.lists(_plain, max_size=3) | st.dictionaries(st.text(max_size=6), _plain, max_size=3))
+@given(
+    st.lists(_plain, max_size=3) | st.dictionaries(st.text(max_size=6), _plain, max_size=3),
+    st.lists(_plain, max_size=3) | st.dictionaries(st.text(max_size=6), _plain, max_size=3),
+)
 def test_canonical_hash_differs_for_different_data(a: Any, b: Any) -> None:
     assert (canonical_hash(a) == canonical_hash(b)) == (_tagged(a) == _tagged(b))
 
@@ -258,10 +267,19 @@ def test_canonical_hash_examples() -> None:
 def test_digests_are_stable() -> None:
     """The digests are part of the store: a change here orphans every user's cache."""
     key = ArtifactKey("v", "cpu", "", "s", "c", "f", 1)
-    expected = canonical_hash({"artifact_key": {
-        "iree_version": "v", "target": "cpu", "target_flags": "", "source_hash": "s",
-        "candidate_hash": "c", "flags_hash": "f", "schema_version": 1,
-    }})
+    expected = canonical_hash(
+        {
+            "artifact_key": {
+                "iree_version": "v",
+                "target": "cpu",
+                "target_flags": "",
+                "source_hash": "s",
+                "candidate_hash": "c",
+                "flags_hash": "f",
+                "schema_version": 1,
+            }
+        }
+    )
     assert key.digest() == expected
     assert MachineKey("m", "avx2", 4).digest() == canonical_hash(
         {"machine_key": {"cpu_model": "m", "isa": "avx2", "cores": 4, "device": ""}}

@@ -18,12 +18,11 @@ from typing import Any, Iterator
 
 import numpy as np
 import pytest
-
 import tdsl.measure.timing as timing
 import tdsl.tune.executor as executor
 from tdsl.errors import ArgumentError
-from tdsl.programs.program import ParameterArchive
 from tdsl.measure.machine import machine
+from tdsl.programs.program import ParameterArchive
 from tdsl.sets.loader import load, to_data
 from tdsl.tune.executor import (
     REPRODUCIBLE_FLAGS,
@@ -86,7 +85,9 @@ def _check_builds(results: list[BuildResult], done: list[BuildResult]) -> None:
 
 
 def _sample_job(vmfb: bytes, key: str = "default", **kw: float) -> SampleJob:
-    return SampleJob(key, vmfb, "main", _inputs(), min_time_s=kw.get("min_time_s", 0.02), timeout_s=kw.get("timeout_s", 60.0))
+    return SampleJob(
+        key, vmfb, "main", _inputs(), min_time_s=kw.get("min_time_s", 0.02), timeout_s=kw.get("timeout_s", 60.0)
+    )
 
 
 @pytest.mark.compile
@@ -99,7 +100,10 @@ def test_local_executor_builds_in_parallel_and_samples_serially() -> None:
         default, pack, _ = results
         assert default.vmfb is not None and pack.vmfb is not None
         seen: list[SampleResult] = []
-        rounds = ex.sample_rounds([[_sample_job(default.vmfb), _sample_job(pack.vmfb, "pack")], [_sample_job(pack.vmfb, "pack")]], on_done=seen.append)
+        rounds = ex.sample_rounds(
+            [[_sample_job(default.vmfb), _sample_job(pack.vmfb, "pack")], [_sample_job(pack.vmfb, "pack")]],
+            on_done=seen.append,
+        )
         assert [[r.key for r in round_] for round_ in rounds] == [["default", "pack"], ["pack"]]
         assert [r.key for r in seen] == ["default", "pack", "pack"]
         assert all(r.error == "" and r.seconds is not None and r.seconds > 0 for round_ in rounds for r in round_)
@@ -138,7 +142,9 @@ def test_sample_failures_and_timeout_are_one_line() -> None:
     assert missing.seconds is None and "no function `nope`" in missing.error and "\n" not in missing.error
     junk = sample(SampleJob("k", b"not a module", "main", _inputs(), min_time_s=0.01))
     assert junk.seconds is None and junk.error.startswith("iree-benchmark-module failed (exit 1)")
-    assert sample(SampleJob("k", vmfb, "main", _inputs(), allocator="arena")).error.startswith("allocator: expected one of")
+    assert sample(SampleJob("k", vmfb, "main", _inputs(), allocator="arena")).error.startswith(
+        "allocator: expected one of"
+    )
 
 
 @pytest.mark.compile
@@ -197,16 +203,22 @@ def _no_process_per_job(job: SampleJob) -> SampleResult:
 
 
 @pytest.mark.compile
-def test_a_round_is_timed_side_by_side_in_one_process(small_and_heavy: tuple[bytes, bytes], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_round_is_timed_side_by_side_in_one_process(
+    small_and_heavy: tuple[bytes, bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
     small, heavy = small_and_heavy
     monkeypatch.setattr(executor, "sample", _no_process_per_job)
-    first, big, last = executor.sample_round([_sample_job(small, "ref"), _sample_job(heavy, "heavy"), _sample_job(small, "ref")])
+    first, big, last = executor.sample_round(
+        [_sample_job(small, "ref"), _sample_job(heavy, "heavy"), _sample_job(small, "ref")]
+    )
     assert [r.key for r in (first, big, last)] == ["ref", "heavy", "ref"]
     assert first.ok and big.ok and last.ok, (first.error, big.error, last.error)
     assert first.seconds and last.seconds and big.seconds
     assert big.seconds > 20 * max(first.seconds, last.seconds)
     # A module the runtime rejects and one past its timeout fail alone, in one line each.
-    junk, slow, ref = executor.sample_round([_sample_job(b"not a module", "junk"), _sample_job(heavy, "slow", timeout_s=1e-6), _sample_job(small, "ref")])
+    junk, slow, ref = executor.sample_round(
+        [_sample_job(b"not a module", "junk"), _sample_job(heavy, "slow", timeout_s=1e-6), _sample_job(small, "ref")]
+    )
     assert junk.seconds is None and junk.error.startswith("loading failed:") and "\n" not in junk.error
     assert slow.seconds is None and slow.error.startswith("timed out after") and "(limit 1e-06 s)" in slow.error
     assert ref.ok, ref.error
@@ -224,7 +236,10 @@ def test_rounds_that_cannot_share_a_process_are_timed_one_process_per_job(
         return sample(job)
 
     monkeypatch.setattr(executor, "sample", counted)
-    caching = [replace(_sample_job(small, "a"), allocator="caching"), replace(_sample_job(heavy, "b"), allocator="caching")]
+    caching = [
+        replace(_sample_job(small, "a"), allocator="caching"),
+        replace(_sample_job(heavy, "b"), allocator="caching"),
+    ]
     assert all(r.ok for r in executor.sample_round(caching)) and alone == ["a", "b"]
     alone.clear()
     assert executor.sample_round([_sample_job(small, "one")])[0].ok and alone == ["one"]
@@ -253,13 +268,19 @@ def test_sample_reads_the_weights_from_the_jobs_parameter_archives(tmp_path: Pat
     timed = sample(job)
     assert timed.ok and timed.seconds is not None and timed.seconds > 0, timed.error
     without = sample(replace(job, parameters=()))
-    assert without.seconds is None and without.error.startswith("iree-benchmark-module failed") and "\n" not in without.error
+    assert (
+        without.seconds is None
+        and without.error.startswith("iree-benchmark-module failed")
+        and "\n" not in without.error
+    )
     gone = sample(replace(job, parameters=(replace(archive, path=tmp_path / "gone.irpa"),)))
     assert gone.seconds is None and gone.error == f"parameter archive {str(tmp_path / 'gone.irpa')!r} does not exist"
 
 
 @pytest.mark.compile
-def test_a_runners_cached_archive_is_not_evicted_by_the_samples_that_read_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_runners_cached_archive_is_not_evicted_by_the_samples_that_read_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A Ray runner keeps the archives it receives in its file cache; writing the module of
     a sample that reads one must not evict it, even past the cache's size."""
     vmfb, archive, inputs = _weighted(tmp_path)
@@ -294,7 +315,9 @@ def _gone(pid: int) -> bool:
     return state in ("Z", "X")
 
 
-def test_keyboard_interrupt_cancels_pending_builds_and_stops_running_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_keyboard_interrupt_cancels_pending_builds_and_stops_running_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(executor, "build", _sleepy_build)
     jobs = [BuildJob(f"job{i}", "model.mlir", str(tmp_path).encode(), None, "cpu") for i in range(5)]
     interrupted: list[float] = []
@@ -352,7 +375,9 @@ def _start_node(args: list[str], log: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "TDSL_FAILURE_DIR": str(log.parent / "failures")}
     env.pop("RAY_ADDRESS", None)
     with log.open("wb") as out:
-        proc = subprocess.Popen([str(ray), "start", *args, "--block"], stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        proc = subprocess.Popen(
+            [str(ray), "start", *args, "--block"], stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True
+        )
     deadline = time.monotonic() + 90
     while "Ray runtime started" not in log.read_text(errors="replace"):
         if proc.poll() is not None or time.monotonic() > deadline:
@@ -382,10 +407,21 @@ def ray_cluster() -> Iterator[str]:
     small = ["--num-cpus=2", "--object-store-memory=100000000"]
     nodes = []
     try:
-        nodes.append(_start_node([
-            "--head", f"--port={port}", "--include-dashboard=false", "--disable-usage-stats", f"--temp-dir={temp}",
-            f"--dashboard-port={_free_port()}", f"--ray-client-server-port={_free_port()}", *small,
-        ], temp / "head.log"))
+        nodes.append(
+            _start_node(
+                [
+                    "--head",
+                    f"--port={port}",
+                    "--include-dashboard=false",
+                    "--disable-usage-stats",
+                    f"--temp-dir={temp}",
+                    f"--dashboard-port={_free_port()}",
+                    f"--ray-client-server-port={_free_port()}",
+                    *small,
+                ],
+                temp / "head.log",
+            )
+        )
         nodes.append(_start_node([f"--address={address}", *small], temp / "node.log"))
         yield address
     finally:
@@ -411,7 +447,11 @@ def test_ray_executor_builds_and_samples_on_two_nodes(ray_cluster: str) -> None:
         assert default.vmfb == reference.vmfb  # same bytes as a local build
         for runner in (0, 1):
             seen: list[SampleResult] = []
-            rounds = ex.sample_rounds([[_sample_job(default.vmfb), _sample_job(pack.vmfb, "pack")], [_sample_job(default.vmfb)]], runner, seen.append)
+            rounds = ex.sample_rounds(
+                [[_sample_job(default.vmfb), _sample_job(pack.vmfb, "pack")], [_sample_job(default.vmfb)]],
+                runner,
+                seen.append,
+            )
             assert [[r.key for r in round_] for round_ in rounds] == [["default", "pack"], ["default"]]
             assert [r.key for r in seen] == ["default", "pack", "default"]
             assert all(r.error == "" and r.seconds is not None and r.seconds > 0 for round_ in rounds for r in round_)
@@ -458,11 +498,20 @@ def test_tune_through_ray_gives_the_local_winners_with_cached_measurements(ray_c
         assert cache.stats()["build_misses"] > 0  # Ray built them
         if cache.stats()["samples"] != samples:  # measured again: say which stages, and what failed
             with sqlite3.connect(tmp_path / "c.sqlite") as db:
-                again = db.execute("SELECT setup, seconds, error FROM samples ORDER BY id LIMIT -1 OFFSET ?", (samples,)).fetchall()
-            failed = [(v.label, v.build_error, v.sample_errors) for r in (first, second) for v in _variants(r) if v.build_error or v.sample_errors]
+                again = db.execute(
+                    "SELECT setup, seconds, error FROM samples ORDER BY id LIMIT -1 OFFSET ?", (samples,)
+                ).fetchall()
+            failed = [
+                (v.label, v.build_error, v.sample_errors)
+                for r in (first, second)
+                for v in _variants(r)
+                if v.build_error or v.sample_errors
+            ]
             pytest.fail(f"the Ray run measured again: {again}; failures: {failed}")
     assert second.tuned == first.tuned
-    assert [j.winner.values if j.winner else None for j in second.jobs] == [j.winner.values if j.winner else None for j in first.jobs]
+    assert [j.winner.values if j.winner else None for j in second.jobs] == [
+        j.winner.values if j.winner else None for j in first.jobs
+    ]
 
 
 def _dying_build(job: BuildJob) -> BuildResult:

@@ -9,17 +9,15 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import pytest
-
 import tdsl
+from tdsl.compiler.progress import NO_PROGRESS
 from tdsl.errors import ArgumentError, TdslError
 from tdsl.measure.dispatch_profile import DispatchTime
-from tdsl.programs.load import load_program
-from tdsl.compiler.progress import NO_PROGRESS
 from tdsl.model.knobs import Choice, PowersOfTwo
+from tdsl.programs.load import load_program
 from tdsl.sets.space import Candidate, Space
 from tdsl.sets.strategy_set import StrategySet
-from tdsl.tune import CpuTuner, Gfx942Tuner, TuneOptions, tuner_for, write_outputs
-from tdsl.tune import ready
+from tdsl.tune import CpuTuner, Gfx942Tuner, TuneOptions, ready, tuner_for, write_outputs
 from tdsl.tune.cache_keys import ArtifactKey, CachedBuild, MachineKey
 from tdsl.tune.executor import BuildJob, BuildResult, SampleJob, SampleResult
 from tdsl.tune.measure import Variant
@@ -41,10 +39,18 @@ func.func @mm(%a: tensor<32x16xf32>, %b: tensor<16x8xf32>) -> tensor<32x8xf32> {
 
 def _space() -> Space:
     """Eight points: wg_m in 8..64, vec_m in 4, 8."""
-    lowering = tdsl.GraphCpuLowering(name="mine", distribution=[PowersOfTwo("wg_m", 8, 64), 64, 0],
-                                     vector_common_parallel=[Choice("vec_m", [4, 8]), 16, 0], vector_reduction=[0, 0, 8])
+    lowering = tdsl.GraphCpuLowering(
+        name="mine",
+        distribution=[PowersOfTwo("wg_m", 8, 64), 64, 0],
+        vector_common_parallel=[Choice("vec_m", [4, 8]), 16, 0],
+        vector_reduction=[0, 0, 8],
+    )
     match = tdsl.ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32")
-    return Space(StrategySet(name="mine", targets=[tdsl.CpuTarget()], rules=[tdsl.Rule(target="cpu", match=match, strategy=lowering)]))
+    return Space(
+        StrategySet(
+            name="mine", targets=[tdsl.CpuTarget()], rules=[tdsl.Rule(target="cpu", match=match, strategy=lowering)]
+        )
+    )
 
 
 class ScriptedStrategy:
@@ -78,7 +84,9 @@ class ScriptedExecutor:
     def machines(self) -> list[dict[str, Any]]:
         return [{"cpu": "scripted", "isa": "avx2", "cores": 1}]
 
-    def build_all(self, jobs: Sequence[BuildJob], on_done: Callable[[BuildResult], None] = lambda r: None) -> list[BuildResult]:
+    def build_all(
+        self, jobs: Sequence[BuildJob], on_done: Callable[[BuildResult], None] = lambda r: None
+    ) -> list[BuildResult]:
         results = []
         for job in jobs:
             self.sets[job.key] = job.strategies
@@ -87,7 +95,12 @@ class ScriptedExecutor:
             on_done(results[-1])
         return results
 
-    def sample_rounds(self, rounds: Sequence[Sequence[SampleJob]], runner: int = 0, on_done: Callable[[SampleResult], None] = lambda r: None) -> list[list[SampleResult]]:
+    def sample_rounds(
+        self,
+        rounds: Sequence[Sequence[SampleJob]],
+        runner: int = 0,
+        on_done: Callable[[SampleResult], None] = lambda r: None,
+    ) -> list[list[SampleResult]]:
         return [[SampleResult(job.key, self.seconds(self.sets.get(job.key)), "") for job in jobs] for jobs in rounds]
 
     def close(self) -> None:
@@ -112,13 +125,22 @@ class MemoryDatabase:
     def get_build(self, key: ArtifactKey) -> CachedBuild | None:
         return self.builds.get(key.digest())
 
-    def put_build(self, key: ArtifactKey, vmfb: bytes | None, error: str, seconds: float, report: dict[str, Any]) -> None:
+    def put_build(
+        self, key: ArtifactKey, vmfb: bytes | None, error: str, seconds: float, report: dict[str, Any]
+    ) -> None:
         self.builds[key.digest()] = CachedBuild(vmfb, error, seconds, report, created=0.0)
 
     def samples(self, key: ArtifactKey, machine: MachineKey, setup: str) -> list[float]:
         return list(self.times.get((key.digest(), machine.digest(), setup), []))
 
-    def add_samples(self, key: ArtifactKey, machine: MachineKey, setup: str, seconds: Sequence[float | None], errors: Sequence[str] | None = None) -> None:
+    def add_samples(
+        self,
+        key: ArtifactKey,
+        machine: MachineKey,
+        setup: str,
+        seconds: Sequence[float | None],
+        errors: Sequence[str] | None = None,
+    ) -> None:
         self.times.setdefault((key.digest(), machine.digest(), setup), []).extend(s for s in seconds if s is not None)
 
     def get_profile(self, key: ArtifactKey, machine: MachineKey, setup: str) -> dict[str, DispatchTime] | None:
@@ -203,7 +225,9 @@ def test_the_tuners_are_registered_by_target_kind() -> None:
     assert tuner_for("llvm-cpu").searches_user_spaces and not tuner_for("rocm").searches_user_spaces
     with pytest.raises(ArgumentError) as err:
         tuner_for("vulkan")
-    assert str(err.value).startswith("--target: expected a target of kind llvm-cpu or rocm, received one of kind 'vulkan'")
+    assert str(err.value).startswith(
+        "--target: expected a target of kind llvm-cpu or rocm, received one of kind 'vulkan'"
+    )
     assert "\n" not in str(err.value)
 
 
@@ -215,7 +239,10 @@ def test_the_ready_library_fills_the_registry_and_a_missing_one_is_one_line(monk
     monkeypatch.setattr(ready, "_CPU", [])
     with pytest.raises(TdslError) as err:
         ready.cpu_spaces()
-    assert str(err.value) == "no ready CPU spaces are registered: import tdsl.strategies (tdsl's ready library) before tuning"
+    assert (
+        str(err.value)
+        == "no ready CPU spaces are registered: import tdsl.strategies (tdsl's ready library) before tuning"
+    )
 
 
 class Outcome:

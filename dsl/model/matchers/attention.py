@@ -68,11 +68,19 @@ class AttentionMatch(MatcherKind):
             if online and getattr(self, field) is None:
                 raise problem(field, "an element type: online_attention matches scale, max and sum types", None)
             if not online and getattr(self, field) is not None:
-                raise problem(field, "None with op 'attention' (only online_attention matches it)", getattr(self, field))
+                raise problem(
+                    field, "None with op 'attention' (only online_attention matches it)", getattr(self, field)
+                )
         counts = (7, 8) if online else (5, 6)
-        what = "query, key, value, scale, [mask,] output, max and sum" if online else "query, key, value, scale, [mask,] output"
+        what = (
+            "query, key, value, scale, [mask,] output, max and sum"
+            if online
+            else "query, key, value, scale, [mask,] output"
+        )
         check_maps("maps", self.maps, counts, what)
-        check_sequence_count([(g, len(dim_alternatives(getattr(self, g)))) for g in self.GROUPS], "one_of alternatives of its groups")
+        check_sequence_count(
+            [(g, len(dim_alternatives(getattr(self, g)))) for g in self.GROUPS], "one_of alternatives of its groups"
+        )
         return self
 
     def sequence_count(self) -> int:

@@ -22,7 +22,6 @@ from .dims import (
     map_dims,
 )
 
-
 OperandLayout = Literal["mk_kn", "mk_nk", "km_kn", "km_nk", "k_kn", "k_nk"]
 
 
@@ -39,7 +38,12 @@ def maps_loop_shape(maps: Optional[tuple[str, ...]]) -> Optional[LoopShape]:
     roles = []
     for d in range(count):
         use = (d in operands[0], d in operands[1], d in operands[2])
-        role = {(True, True, True): "b", (True, False, True): "m", (False, True, True): "n", (True, True, False): "k"}.get(use)
+        role = {
+            (True, True, True): "b",
+            (True, False, True): "m",
+            (False, True, True): "n",
+            (True, True, False): "k",
+        }.get(use)
         if role is None:
             return None
         roles.append(role)
@@ -106,7 +110,10 @@ class ContractionMatch(MatcherKind):
 
     @model_validator(mode="after")
     def _sequences(self) -> "ContractionMatch":
-        check_sequence_count([(g, len(dim_alternatives(getattr(self, g)))) for g in self.GROUPS], "one_of alternatives of batch, m, n and k")
+        check_sequence_count(
+            [(g, len(dim_alternatives(getattr(self, g)))) for g in self.GROUPS],
+            "one_of alternatives of batch, m, n and k",
+        )
         return self
 
     def sequence_count(self) -> int:
@@ -260,8 +267,12 @@ class ContractionMatch(MatcherKind):
         maps = self.indexing_maps()
         if maps is not None:
             nb = group_rank(self.batch) or 0
-            roles = ("b",) * nb + (("n", "k") if self.operand_layout and self.operand_layout.startswith("k_") else ("m", "n", "k"))
-            return LoopShape.of(roles, (tuple(maps[0]), tuple(maps[1]), tuple(maps[2])), f"operand_layout {self.operand_layout!r}")
+            roles = ("b",) * nb + (
+                ("n", "k") if self.operand_layout and self.operand_layout.startswith("k_") else ("m", "n", "k")
+            )
+            return LoopShape.of(
+                roles, (tuple(maps[0]), tuple(maps[1]), tuple(maps[2])), f"operand_layout {self.operand_layout!r}"
+            )
         loop_roles = self.loop_roles()
         return None if loop_roles is None else LoopShape.of(loop_roles)
 

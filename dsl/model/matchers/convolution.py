@@ -61,7 +61,9 @@ class ConvolutionMatch(MatcherKind):
 
     @model_validator(mode="after")
     def _sequences(self) -> "ConvolutionMatch":
-        check_sequence_count([(g, len(dim_alternatives(getattr(self, g)))) for g in self.GROUPS], "one_of alternatives of its groups")
+        check_sequence_count(
+            [(g, len(dim_alternatives(getattr(self, g)))) for g in self.GROUPS], "one_of alternatives of its groups"
+        )
         if self.maps is not None:
             check_maps("maps", self.maps, (3,), "input, filter and output")
         return self

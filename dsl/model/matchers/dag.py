@@ -43,7 +43,9 @@ class DagMatch(MatcherKind):
             raise problem("pattern", "a region that starts with its block '^bb0(%arg: type, ...):'", self.pattern[:60])
         found = parse_problem(matcher_module(dag_leaf(text, "p_", "%op")))
         if found is not None:
-            raise problem("pattern", f"a pattern that parses and verifies with IREE 3.13 ({found})", Described("the pattern"))
+            raise problem(
+                "pattern", f"a pattern that parses and verifies with IREE 3.13 ({found})", Described("the pattern")
+            )
         return self
 
 
@@ -101,7 +103,9 @@ class PackMatch(MatcherKind):
             if tile < 1:
                 raise problem(f"inner_tiles[{i}]", "a positive tile size", tile)
         rank = self.unpacked_rank
-        if len(set(self.inner_dims_pos)) != len(self.inner_dims_pos) or not all(0 <= d < rank for d in self.inner_dims_pos):
+        if len(set(self.inner_dims_pos)) != len(self.inner_dims_pos) or not all(
+            0 <= d < rank for d in self.inner_dims_pos
+        ):
             raise problem(
                 "inner_dims_pos",
                 f"distinct dims of the rank-{rank} unpacked tensor (0..{rank - 1})",

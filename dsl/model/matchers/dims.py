@@ -10,7 +10,6 @@ from pydantic import AfterValidator, BeforeValidator, Field, Strict
 from ..base import Described, Size, check_length, problem
 from ..mlir_text import canonical_attribute
 
-
 MAX_SEQUENCES = 64
 """The most matcher sequences one rule may expand to (the product of its ``one_of`` sets)."""
 
@@ -127,8 +126,7 @@ def check_sequence_count(counts: list[tuple[str, int]], what: str) -> None:
     factors = " x ".join(f"{count} ({name})" for name, count in counts if count > 1)
     raise problem(
         field,
-        f"at most {MAX_SEQUENCES} matcher sequences per rule: tdsl renders one per combination "
-        f"of the {what}",
+        f"at most {MAX_SEQUENCES} matcher sequences per rule: tdsl renders one per combination of the {what}",
         Described(f"{factors} = {total} sequences"),
         hint=(
             f"give {field} at most {MAX_SEQUENCES * widest // total} alternatives, or split the rule"

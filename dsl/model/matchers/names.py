@@ -20,13 +20,17 @@ class OpNameMatch(MatcherKind):
     """Operation names accepted (transform.match.operation_name %op [..]), e.g. linalg.matmul."""
 
     def loop_count(self) -> Optional[int]:
-        return {
-            "linalg.matmul": 3,
-            "linalg.batch_matmul": 4,
-            "linalg.mmt4d": 6,
-            "linalg.quantized_matmul": 3,
-            "linalg.quantized_batch_matmul": 4,
-        }.get(self.names[0]) if len(self.names) == 1 else None
+        return (
+            {
+                "linalg.matmul": 3,
+                "linalg.batch_matmul": 4,
+                "linalg.mmt4d": 6,
+                "linalg.quantized_matmul": 3,
+                "linalg.quantized_batch_matmul": 4,
+            }.get(self.names[0])
+            if len(self.names) == 1
+            else None
+        )
 
     # Named ops with their default indexing maps (a linalg.matmul written with transposed
     # indexing_maps: match it with a contraction matcher and its operand_layout instead).
@@ -62,7 +66,14 @@ class OpNameMatch(MatcherKind):
         quantized = ("linalg.quantized_matmul", "linalg.quantized_batch_matmul")
         if all(n in quantized for n in self.names):
             return 5  # lhs, rhs, lhs zero point, rhs zero point, result
-        named = ("linalg.matmul", "linalg.batch_matmul", "linalg.mmt4d", "linalg.batch_mmt4d", "linalg.matvec", "linalg.conv_")
+        named = (
+            "linalg.matmul",
+            "linalg.batch_matmul",
+            "linalg.mmt4d",
+            "linalg.batch_mmt4d",
+            "linalg.matvec",
+            "linalg.conv_",
+        )
         return 3 if all(n.startswith(named) for n in self.names) else None
 
 

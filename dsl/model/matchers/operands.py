@@ -17,7 +17,9 @@ class DimConstraint(StrategyModel):
     ``transform.iree.match.dim_is_multiple_of``, ``min`` / ``max`` emit
     ``transform.iree.match.dim_bounds`` (``umin`` / ``umax``)."""
 
-    dim: Annotated[int, Strict(), in_range(0, MAX_RANK - 1, "a dimension index (0 or more)", f"a dimension index below {MAX_RANK}")]
+    dim: Annotated[
+        int, Strict(), in_range(0, MAX_RANK - 1, "a dimension index (0 or more)", f"a dimension index below {MAX_RANK}")
+    ]
     """The operand dimension constrained (0-based)."""
     multiple_of: Optional[Annotated[int, Strict(), in_range(1, 2**63 - 1, "a positive size", "an MLIR i64")]] = None
     """The dim is a multiple of this: transform.iree.match.dim_is_multiple_of."""
@@ -74,7 +76,9 @@ class OperandMatch(MatcherKind):
         rank = self.rank()
         for i, d in enumerate(self.dims):
             if rank is not None and d.dim >= rank:
-                raise problem(f"dims[{i}].dim", f"a dimension of the rank-{rank} type {self.type}: 0 to {rank - 1}", d.dim)
+                raise problem(
+                    f"dims[{i}].dim", f"a dimension of the rank-{rank} type {self.type}: 0 to {rank - 1}", d.dim
+                )
         return self
 
     def rank(self) -> Optional[int]:

@@ -24,16 +24,13 @@ chosen point was best or within noise of the best.
 
 from __future__ import annotations
 
-
 from ...model.all_of import AllOf
 from ...model.lowering import CpuLowering
 from ...model.matchers import PackMatch, ProducerMatch
 from ...sets.strategy_set import Rule
 from ...targets import CpuTarget
 from ...targets.host import Caches
-
 from .tiles import InnerTile
-
 
 K_REF = 2048
 M_TILES = 32
@@ -67,7 +64,11 @@ def lhs_pack_match(element_type: str, m0: object, k0: object) -> AllOf:
     """The LHS pack of an mmt4d with inner tile ``m0`` x ``k0`` (values or knobs), alone in
     its dispatch (:data:`ALONE`; see :func:`lhs_pack_rule`); ``k0 = None``: K is not packed
     (inner tile ``m0`` on the rows alone)."""
-    tiled = {"inner_dims_pos": [0, 1], "inner_tiles": [m0, k0]} if k0 is not None else {"inner_dims_pos": [0], "inner_tiles": [m0]}
+    tiled = (
+        {"inner_dims_pos": [0, 1], "inner_tiles": [m0, k0]}
+        if k0 is not None
+        else {"inner_dims_pos": [0], "inner_tiles": [m0]}
+    )
     return AllOf(matchers=[PackMatch(element_type=element_type, **tiled), ALONE])
 
 

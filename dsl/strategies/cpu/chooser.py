@@ -32,9 +32,7 @@ from typing import Sequence
 from ...model.matchers import ContractionMatch, OpNameMatch
 from ...sets.strategy_set import Rule, StrategySet
 from ...targets import CpuTarget
-
 from ...targets.host import Caches, Isa, detect_caches, detect_isa
-
 from .blocking import lhs_pack_rule, mmt4d_blocking
 from .measured import CHOICES, Weights
 from .packing import SMALL_MAX, matvec_pin, narrow_matmul_rule, packing_rules
@@ -79,7 +77,14 @@ def auto(
     base = target or CpuTarget()
     rules: list[Rule] = []
     if pack:
-        cpu = base.model_copy(update={"ukernels": "none", "im2col_convs": im2col, "channels_last_convs": channels_last_convs, "data_tiling": False})
+        cpu = base.model_copy(
+            update={
+                "ukernels": "none",
+                "im2col_convs": im2col,
+                "channels_last_convs": channels_last_convs,
+                "data_tiling": False,
+            }
+        )
         rules += [rule for types in element_types for rule in packing_rules(chosen, types, cpu.name, small_max)]
         tile = inner_tile(chosen, "f32", "f32", "f32")
         blocking = mmt4d_blocking(f"{chosen}_mmt4d_blocking", tile, caches or detect_caches())
@@ -89,7 +94,14 @@ def auto(
     else:
         # allow_large_vectors: IREE's data tiling refuses its own 8x8-packed attention
         # elementwise op on AVX2 (see CpuTarget.allow_large_vectors); a no-op elsewhere.
-        cpu = base.model_copy(update={"data_tiling": True, "allow_large_vectors": True, "im2col_convs": im2col, "channels_last_convs": channels_last_convs})
+        cpu = base.model_copy(
+            update={
+                "data_tiling": True,
+                "allow_large_vectors": True,
+                "im2col_convs": im2col,
+                "channels_last_convs": channels_last_convs,
+            }
+        )
         if choices.narrow_matmuls_off_data_tiling:
             rules.append(narrow_matmul_rule(f"{chosen}_f32_narrow_matmul_tiles", ("f32", "f32", "f32"), cpu.name))
         rules += i64_accumulator_tiles(chosen, cpu.name)
@@ -97,7 +109,9 @@ def auto(
             rules.append(
                 Rule(
                     target=cpu.name,
-                    match=ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", batch=[], m=1, operand_layout="mk_kn"),
+                    match=ContractionMatch(
+                        lhs_type="f32", rhs_type="f32", output_type="f32", batch=[], m=1, operand_layout="mk_kn"
+                    ),
                     strategy=matvec_pin(f"{chosen}_f32_matvec_tiles", inner_tile(chosen, "f32", "f32", "f32")),
                 )
             )

@@ -43,10 +43,8 @@ from ...model.layout import DataLayout
 from ...model.lowering import CpuLowering
 from ...model.matchers import ConsumerMatch, ContractionMatch, DagMatch
 from ...sets.strategy_set import Rule
-
 from ...targets import CpuTarget
 from ...targets.host import Isa, detect_isa
-
 from .tiles import inner_tile
 
 
@@ -174,7 +172,9 @@ def head_transpose_fusion(
     """
     if layouts is None:
         choices = HEAD_FUSION.get(isa or detect_isa())
-        chosen: Sequence[HeadLayout] = () if choices is None else choices.data_tiling if data_tiling else choices.default
+        chosen: Sequence[HeadLayout] = (
+            () if choices is None else choices.data_tiling if data_tiling else choices.default
+        )
     else:
         chosen = layouts
     rules = []

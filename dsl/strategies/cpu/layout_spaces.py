@@ -8,21 +8,28 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
+from ...compiler.ops import OpView
+from ...model.kinds import MatcherKind
+from ...model.knobs import Choice, PowersOfTwo
 from ...model.layout import DataLayout, PackGreedily, PackTranspose
 from ...model.lowering import CpuLowering
 from ...model.matchers import ContractionMatch, OpNameMatch
+from ...sets.space import Constraint, Space, Values
 from ...sets.strategy_set import Rule, StrategySet
 from ...targets import CpuTarget
-from ...compiler.ops import OpView
-from ...model.knobs import Choice, PowersOfTwo
-from ...model.kinds import MatcherKind
-from ...sets.space import Constraint, Space, Values
 from ...targets.host import Caches, Isa, detect_caches
-
 from .blocking import M_TILES, lhs_pack_match, mmt4d_blocking
-from .space import TILED_TYPES, _MAX_ACCUMULATORS, _accumulator_limit, _ceil_pow2, _element_types, _lanes, _vector_widths, tunable
+from .space import (
+    _MAX_ACCUMULATORS,
+    TILED_TYPES,
+    _accumulator_limit,
+    _ceil_pow2,
+    _element_types,
+    _lanes,
+    _vector_widths,
+    tunable,
+)
 from .tiles import PACKING_TYPES, inner_tile
-
 
 PACKED_LAYOUTS = ("mk_kn", "mk_nk")
 """The operand layouts :func:`packing_space` packs (a plain and a transposed-B matmul)."""
@@ -78,7 +85,9 @@ class PackingSpace(Space):
     (IREE's own pack configuration). With ``in_place`` the candidate is the in-place form
     (:func:`in_place_rules`)."""
 
-    def __init__(self, template: StrategySet, constraints: list[Constraint], m: int, n: int, k: int, types: tuple[str, str, str]) -> None:
+    def __init__(
+        self, template: StrategySet, constraints: list[Constraint], m: int, n: int, k: int, types: tuple[str, str, str]
+    ) -> None:
         super().__init__(template, constraints)
         self.m, self.n, self.k, self.types = m, n, k, types
 
@@ -86,12 +95,21 @@ class PackingSpace(Space):
         concrete: StrategySet = super().candidate(values)
         layout, blocking, lhs_pack = concrete.rules
         if values["in_place"]:
-            layout, blocking, lhs_pack = in_place_rules(layout, blocking, lhs_pack, (self.m, self.n, self.k), self.types)
+            layout, blocking, lhs_pack = in_place_rules(
+                layout, blocking, lhs_pack, (self.m, self.n, self.k), self.types
+            )
         else:
             m0, n0 = values["m0"], values["n0"]
             lhs, rhs, out = self.types
             packed = ContractionMatch(
-                lhs_type=lhs, rhs_type=rhs, output_type=out, maps=MMT4D_MAPS, batch=[], m=[-(-self.m // m0), m0], n=[-(-self.n // n0), n0], k=[self.k, 1]
+                lhs_type=lhs,
+                rhs_type=rhs,
+                output_type=out,
+                maps=MMT4D_MAPS,
+                batch=[],
+                m=[-(-self.m // m0), m0],
+                n=[-(-self.n // n0), n0],
+                k=[self.k, 1],
             )
             blocking = blocking.model_copy(update={"match": packed})
         rules = [layout, blocking]
@@ -117,7 +135,9 @@ LHS_PACK_FUSED = "lhs_pack_fused_into_its_producer"
 :meth:`PackingSpace.without_unmatched`)."""
 
 
-def in_place_rules(layout: Rule, blocking: Rule, lhs_pack: Rule, problem: tuple[int, int, int], types: tuple[str, str, str]) -> tuple[Rule, Rule, Rule]:
+def in_place_rules(
+    layout: Rule, blocking: Rule, lhs_pack: Rule, problem: tuple[int, int, int], types: tuple[str, str, str]
+) -> tuple[Rule, Rule, Rule]:
     """The packing candidate's three rules (layout, mmt4d blocking, LHS pack tiles) in the
     form that writes the result in place: K is not packed (``matmul_packed_sizes = [M0, N0,
     0]``), the packed op stays a ``linalg.generic`` (not specialized) and the result's unpack
@@ -130,13 +150,31 @@ def in_place_rules(layout: Rule, blocking: Rule, lhs_pack: Rule, problem: tuple[
     pack. Requires M and N multiples of M0 and N0 (a padded result is copied out), each at
     least two tiles, and K > 1 (IREE folds a unit loop of the generic)."""
     strategy, tiles = layout.strategy, blocking.strategy
-    assert isinstance(strategy, DataLayout) and isinstance(strategy.pack, PackGreedily) and isinstance(tiles, CpuLowering)
+    assert (
+        isinstance(strategy, DataLayout) and isinstance(strategy.pack, PackGreedily) and isinstance(tiles, CpuLowering)
+    )
     m0, n0, _ = strategy.pack.matmul_packed_sizes
     m, n, k = problem
     lhs, rhs, out = types
-    in_place = type(strategy)(**{**dict(strategy), "pack": PackGreedily(matmul_packed_sizes=[m0, n0, 0]), "specialize": False, "lower_unpack": True})
+    in_place = type(strategy)(
+        **{
+            **dict(strategy),
+            "pack": PackGreedily(matmul_packed_sizes=[m0, n0, 0]),
+            "specialize": False,
+            "lower_unpack": True,
+        }
+    )
     m_tiles, n_tiles = tiles.distribution[:2]
-    op = ContractionMatch(lhs_type=lhs, rhs_type=rhs, output_type=out, maps=IN_PLACE_MAPS, batch=[], m=[m // m0, m0], n=[n // n0, n0], k=[k])
+    op = ContractionMatch(
+        lhs_type=lhs,
+        rhs_type=rhs,
+        output_type=out,
+        maps=IN_PLACE_MAPS,
+        batch=[],
+        m=[m // m0, m0],
+        n=[n // n0, n0],
+        k=[k],
+    )
     register = CpuLowering(
         name=tiles.name.removesuffix("_mmt4d") + "_in_place",
         pipeline="DoubleTilingExpert",
@@ -147,7 +185,12 @@ def in_place_rules(layout: Rule, blocking: Rule, lhs_pack: Rule, problem: tuple[
     return (
         Rule(target=layout.target, match=layout.match, strategy=in_place, optional=layout.optional),
         Rule(target=blocking.target, match=op, strategy=register, optional=blocking.optional),
-        Rule(target=lhs_pack.target, match=lhs_pack_match(lhs, m0, None), strategy=lhs_pack.strategy, optional=lhs_pack.optional),
+        Rule(
+            target=lhs_pack.target,
+            match=lhs_pack_match(lhs, m0, None),
+            strategy=lhs_pack.strategy,
+            optional=lhs_pack.optional,
+        ),
     )
 
 
@@ -171,7 +214,9 @@ MAX_PANEL_PADDING = 1 / 8
 def _nearest(points: list[Values], wanted: dict[str, tuple[int, int]]) -> Values | None:
     """The point of ``points`` nearest to ``wanted`` ({knob: (value, weight)}): the weighted
     sum of log distances (tiles are ratios); ties go to the first in ``points``."""
-    return min(points, key=lambda v: sum(w * abs(math.log2(v[key] / x)) for key, (x, w) in wanted.items()), default=None)
+    return min(
+        points, key=lambda v: sum(w * abs(math.log2(v[key] / x)) for key, (x, w) in wanted.items()), default=None
+    )
 
 
 def panel_widths(view: OpView, isa: Isa) -> list[int]:
@@ -238,7 +283,9 @@ class PanelSpace(Space):
     candidates derive the matcher of the panel op from the panel width: loops ``M x N/N0 x
     N0 x K`` with :data:`PANEL_MAPS`, so that the tiles reach that op only."""
 
-    def __init__(self, template: StrategySet, constraints: list[Constraint], m: int, n: int, k: int, types: tuple[str, str, str]) -> None:
+    def __init__(
+        self, template: StrategySet, constraints: list[Constraint], m: int, n: int, k: int, types: tuple[str, str, str]
+    ) -> None:
         super().__init__(template, constraints)
         self.m, self.n, self.k, self.types = m, n, k, types
 
@@ -247,10 +294,23 @@ class PanelSpace(Space):
         layout, tiles = concrete.rules
         n0 = values["n0"]
         lhs, rhs, out = self.types
-        op = ContractionMatch(lhs_type=lhs, rhs_type=rhs, output_type=out, maps=PANEL_MAPS, batch=[], m=[self.m], n=[_panels(self.n, n0), n0], k=[self.k])
+        op = ContractionMatch(
+            lhs_type=lhs,
+            rhs_type=rhs,
+            output_type=out,
+            maps=PANEL_MAPS,
+            batch=[],
+            m=[self.m],
+            n=[_panels(self.n, n0), n0],
+            k=[self.k],
+        )
         # A padded last panel keeps the result's unpack as a dispatch of its own.
         data_layout = type(layout.strategy)(**{**dict(layout.strategy), "lower_unpack": self.n % n0 == 0})
-        return StrategySet(name=concrete.name, targets=concrete.targets, rules=(layout.model_copy(update={"strategy": data_layout}), tiles.model_copy(update={"match": op})))
+        return StrategySet(
+            name=concrete.name,
+            targets=concrete.targets,
+            rules=(layout.model_copy(update={"strategy": data_layout}), tiles.model_copy(update={"match": op})),
+        )
 
 
 _PANEL_SEEDS: dict[str, list[dict[str, int]]] = {
@@ -294,9 +354,19 @@ def panel_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, nam
     vec_m = Choice("vec_m", [v for v in (1, 2, 4, 8, 16) if v <= m])
     vec_n = Choice("vec_n", [1, 2, 3, 4])
     vec_k = Choice("vec_k", [1, 2, 4])
-    transposes = [PackTranspose(operand="rhs", outer_perm=[1, 0])] if isinstance(match, ContractionMatch) and match.operand_layout == "mk_kn" else []
+    transposes = (
+        [PackTranspose(operand="rhs", outer_perm=[1, 0])]
+        if isinstance(match, ContractionMatch) and match.operand_layout == "mk_kn"
+        else []
+    )
     folded = {"generalize": True, "fold_unit_dims": True} if view.roles.get("batch") else {}
-    layout = DataLayout(name=name, pack=PackGreedily(matmul_packed_sizes=[0, n0, 0]), pack_transposes=transposes, lower_unpack=False, **folded)
+    layout = DataLayout(
+        name=name,
+        pack=PackGreedily(matmul_packed_sizes=[0, n0, 0]),
+        pack_transposes=transposes,
+        lower_unpack=False,
+        **folded,
+    )
     tiles = CpuLowering(
         name=f"{name}_tiles",
         distribution=[wg_m, wg_n, n0, 0],
@@ -312,7 +382,10 @@ def panel_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, nam
         ],
     )
     constraints = [
-        Constraint("workgroups_divide_the_problem", lambda v: m % min(v["wg_m"], m) == 0 and _panels(n, v["n0"]) % min(v["wg_n"], _panels(n, v["n0"])) == 0),
+        Constraint(
+            "workgroups_divide_the_problem",
+            lambda v: m % min(v["wg_m"], m) == 0 and _panels(n, v["n0"]) % min(v["wg_n"], _panels(n, v["n0"])) == 0,
+        ),
         Constraint(
             "register_tile_inside_workgroup_tile",
             lambda v: min(v["wg_m"], m) % v["vec_m"] == 0 and min(v["wg_n"], _panels(n, v["n0"])) % v["vec_n"] == 0,
@@ -335,7 +408,9 @@ def panel_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, nam
     return space
 
 
-def packing_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str, caches: Caches | None = None) -> PackingSpace:
+def packing_space(
+    view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str, caches: Caches | None = None
+) -> PackingSpace:
     """The packed op-level space of one 2-D or batch-1 matmul (see the module docstring):
     ``base`` with ukernels off, and three rules -- the graph-level packing of
     ``view`` (selected by ``match``), the ``Mmt4dTilingExpert`` blocking of the packed op
@@ -352,11 +427,22 @@ def packing_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, n
     n_tiles = PowersOfTwo("n_tiles", 1, 16)
     step = Choice("lhs_pack_step", [0, 16])
     in_place = Choice("in_place", [False, True])
-    transposes = [PackTranspose(operand="rhs", outer_perm=[1, 0])] if isinstance(match, ContractionMatch) and match.operand_layout == "mk_kn" else []
+    transposes = (
+        [PackTranspose(operand="rhs", outer_perm=[1, 0])]
+        if isinstance(match, ContractionMatch) and match.operand_layout == "mk_kn"
+        else []
+    )
     # A batch-1 batch matmul (ONNX MatMul of a 3-D activation) is folded to the 2-D matmul first.
     folded = {"generalize": True, "fold_unit_dims": True} if view.roles.get("batch") else {}
     # in_place rides on lower_unpack; PackingSpace.candidate makes the rest of that form.
-    layout = DataLayout(name=name, pack=PackGreedily(matmul_packed_sizes=[m0, n0, 1]), pack_transposes=transposes, specialize=True, lower_unpack=in_place, **folded)
+    layout = DataLayout(
+        name=name,
+        pack=PackGreedily(matmul_packed_sizes=[m0, n0, 1]),
+        pack_transposes=transposes,
+        specialize=True,
+        lower_unpack=in_place,
+        **folded,
+    )
     blocking = CpuLowering(
         name=f"{name}_mmt4d",
         pipeline="Mmt4dTilingExpert",
@@ -364,7 +450,9 @@ def packing_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, n
         vector_common_parallel=[1, 1, 0, m0, n0, 0],
         vector_reduction=[0, 0, 1, 0, 0, 1],
     )
-    lhs_pack = CpuLowering(name=f"{name}_lhs_pack", pipeline="DataTiling", distribution=[64, 64], vector_common_parallel=[1, step])
+    lhs_pack = CpuLowering(
+        name=f"{name}_lhs_pack", pipeline="DataTiling", distribution=[64, 64], vector_common_parallel=[1, step]
+    )
     cpu = base.model_copy(update={"ukernels": "none"})
     template = StrategySet(
         name=f"tune_{name}",
@@ -377,12 +465,20 @@ def packing_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, n
     )
     constraints = [
         _accumulator_limit(isa, lanes, "m0", "n0"),
-        Constraint("workgroup_inside_the_problem", lambda v: v["m_tiles"] * v["m0"] <= _ceil_pow2(m) and v["n_tiles"] * v["n0"] <= max(v["n0"], _ceil_pow2(n))),
-        Constraint("in_place_needs_whole_tiles", lambda v: not v["in_place"] or (m % v["m0"] == 0 and n % v["n0"] == 0)),
+        Constraint(
+            "workgroup_inside_the_problem",
+            lambda v: v["m_tiles"] * v["m0"] <= _ceil_pow2(m) and v["n_tiles"] * v["n0"] <= max(v["n0"], _ceil_pow2(n)),
+        ),
+        Constraint(
+            "in_place_needs_whole_tiles", lambda v: not v["in_place"] or (m % v["m0"] == 0 and n % v["n0"] == 0)
+        ),
         # One M or N tile, or K = 1: IREE folds that unit loop of the generic, and the
         # in-place maps (and the layout's marker) no longer find it (16x32x100 with N0 = 32,
         # 2x512x64 with M0 = 2, 4x32x1: the rules matched nothing, the outputs stayed right).
-        Constraint("in_place_needs_no_unit_loop", lambda v: not v["in_place"] or (m // v["m0"] > 1 and n // v["n0"] > 1 and k > 1)),
+        Constraint(
+            "in_place_needs_no_unit_loop",
+            lambda v: not v["in_place"] or (m // v["m0"] > 1 and n // v["n0"] > 1 and k > 1),
+        ),
     ]
     space = PackingSpace(template, constraints, m, n, k, types)
     # The seeds: the valid point nearest to the ready library's (log distance: tiles are
@@ -392,7 +488,9 @@ def packing_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, n
     tile = inner_tile(isa, *types)
     library = mmt4d_blocking(name, tile, caches or detect_caches())
     wanted = {"m0": (tile.m0, 2), "n0": (tile.n0, 2), "m_tiles": (M_TILES, 1), "n_tiles": (library.distribution[1], 1)}
-    valid = [v for v in space.assignments() if all(c(v) for c in constraints) and v["lhs_pack_step"] and not v["in_place"]]
+    valid = [
+        v for v in space.assignments() if all(c(v) for c in constraints) and v["lhs_pack_step"] and not v["in_place"]
+    ]
     seed = _nearest(valid, wanted)
     seeds = [seed, seed | {"lhs_pack_step": 0}, seed | {"in_place": True}] if seed is not None else []
     space.seeds = [v for v in seeds if all(c(v) for c in constraints)]

@@ -84,6 +84,10 @@ CHOICES: dict[Isa, IsaChoices] = {
             "i64-accumulating integer matmuls: not measured on AVX2",
         ),
     ),
-    "neon": IsaChoices(False, False, False, False, False, ("not measured on this ISA: everything is left to IREE data tiling",)),
-    "generic": IsaChoices(False, False, False, False, False, ("not measured on this ISA: everything is left to IREE data tiling",)),
+    "neon": IsaChoices(
+        False, False, False, False, False, ("not measured on this ISA: everything is left to IREE data tiling",)
+    ),
+    "generic": IsaChoices(
+        False, False, False, False, False, ("not measured on this ISA: everything is left to IREE data tiling",)
+    ),
 }

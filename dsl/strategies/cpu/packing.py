@@ -26,10 +26,8 @@ from ...model.layout import DataLayout, PackGreedily, PackTranspose
 from ...model.lowering import CpuLowering, GraphCpuLowering
 from ...model.matchers import ContractionMatch, DimConstraint, OperandMatch
 from ...sets.strategy_set import Rule
-
 from ...targets import CpuTarget
 from ...targets.host import Isa
-
 from .tiles import InnerTile, inner_tile
 
 LAYOUTS = ("mk_kn", "mk_nk")
@@ -125,11 +123,19 @@ def narrow_matmul_rule(name: str, types: tuple[str, str, str], target: str = Cpu
         match=AllOf(
             matchers=[
                 ContractionMatch(lhs_type=lhs, rhs_type=rhs, output_type=out, batch=[], operand_layout="mk_kn"),
-                OperandMatch(operand=0, dims=[DimConstraint(dim=0, multiple_of=16), DimConstraint(dim=1, max=NARROW_K_MAX, multiple_of=16)]),
+                OperandMatch(
+                    operand=0,
+                    dims=[DimConstraint(dim=0, multiple_of=16), DimConstraint(dim=1, max=NARROW_K_MAX, multiple_of=16)],
+                ),
                 OperandMatch(operand=1, dims=[DimConstraint(dim=1, max=NARROW_N_MAX, multiple_of=16)]),
             ]
         ),
-        strategy=GraphCpuLowering(name=name, distribution=[16, NARROW_N_MAX, 0], vector_common_parallel=[8, 16, 0], vector_reduction=[0, 0, 16]),
+        strategy=GraphCpuLowering(
+            name=name,
+            distribution=[16, NARROW_N_MAX, 0],
+            vector_common_parallel=[8, 16, 0],
+            vector_reduction=[0, 0, 16],
+        ),
     )
 
 
@@ -167,7 +173,9 @@ def packing_rules(
         rules.append(
             Rule(
                 target=target,
-                match=ContractionMatch.model_validate({**base, "batch": [], "operand_layout": layout, "size_max": small_max}),
+                match=ContractionMatch.model_validate(
+                    {**base, "batch": [], "operand_layout": layout, "size_max": small_max}
+                ),
                 strategy=DataLayout(name=f"{prefix}_{layout}_small_default", generalize=True),
             )
         )

@@ -61,7 +61,6 @@ from ...model.matchers import ContractionMatch
 from ...sets.strategy_set import Rule
 from ...targets import CpuTarget
 from ...targets.host import Isa, detect_isa
-
 from .measured import CHOICES
 
 
@@ -82,7 +81,9 @@ def i64_accumulator_tiles(isa: Isa | None = None, target: str = CpuTarget.defaul
         rules.append(
             Rule(
                 target=target,
-                match=ContractionMatch(lhs_type="i32", rhs_type="i32", output_type="i64", batch=batch, operand_layout="mk_kn"),
+                match=ContractionMatch(
+                    lhs_type="i32", rhs_type="i32", output_type="i64", batch=batch, operand_layout="mk_kn"
+                ),
                 strategy=GraphCpuLowering(
                     name=name,
                     distribution=[*lead, 32, 128, 0],

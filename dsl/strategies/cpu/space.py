@@ -64,15 +64,14 @@ from __future__ import annotations
 import re
 from typing import Union
 
-from ...model.layout import DataLayout
-from ...model.lowering import CpuLowering, GraphCpuLowering
-from ...sets.strategy_set import Rule, StrategySet
-from ...targets import CpuTarget
 from ...compiler.ops import OpView
 from ...model.element_types import ELEMENT_BITS
-from ...model.knobs import Choice, Knob, PowersOfTwo
 from ...model.kinds import MatcherKind
+from ...model.knobs import Choice, Knob, PowersOfTwo
+from ...model.lowering import CpuLowering, GraphCpuLowering
 from ...sets.space import Constraint, Space
+from ...sets.strategy_set import Rule, StrategySet
+from ...targets import CpuTarget
 from ...targets.host import Isa
 
 TileEntry = Union[int, Knob]
@@ -81,9 +80,15 @@ TileEntry = Union[int, Knob]
 
 VECTOR_BITS = {"avx512": 512, "avx2": 256, "neon": 128, "generic": 128}
 """Bits of one vector register per ISA: the N register tile is whole vectors."""
-TILED_TYPES = {("f32", "f32", "f32"), ("f16", "f16", "f32"), ("bf16", "bf16", "f32"), ("f16", "f16", "f16"), ("i8", "i8", "i32"), ("i32", "i32", "i64")}
+TILED_TYPES = {
+    ("f32", "f32", "f32"),
+    ("f16", "f16", "f32"),
+    ("bf16", "bf16", "f32"),
+    ("f16", "f16", "f16"),
+    ("i8", "i8", "i32"),
+    ("i32", "i32", "i64"),
+}
 """Element types whose contractions get an op-level space."""
-
 
 
 def program_space(target: CpuTarget, has_convolutions: bool, name: str = "program") -> Space:
@@ -91,12 +96,17 @@ def program_space(target: CpuTarget, has_convolutions: bool, name: str = "progra
     ukernels or its own mmt4d codegen; only under data tiling) x (``im2col_convs`` x
     ``channels_last_convs`` where the program has convolutions). No rules: every op keeps
     IREE's path of that point."""
-    update: dict[str, Knob] = {"data_tiling": Choice("data_tiling", [False, True]), "ukernels": Choice("ukernels", ["default", "none"])}
+    update: dict[str, Knob] = {
+        "data_tiling": Choice("data_tiling", [False, True]),
+        "ukernels": Choice("ukernels", ["default", "none"]),
+    }
     if has_convolutions:
         update["im2col_convs"] = Choice("im2col_convs", [False, True])
         update["channels_last_convs"] = Choice("channels_last_convs", [False, True])
     data = target.model_dump(mode="json") | update
-    ukernels_need_data_tiling = Constraint("ukernels_only_matter_under_data_tiling", lambda v: v["data_tiling"] or v["ukernels"] == "default")
+    ukernels_need_data_tiling = Constraint(
+        "ukernels_only_matter_under_data_tiling", lambda v: v["data_tiling"] or v["ukernels"] == "default"
+    )
     return Space(StrategySet(name=name, targets=[CpuTarget(**data)], rules=[]), [ukernels_need_data_tiling])
 
 
@@ -106,7 +116,11 @@ def _ceil_pow2(n: int) -> int:
 
 def _element_types(view: OpView) -> tuple[str, ...]:
     """(lhs, rhs, result) element types of a contraction view (() with fewer operands)."""
-    return (view.operands[0].element, view.operands[1].element, view.operands[-1].element) if len(view.operands) >= 3 else ()
+    return (
+        (view.operands[0].element, view.operands[1].element, view.operands[-1].element)
+        if len(view.operands) >= 3
+        else ()
+    )
 
 
 def _lanes(isa: Isa, view: OpView) -> int:
@@ -145,7 +159,9 @@ def tunable(view: OpView) -> str:
     return ""
 
 
-def contraction_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str, at_codegen: bool = False) -> Space:
+def contraction_space(
+    view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str, at_codegen: bool = False
+) -> Space:
     """The op-level space of one contraction (see the module docstring): ``base`` with one
     rule pinning ``view`` (selected by ``match``) on knob tiles: a
     :class:`tdsl.GraphCpuLowering` on the graph-level op, or with ``at_codegen`` a
@@ -174,7 +190,11 @@ def contraction_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarge
 
     lowering = (CpuLowering if at_codegen else GraphCpuLowering)(
         name=name,
-        distribution=place(batch=1, m=PowersOfTwo("wg_m", 1, min(256, _ceil_pow2(m))), n=PowersOfTwo("wg_n", lanes, min(2048, max(lanes, _ceil_pow2(n))))),
+        distribution=place(
+            batch=1,
+            m=PowersOfTwo("wg_m", 1, min(256, _ceil_pow2(m))),
+            n=PowersOfTwo("wg_n", lanes, min(2048, max(lanes, _ceil_pow2(n)))),
+        ),
         cache_reduction=place(k=Choice("cache_k", cache_k)),
         vector_common_parallel=place(batch=1, m=Choice("vec_m", vec_m), n=Choice("vec_n", vec_n)),
         vector_reduction=place(k=Choice("vec_k", vec_k)),
@@ -182,12 +202,18 @@ def contraction_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarge
     rule = Rule(target=base.name, match=match, strategy=lowering, optional=False)
     template = StrategySet(name=f"tune_{name}", targets=[base], rules=[rule])
     constraints = [
-        Constraint("register_tile_inside_workgroup_tile", lambda v: v["wg_m"] % v["vec_m"] == 0 and v["wg_n"] % v["vec_n"] == 0),
+        Constraint(
+            "register_tile_inside_workgroup_tile", lambda v: v["wg_m"] % v["vec_m"] == 0 and v["wg_n"] % v["vec_n"] == 0
+        ),
         Constraint("k_block_holds_k_steps", lambda v: v["cache_k"] % v["vec_k"] == 0),
         _accumulator_limit(isa, lanes, "vec_m", "vec_n"),
     ]
     space = Space(template, constraints)
-    space.seeds = [v for v in _library_points(m, n, lanes) if all(v[key] in knob.values() for key, knob in ((k_.name, k_) for k_ in space.knobs))]
+    space.seeds = [
+        v
+        for v in _library_points(m, n, lanes)
+        if all(v[key] in knob.values() for key, knob in ((k_.name, k_) for k_ in space.knobs))
+    ]
     return space
 
 
@@ -217,7 +243,15 @@ def convolution_tunable(view: OpView, pipeline: str | None) -> str:
     return ""
 
 
-def convolution_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str, pipeline: str, iree_config: str | None = None) -> Space:
+def convolution_space(
+    view: OpView,
+    match: MatcherKind,
+    isa: Isa,
+    base: CpuTarget,
+    name: str,
+    pipeline: str,
+    iree_config: str | None = None,
+) -> Space:
     """The op-level space of one convolution: ``base`` with one rule pinning ``view`` at the
     graph level (:class:`tdsl.GraphCpuLowering` on ``pipeline``, IREE's own for the op;
     ``match`` with the op's indexing maps added, so one layout only) on knob tiles.
@@ -243,15 +277,29 @@ def convolution_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarge
     f, w = view.loop_sizes[channel], view.loop_sizes[width]
     c = view.loop_sizes[roles["input_channel"][0]] if roles.get("input_channel") else 0
     steps = (1, 2, 4, 8, 16, 32)
-    knobs: dict[int, tuple[TileEntry, TileEntry, TileEntry]] = {d: (1, 1, 0) for d in range(rank)}  # loop -> (distribution, vector, reduction)
+    knobs: dict[int, tuple[TileEntry, TileEntry, TileEntry]] = {
+        d: (1, 1, 0) for d in range(rank)
+    }  # loop -> (distribution, vector, reduction)
     for d in roles.get("filter_loop", ()):
         knobs[d] = (0, 0, 1)
-    knobs[channel] = (PowersOfTwo("wg_f", 1, min(256, _ceil_pow2(f))), Choice("vec_f", [v for v in steps if v <= f] or [1]), 0)
-    knobs[width] = (PowersOfTwo("wg_w", 1, min(64, _ceil_pow2(w))), Choice("vec_w", [v for v in steps[:5] if v <= w] or [1]), 0)
+    knobs[channel] = (
+        PowersOfTwo("wg_f", 1, min(256, _ceil_pow2(f))),
+        Choice("vec_f", [v for v in steps if v <= f] or [1]),
+        0,
+    )
+    knobs[width] = (
+        PowersOfTwo("wg_w", 1, min(64, _ceil_pow2(w))),
+        Choice("vec_w", [v for v in steps[:5] if v <= w] or [1]),
+        0,
+    )
     for i, d in enumerate(outer):
         knobs[d] = (PowersOfTwo(f"wg_h{i}", 1, min(64, _ceil_pow2(view.loop_sizes[d]))), 1, 0)
     if c:
-        knobs[roles["input_channel"][0]] = (0, 0, Choice("vec_c", sorted({v for v in steps if v <= c} | ({c} if c <= steps[-1] else set()))))
+        knobs[roles["input_channel"][0]] = (
+            0,
+            0,
+            Choice("vec_c", sorted({v for v in steps if v <= c} | ({c} if c <= steps[-1] else set()))),
+        )
     lowering = GraphCpuLowering(
         name=name,
         pipeline=pipeline,
@@ -259,12 +307,20 @@ def convolution_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarge
         vector_common_parallel=[knobs[d][1] for d in range(rank)],
         vector_reduction=[knobs[d][2] for d in range(rank)],
     )
-    pinned = match.model_validate(match.model_dump(mode="json") | {"maps": list(view.maps)}) if hasattr(match, "maps") else match
+    pinned = (
+        match.model_validate(match.model_dump(mode="json") | {"maps": list(view.maps)})
+        if hasattr(match, "maps")
+        else match
+    )
     rule = Rule(target=base.name, match=pinned, strategy=lowering, optional=False)
     limit = _MAX_ACCUMULATORS[isa] * lanes
     constraints = [
-        Constraint("register_tile_inside_workgroup_tile", lambda v: v["wg_f"] % v["vec_f"] == 0 and v["wg_w"] % v["vec_w"] == 0),
-        Constraint(f"at_most_{_MAX_ACCUMULATORS[isa]}_accumulator_registers", lambda v: v["vec_f"] * v["vec_w"] <= limit),
+        Constraint(
+            "register_tile_inside_workgroup_tile", lambda v: v["wg_f"] % v["vec_f"] == 0 and v["wg_w"] % v["vec_w"] == 0
+        ),
+        Constraint(
+            f"at_most_{_MAX_ACCUMULATORS[isa]}_accumulator_registers", lambda v: v["vec_f"] * v["vec_w"] <= limit
+        ),
     ]
     space = Space(StrategySet(name=f"tune_{name}", targets=[base], rules=[rule]), constraints)
     seed = _config_point(iree_config, knobs)
@@ -272,7 +328,9 @@ def convolution_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarge
     return space
 
 
-def _config_point(config: str | None, knobs: dict[int, tuple[TileEntry, TileEntry, TileEntry]]) -> dict[str, int] | None:
+def _config_point(
+    config: str | None, knobs: dict[int, tuple[TileEntry, TileEntry, TileEntry]]
+) -> dict[str, int] | None:
     """The knob values of IREE's ``#iree_cpu.lowering_config`` for an op (None where it has
     not the levels or the loops of ``knobs``)."""
     if not config:
@@ -304,8 +362,10 @@ def restructured(graph: OpView, codegen: OpView) -> bool:
     codegen as a matmul with the batch in M; a compilation_info attached at the graph level
     is lost with the op, so such an op's tiles are pinned at codegen."""
     roles = ("batch", "m", "n", "k")
+
     def sizes(view: OpView) -> tuple[tuple[int, ...], ...]:
         return tuple(tuple(s for s in view.sizes(role) if s != 1) for role in roles)
+
     return codegen.kind == "contraction" and sizes(graph) != sizes(codegen)
 
 
@@ -315,9 +375,20 @@ def _library_points(m: int, n: int, lanes: int) -> list[dict[str, int]]:
     matrix-vector product, the K-blocked matvec tiles (:func:`~tdsl.strategies.cpu.packing.matvec_pin`);
     each tile no larger than the problem allows (a batch of 8 rows: 8 x 8 instead of 16 x 8)."""
     vec_m = max(v for v in (1, 2, 4, 8) if v <= max(m, 1))
-    points = [{"wg_m": min(16, _ceil_pow2(m)), "wg_n": min(128, _ceil_pow2(n)), "cache_k": 0, "vec_m": vec_m, "vec_n": lanes, "vec_k": 16}]
+    points = [
+        {
+            "wg_m": min(16, _ceil_pow2(m)),
+            "wg_n": min(128, _ceil_pow2(n)),
+            "cache_k": 0,
+            "vec_m": vec_m,
+            "vec_n": lanes,
+            "vec_k": 16,
+        }
+    ]
     if m == 1:
-        points.append({"wg_m": 1, "wg_n": min(2048, _ceil_pow2(n)), "cache_k": 16, "vec_m": 1, "vec_n": 4 * lanes, "vec_k": 4})
+        points.append(
+            {"wg_m": 1, "wg_n": min(2048, _ceil_pow2(n)), "cache_k": 16, "vec_m": 1, "vec_n": 4 * lanes, "vec_k": 4}
+        )
     return points
 
 

@@ -24,7 +24,6 @@ from ...errors import TdslError
 from ...targets.host import Isa
 
 
-
 @dataclass(frozen=True)
 class InnerTile:
     """The (M0, N0, K0) of ``matmul_packed_sizes``."""
@@ -37,7 +36,12 @@ class InnerTile:
         return [self.m0, self.n0, self.k0]
 
 
-_F32 = {"avx512": InnerTile(8, 32, 1), "avx2": InnerTile(6, 16, 1), "neon": InnerTile(8, 8, 1), "generic": InnerTile(4, 8, 1)}
+_F32 = {
+    "avx512": InnerTile(8, 32, 1),
+    "avx2": InnerTile(6, 16, 1),
+    "neon": InnerTile(8, 8, 1),
+    "generic": InnerTile(4, 8, 1),
+}
 
 
 PACKING_TYPES = frozenset({("f32", "f32", "f32"), ("f16", "f16", "f32"), ("bf16", "bf16", "f32"), ("i8", "i8", "i32")})

@@ -10,7 +10,6 @@ from ...sets.strategy_set import StrategySet
 from ...targets import CpuTarget
 from ...targets.host import Isa
 from ...tune.ready import register_cpu_spaces
-
 from . import layout_spaces, space
 from .chooser import auto
 
@@ -40,7 +39,9 @@ class ReadyCpuSpaces:
     def panelable(self, view: OpView, match: MatcherKind, isa: Isa) -> str:
         return layout_spaces.panelable(view, match, isa)
 
-    def contraction_space(self, view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str, at_codegen: bool = False) -> Space:
+    def contraction_space(
+        self, view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str, at_codegen: bool = False
+    ) -> Space:
         return space.contraction_space(view, match, isa, base, name, at_codegen=at_codegen)
 
     def packing_space(self, view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str) -> Space:
@@ -49,7 +50,16 @@ class ReadyCpuSpaces:
     def panel_space(self, view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str) -> Space:
         return layout_spaces.panel_space(view, match, isa, base, name)
 
-    def convolution_space(self, view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str, pipeline: str, iree_config: str | None) -> Space:
+    def convolution_space(
+        self,
+        view: OpView,
+        match: MatcherKind,
+        isa: Isa,
+        base: CpuTarget,
+        name: str,
+        pipeline: str,
+        iree_config: str | None,
+    ) -> Space:
         return space.convolution_space(view, match, isa, base, name, pipeline, iree_config)
 
 

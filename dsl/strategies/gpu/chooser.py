@@ -201,7 +201,9 @@ def estimate(
     if lds_bytes is not None:
         lds = lds_bytes
     if vgprs is None:
-        vgprs = _vgprs(x, tm, tn, steps, c_bytes, b * k_elements * (m * a_bytes + n * b_bytes), counts * facts.subgroup_size)
+        vgprs = _vgprs(
+            x, tm, tn, steps, c_bytes, b * k_elements * (m * a_bytes + n * b_bytes), counts * facts.subgroup_size
+        )
     waves = max(facts.waves_per_simd(vgprs), min(min_waves, facts.max_waves_per_simd))
     simds = facts.simds_per_cu
     by_lds = facts.lds_bytes_per_workgroup // max(lds, 1)
@@ -217,8 +219,11 @@ def estimate(
     iteration = max(MEMORY_LATENCY_CYCLES, busy) if overlapped else MEMORY_LATENCY_CYCLES + busy
     k_total = prod(gemm.sizes[i] for i in gemm.loops("k"))
     traffic = workgroups * b * (m * a_bytes + n * b_bytes) * k_total
-    own = gemm.extent("b") * (gemm.extent("m") * k_total * a_bytes + gemm.extent("n") * k_total * b_bytes
-                              + gemm.extent("m") * gemm.extent("n") * c_bytes)
+    own = gemm.extent("b") * (
+        gemm.extent("m") * k_total * a_bytes
+        + gemm.extent("n") * k_total * b_bytes
+        + gemm.extent("m") * gemm.extent("n") * c_bytes
+    )
     cycles = max(rounds * k_iterations * iteration, traffic / CACHE_BYTES_PER_CYCLE, own / HBM_BYTES_PER_CYCLE)
     return Estimate(cycles, workgroups, counts, k_iterations, mfma, useful / padded_work, lds, vgprs, waves, traffic)
 
@@ -230,7 +235,9 @@ def _vgprs(x: MmaIntrinsic, tm: int, tn: int, steps: int, c_bytes: int, staged_b
     average (root mean square)."""
     lanes = 64
     accumulators: int = tm * tn * x.m * x.n * max(c_bytes, 4) // (4 * lanes)
-    fragments: int = steps * (tm * x.m * x.k * element_bytes(x.a_type) + tn * x.n * x.k * element_bytes(x.b_type)) // (4 * lanes)
+    fragments: int = (
+        steps * (tm * x.m * x.k * element_bytes(x.a_type) + tn * x.n * x.k * element_bytes(x.b_type)) // (4 * lanes)
+    )
     return accumulators + fragments + _ceil(staged_bytes, 4 * threads) + 24
 
 
@@ -275,8 +282,11 @@ def _split(tile: tuple[int, ...], align: int, count: int) -> Optional[tuple[int,
     remaining = total // count
     spans = [1] * len(tile)
     for i in reversed(range(len(tile))):
-        fits = [s for s in range(1, tile[i] + 1) if tile[i] % s == 0 and remaining % s == 0
-                and (i != len(tile) - 1 or s % align == 0)]
+        fits = [
+            s
+            for s in range(1, tile[i] + 1)
+            if tile[i] % s == 0 and remaining % s == 0 and (i != len(tile) - 1 or s % align == 0)
+        ]
         if not fits:
             return None
         spans[i] = max(fits)
@@ -315,7 +325,11 @@ def _reductions(k: int, step: int) -> list[int]:
     if k % step == 0:
         return [r for r in range(1, min(k // step, MAX_REDUCTION) + 1) if (k // step) % r == 0]
     top = _ceil(k, step)
-    return sorted({r for r in (1 << j for j in range(7)) if r < top} | {top} if top <= MAX_REDUCTION else {1 << j for j in range(7)})
+    return sorted(
+        {r for r in (1 << j for j in range(7)) if r < top} | {top}
+        if top <= MAX_REDUCTION
+        else {1 << j for j in range(7)}
+    )
 
 
 def tilings(gemm: Gemm, facts: AmdGpuArch = GFX942) -> list[Tiling]:
@@ -345,7 +359,14 @@ def _tilings(gemm: Gemm, x: MmaIntrinsic) -> list[Tiling]:
 
 
 def make_tiling(
-    gemm: Gemm, x: MmaIntrinsic, m_tile: Sequence[int], n_tile: Sequence[int], m_count: int, n_count: int, reduction: int, padded: bool
+    gemm: Gemm,
+    x: MmaIntrinsic,
+    m_tile: Sequence[int],
+    n_tile: Sequence[int],
+    m_count: int,
+    n_count: int,
+    reduction: int,
+    padded: bool,
 ) -> Optional[Tiling]:
     """The tiling with workgroup tile ``m_tile`` / ``n_tile`` of the m and n groups (one
     size per loop of the group, outermost first), ``m_count`` x ``n_count`` subgroups
@@ -369,8 +390,15 @@ def make_tiling(
 def rank_key(guess: Estimate) -> tuple[int, float, int, int, int, int, int]:
     """The chooser's order of an estimate (lower is better): time, then wasted MFMA work,
     global traffic, waves per SIMD, LDS, subgroups, MFMAs per iteration."""
-    return (round(guess.cycles), -guess.utilization, guess.traffic_bytes, -guess.waves_per_simd, guess.lds_bytes,
-            guess.subgroups, -guess.mfma_per_iteration)
+    return (
+        round(guess.cycles),
+        -guess.utilization,
+        guess.traffic_bytes,
+        -guess.waves_per_simd,
+        guess.lds_bytes,
+        guess.subgroups,
+        -guess.mfma_per_iteration,
+    )
 
 
 def _rank(gemm: Gemm, tiling: Tiling, facts: AmdGpuArch) -> Optional[tuple[int, float, int, int, int, int, int]]:
@@ -468,8 +496,15 @@ def _simt(gemm: Gemm, name: str) -> GpuLowering:
     padding = None
     if any(gemm.sizes[i] % workgroup[i] for i in (gemm.loops("m")[-1], gemm.loops("n")[-1])):
         padding = [reduction[i] if role == "k" else workgroup[i] for i, role in enumerate(gemm.roles)]
-    return GpuLowering(name=name, workgroup=workgroup, reduction=reduction, thread=thread, promote_operands=[0, 1],
-                       padding=padding, workgroup_size=[256, 1, 1])
+    return GpuLowering(
+        name=name,
+        workgroup=workgroup,
+        reduction=reduction,
+        thread=thread,
+        promote_operands=[0, 1],
+        padding=padding,
+        workgroup_size=[256, 1, 1],
+    )
 
 
 def choose(problem: Problem, name: str, facts: AmdGpuArch = GFX942) -> GpuLowering:
@@ -495,13 +530,17 @@ def choose_contraction(problem: Contraction, name: str, facts: AmdGpuArch = GFX9
     return choose(problem, name, facts)
 
 
-def choose_convolution(problem: Union[Convolution, Convolution2d], name: str, facts: AmdGpuArch = GFX942) -> GpuLowering:
+def choose_convolution(
+    problem: Union[Convolution, Convolution2d], name: str, facts: AmdGpuArch = GFX942
+) -> GpuLowering:
     """:func:`choose` for a convolution: implicit GEMM (``use_igemm_convolution``), one
     workgroup entry per parallel loop of the convolution plus one for the im2col K."""
     return choose(problem, name, facts)
 
 
-def rule_for(problem: Contraction, name: str, target: str = AmdGpuTarget.default_name, facts: AmdGpuArch = GFX942) -> Rule:
+def rule_for(
+    problem: Contraction, name: str, target: str = AmdGpuTarget.default_name, facts: AmdGpuArch = GFX942
+) -> Rule:
     """A gfx942 Rule: the exact-shape matcher and the chosen configuration."""
     return Rule(target=target, match=problem.match(), strategy=choose(problem, name, facts))
 
@@ -511,6 +550,11 @@ def rules_for(problems: Sequence[tuple[str, Contraction]], target: str = AmdGpuT
     return [rule_for(problem, name, target) for name, problem in problems]
 
 
-def conv_rule_for(problem: Union[Convolution, Convolution2d], name: str, target: str = AmdGpuTarget.default_name, facts: AmdGpuArch = GFX942) -> Rule:
+def conv_rule_for(
+    problem: Union[Convolution, Convolution2d],
+    name: str,
+    target: str = AmdGpuTarget.default_name,
+    facts: AmdGpuArch = GFX942,
+) -> Rule:
     """A gfx942 Rule for one convolution: exact-shape matcher and the chosen configuration."""
     return Rule(target=target, match=problem.match(), strategy=choose(problem, name, facts))

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 from typing import Union
 
+from ...compiler.ops import Dispatch
 from ...errors import TdslError
+from ...model.kinds import MatcherKind
 from ...model.lowering import GpuLowering
 from ...model.matchers import ContractionMatch, ConvolutionMatch
-from ...compiler.ops import Dispatch
-from ...model.kinds import MatcherKind
-
 from .chooser import choose_contraction, choose_convolution
 from .problems import Contraction, Convolution
 
@@ -26,13 +25,36 @@ def gpu_problem(d: Dispatch) -> Union[tuple[MatcherKind, Union[Contraction, Conv
     letters = root.loop_roles()
     if isinstance(match, ContractionMatch):
         groups = {role: tuple(root.sizes(role)) for role in ("batch", "m", "n", "k")}
-        problem = Contraction(groups["batch"], groups["m"], groups["n"], groups["k"],
-                              match.lhs_type, match.rhs_type, match.output_type, loop_order=letters)
+        problem = Contraction(
+            groups["batch"],
+            groups["m"],
+            groups["n"],
+            groups["k"],
+            match.lhs_type,
+            match.rhs_type,
+            match.output_type,
+            loop_order=letters,
+        )
         return problem.match(), problem
     if isinstance(match, ConvolutionMatch):
-        sizes = {role: tuple(root.sizes(role)) for role in ("batch", "output_image", "output_channel", "filter_loop", "input_channel", "depth")}
-        conv = Convolution(sizes["batch"], sizes["output_image"], sizes["output_channel"], sizes["filter_loop"], sizes["input_channel"],
-                           match.lhs_type, match.rhs_type, match.output_type, letters, sizes["depth"], tuple(root.strides), tuple(root.dilations))
+        sizes = {
+            role: tuple(root.sizes(role))
+            for role in ("batch", "output_image", "output_channel", "filter_loop", "input_channel", "depth")
+        }
+        conv = Convolution(
+            sizes["batch"],
+            sizes["output_image"],
+            sizes["output_channel"],
+            sizes["filter_loop"],
+            sizes["input_channel"],
+            match.lhs_type,
+            match.rhs_type,
+            match.output_type,
+            letters,
+            sizes["depth"],
+            tuple(root.strides),
+            tuple(root.dilations),
+        )
         return match, conv
     return "not a contraction or convolution"
 
@@ -45,7 +67,9 @@ def gpu_choice(d: Dispatch, name: str) -> Union[tuple[MatcherKind, GpuLowering],
         return found
     match, problem = found
     try:
-        lowering = choose_contraction(problem, name) if isinstance(problem, Contraction) else choose_convolution(problem, name)
+        lowering = (
+            choose_contraction(problem, name) if isinstance(problem, Contraction) else choose_convolution(problem, name)
+        )
     except TdslError as err:
         return f"the chooser cannot express it: {err}"
     return match, lowering

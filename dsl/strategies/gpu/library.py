@@ -11,7 +11,6 @@ from typing import Optional, Sequence, Union
 
 from ...sets.strategy_set import StrategySet
 from ...targets import AmdGpuTarget
-
 from .chooser import conv_rule_for, rules_for
 from .problems import Contraction, Convolution, Convolution2d
 
@@ -31,7 +30,8 @@ REFERENCE_CONVOLUTIONS: tuple[tuple[str, Convolution2d], ...] = (
 
 
 def convolution_set(
-    problems: Optional[Sequence[tuple[str, Union[Convolution, Convolution2d]]]] = None, name: str = "gfx942_convolutions"
+    problems: Optional[Sequence[tuple[str, Union[Convolution, Convolution2d]]]] = None,
+    name: str = "gfx942_convolutions",
 ) -> StrategySet:
     """A StrategySet for gfx942 with one implicit-GEMM configuration per named convolution
     (default: :data:`REFERENCE_CONVOLUTIONS`)."""
@@ -39,7 +39,11 @@ def convolution_set(
     return StrategySet(name=name, targets=[AmdGpuTarget()], rules=[conv_rule_for(p, n) for n, p in chosen])
 
 
-def standard_set(problems: Optional[Sequence[tuple[str, Contraction]]] = None, name: str = "gfx942_library") -> StrategySet:
+def standard_set(
+    problems: Optional[Sequence[tuple[str, Contraction]]] = None, name: str = "gfx942_library"
+) -> StrategySet:
     """A StrategySet for gfx942 with one chosen configuration per named problem (default:
     :data:`REFERENCE_PROBLEMS`)."""
-    return StrategySet(name=name, targets=[AmdGpuTarget()], rules=rules_for(REFERENCE_PROBLEMS if problems is None else problems))
+    return StrategySet(
+        name=name, targets=[AmdGpuTarget()], rules=rules_for(REFERENCE_PROBLEMS if problems is None else problems)
+    )

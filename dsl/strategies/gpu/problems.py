@@ -12,6 +12,7 @@ from typing import Sequence, Union
 from ...errors import TdslError
 from ...model.matchers import ContractionMatch, ConvolutionMatch
 
+
 def _dims(value: Union[int, Sequence[int]]) -> tuple[int, ...]:
     return (value,) if isinstance(value, int) else tuple(value)
 
@@ -127,7 +128,14 @@ class Contraction:
         return [by_role[r] for r in self.roles()]
 
 
-_CONV_LETTERS = {"b": "batch", "o": "output_image", "f": "output_channel", "w": "filter", "c": "input_channel", "d": "depth"}
+_CONV_LETTERS = {
+    "b": "batch",
+    "o": "output_image",
+    "f": "output_channel",
+    "w": "filter",
+    "c": "input_channel",
+    "d": "depth",
+}
 
 
 @dataclass(frozen=True)
@@ -250,8 +258,15 @@ class Convolution2d:
         if self.layout not in ("nhwc", "nchw"):
             raise TdslError(f"Convolution2d.layout: expected 'nhwc' or 'nchw', received {self.layout!r}")
         return Convolution(
-            (self.batch,), (self.oh, self.ow), (self.oc,), (self.kh, self.kw), (self.ic,),
-            self.lhs_type, self.rhs_type, self.output_type, "boofwwc" if self.layout == "nhwc" else "bfoocww",
+            (self.batch,),
+            (self.oh, self.ow),
+            (self.oc,),
+            (self.kh, self.kw),
+            (self.ic,),
+            self.lhs_type,
+            self.rhs_type,
+            self.output_type,
+            "boofwwc" if self.layout == "nhwc" else "bfoocww",
         )
 
     def match(self) -> ConvolutionMatch:

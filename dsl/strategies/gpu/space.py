@@ -72,16 +72,14 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence, Union
 
-from ...model.lowering import GpuLowering
-from ...model.kinds import MatcherKind
-from ...sets.strategy_set import Rule, StrategySet
-from ...targets import AmdGpuTarget
-from ...errors import TdslError
 from ...compiler.hsaco import KernelResources
+from ...errors import TdslError
+from ...model.kinds import MatcherKind
 from ...model.knobs import Choice, KnobError
+from ...model.lowering import GpuLowering
 from ...sets.space import Candidate, Constraint, Space, Values
-from ...targets import GFX942, AmdGpuArch, MmaIntrinsic
-
+from ...sets.strategy_set import Rule, StrategySet
+from ...targets import GFX942, AmdGpuArch, AmdGpuTarget, MmaIntrinsic
 from .chooser import (
     MAX_VGPRS,
     SUBGROUP_COUNTS,
@@ -157,14 +155,28 @@ class Gfx942Space(Space):
         """The tiling the values stand for and its estimate (the model's defaults for
         prefetch and waves); None when they are no tiling (a group tile that does not split
         into the subgroups, or an unknown intrinsic)."""
-        key = (values["intrinsic"], tuple(values["workgroup"]), values["subgroups_m"], values["subgroups_n"], values["reduction"])
+        key = (
+            values["intrinsic"],
+            tuple(values["workgroup"]),
+            values["subgroups_m"],
+            values["subgroups_n"],
+            values["reduction"],
+        )
         if key not in self._models:
             x = self.setup.intrinsics.get(values["intrinsic"])
             found: Optional[tuple[Tiling, Estimate]] = None
             if x is not None:
                 mt, nt = self._groups(values)
-                tiling = make_tiling(self.setup.gemm, x, mt, nt, values["subgroups_m"], values["subgroups_n"],
-                                     values["reduction"], self.setup.padded[x.name])
+                tiling = make_tiling(
+                    self.setup.gemm,
+                    x,
+                    mt,
+                    nt,
+                    values["subgroups_m"],
+                    values["subgroups_n"],
+                    values["reduction"],
+                    self.setup.padded[x.name],
+                )
                 if tiling is not None:
                     found = (tiling, estimate(self.setup.gemm, tiling, self.setup.facts))
             self._models[key] = found
@@ -208,9 +220,17 @@ class Gfx942Space(Space):
             waves = _waves_of(v["waves_per_eu"])
             return waves == 0 or _estimate(v).vgprs <= s.facts.vgprs_per_simd // waves
 
-        checks = [tiles_fit_intrinsic, subgroups_per_workgroup, subgroups_fill_workgroup, reduction_tiles_k,
-                  vector_distribute_unpadded, lds_fits, registers_fit, prefetch_needs_three_k_iterations,
-                  waves_per_eu_fits_registers]
+        checks = [
+            tiles_fit_intrinsic,
+            subgroups_per_workgroup,
+            subgroups_fill_workgroup,
+            reduction_tiles_k,
+            vector_distribute_unpadded,
+            lds_fits,
+            registers_fit,
+            prefetch_needs_three_k_iterations,
+            waves_per_eu_fits_registers,
+        ]
         return [Constraint(check.__name__, check) for check in checks]
 
     # -- values -> configuration ------------------------------------------------------------------
@@ -222,7 +242,11 @@ class Gfx942Space(Space):
         if missing:
             raise KnobError("values", f"a value for every knob ({', '.join(missing)} missing)", repr(values))
         if values["intrinsic"] not in self.setup.intrinsics:
-            raise KnobError("intrinsic", "an MFMA intrinsic of the element types: " + ", ".join(self.setup.intrinsics), repr(values["intrinsic"]))
+            raise KnobError(
+                "intrinsic",
+                "an MFMA intrinsic of the element types: " + ", ".join(self.setup.intrinsics),
+                repr(values["intrinsic"]),
+            )
         found = self.model(values)
         if found is None:
             raise KnobError(
@@ -236,9 +260,13 @@ class Gfx942Space(Space):
         attrs = values["waves_per_eu"]
         attrs = dict(attrs) if attrs else None
         if values.get("pipeline", "TileAndFuse") == "TileAndFuse":
-            return lowering(s.gemm, tiling, s.name, s.facts, s.igemm, prefetch_num_stages=values["prefetch"], llvm_func_attrs=attrs)
+            return lowering(
+                s.gemm, tiling, s.name, s.facts, s.igemm, prefetch_num_stages=values["prefetch"], llvm_func_attrs=attrs
+            )
         if tiling.padded:
-            raise KnobError("pipeline", f"TileAndFuse where {tiling.intrinsic.name} pads the problem", "VectorDistribute")
+            raise KnobError(
+                "pipeline", f"TileAndFuse where {tiling.intrinsic.name} pads the problem", "VectorDistribute"
+            )
         x = tiling.intrinsic
         counts = [1] * len(s.gemm.sizes)
         counts[s.gemm.loops("m")[-1]] = values["subgroups_m"]
@@ -288,12 +316,21 @@ def _near(values: Sequence[Any], chosen: Any, size: Any, spread: Optional[int]) 
     """``chosen`` first, then the other ``values`` whose ``size(value)`` is within a factor
     ``spread`` of ``size(chosen)`` (all of them with ``spread=None``), in order."""
     center = size(chosen)
-    rest = [v for v in values if v != chosen and (spread is None or center <= size(v) * spread and size(v) <= center * spread)]
+    rest = [
+        v
+        for v in values
+        if v != chosen and (spread is None or center <= size(v) * spread and size(v) <= center * spread)
+    ]
     return [chosen, *rest]
 
 
 def gfx942_space(
-    problem: Problem, name: str, target: str = AmdGpuTarget.default_name, facts: AmdGpuArch = GFX942, *, spread: Optional[int] = SPREAD
+    problem: Problem,
+    name: str,
+    target: str = AmdGpuTarget.default_name,
+    facts: AmdGpuArch = GFX942,
+    *,
+    spread: Optional[int] = SPREAD,
 ) -> Space:
     """The search space of ``problem`` on gfx942 (module docstring): a :class:`Gfx942Space`
     over one rule named ``name`` for ``target``, the chooser's configuration first. Raises
@@ -354,7 +391,9 @@ def gfx942_space(
     if not igemm and len(m_loops) == len(n_loops) == len(k_loops) == 1 and not all(padded.values()):
         fields["pipeline"] = Choice("pipeline", list(PIPELINES))
     fields["prefetch_num_stages"] = Choice("prefetch", [prefetch, *[p for p in PREFETCH_STAGES if p != prefetch]])
-    fields["llvm_func_attrs"] = Choice("waves_per_eu", [None if w is None else {WAVES_ATTR: str(w)} for w in WAVES_PER_EU])
+    fields["llvm_func_attrs"] = Choice(
+        "waves_per_eu", [None if w is None else {WAVES_ATTR: str(w)} for w in WAVES_PER_EU]
+    )
     fields.update(
         subgroup=list(chosen.subgroup or ()),
         promote_operands=list(chosen.promote_operands),
@@ -382,10 +421,14 @@ def tiling_of(strategy: GpuLowering, gemm: Gemm, facts: AmdGpuArch = GFX942) -> 
     an intrinsic of ``facts`` or with another loop count."""
     x = facts.intrinsic(strategy.mma_kind) if strategy.mma_kind else None
     if x is None:
-        raise TdslError(f"{strategy.name}: the cost model needs an MFMA intrinsic of {facts.arch}, received mma_kind {strategy.mma_kind!r}")
+        raise TdslError(
+            f"{strategy.name}: the cost model needs an MFMA intrinsic of {facts.arch}, received mma_kind {strategy.mma_kind!r}"
+        )
     n = len(gemm.sizes)
     if len(strategy.workgroup) != n:
-        raise TdslError(f"{strategy.name}: expected {n} workgroup entries for loops {''.join(gemm.roles)}, received {list(strategy.workgroup)}")
+        raise TdslError(
+            f"{strategy.name}: expected {n} workgroup entries for loops {''.join(gemm.roles)}, received {list(strategy.workgroup)}"
+        )
     workgroup = tuple(strategy.workgroup)
     reduction = list(strategy.reduction or (0,) * n)
     k_inner = gemm.loops("k")[-1]
@@ -403,19 +446,25 @@ def tiling_of(strategy: GpuLowering, gemm: Gemm, facts: AmdGpuArch = GFX942) -> 
     return Tiling(x, workgroup, subgroup, tuple(reduction), strategy.padding is not None)
 
 
-def _model(strategy: GpuLowering, gemm: Gemm, facts: AmdGpuArch, resources: Optional[KernelResources] = None) -> tuple[Tiling, Estimate]:
+def _model(
+    strategy: GpuLowering, gemm: Gemm, facts: AmdGpuArch, resources: Optional[KernelResources] = None
+) -> tuple[Tiling, Estimate]:
     tiling = tiling_of(strategy, gemm, facts)
     prefetch = None if strategy.prefetch_num_stages is None else strategy.prefetch_num_stages > 0
     if resources is None:
         return tiling, estimate(gemm, tiling, facts, prefetch=prefetch, min_waves=_waves_of(strategy.llvm_func_attrs))
-    return tiling, estimate(gemm, tiling, facts, prefetch=prefetch, vgprs=resources.vgprs + resources.agprs, lds_bytes=resources.lds_bytes)
+    return tiling, estimate(
+        gemm, tiling, facts, prefetch=prefetch, vgprs=resources.vgprs + resources.agprs, lds_bytes=resources.lds_bytes
+    )
 
 
 def _strategy(candidate: Candidate) -> GpuLowering:
     for rule in candidate.strategies.rules:
         if isinstance(rule.strategy, GpuLowering):
             return rule.strategy
-    raise TdslError(f"candidate {candidate.index}: expected a rule with a GpuLowering, received {[r.strategy.kind for r in candidate.strategies.rules]}")
+    raise TdslError(
+        f"candidate {candidate.index}: expected a rule with a GpuLowering, received {[r.strategy.kind for r in candidate.strategies.rules]}"
+    )
 
 
 @dataclass(frozen=True)
@@ -468,16 +517,25 @@ class Ranked:
 def _ranked(candidate: Candidate, gemm: Gemm, facts: AmdGpuArch, resources: Optional[KernelResources] = None) -> Ranked:
     tiling, guess = _model(_strategy(candidate), gemm, facts, resources)
     x = tiling.intrinsic
-    peak_cycles = math.prod(gemm.sizes) / (x.m * x.n * x.k) * _mfma_cycles(x) / (facts.compute_units * facts.simds_per_cu)
+    peak_cycles = (
+        math.prod(gemm.sizes) / (x.m * x.n * x.k) * _mfma_cycles(x) / (facts.compute_units * facts.simds_per_cu)
+    )
     return Ranked(candidate, guess, guess.cycles / CLOCK_HZ * 1e6, tiling, gemm, peak_cycles / guess.cycles, resources)
 
 
 def _order(item: Ranked) -> tuple[Any, ...]:
     strategy = _strategy(item.candidate)
-    return (*rank_key(item.estimate), strategy.pipeline != "TileAndFuse", _waves_of(strategy.llvm_func_attrs), item.candidate.index)
+    return (
+        *rank_key(item.estimate),
+        strategy.pipeline != "TileAndFuse",
+        _waves_of(strategy.llvm_func_attrs),
+        item.candidate.index,
+    )
 
 
-def rank(space: Space, problem: Problem, facts: AmdGpuArch = GFX942, count: Optional[int] = None, seed: int = 0) -> list[Ranked]:
+def rank(
+    space: Space, problem: Problem, facts: AmdGpuArch = GFX942, count: Optional[int] = None, seed: int = 0
+) -> list[Ranked]:
     """The valid candidates of ``space`` (every one, or those of ``count`` assignments
     sampled with ``seed``) in the cost model's order (module docstring), best first. Each
     candidate needs a gfx942 MFMA ``GpuLowering`` of ``problem``; ``space.pruned`` counts
@@ -491,7 +549,9 @@ def _as_resources(value: Union[KernelResources, Mapping[str, Any]], facts: AmdGp
         return value
     missing = [k for k in ("vgprs", "lds_bytes") if k not in value]
     if missing:
-        raise TdslError(f"kernel resources: expected {', '.join(missing)} (KernelResources.to_json() fields), received {sorted(value)}")
+        raise TdslError(
+            f"kernel resources: expected {', '.join(missing)} (KernelResources.to_json() fields), received {sorted(value)}"
+        )
     vgprs, agprs = int(value["vgprs"]), int(value.get("agprs", 0))
     mfma = value.get("mfma_instructions")
     return KernelResources(

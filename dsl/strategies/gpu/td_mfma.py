@@ -18,7 +18,9 @@ from __future__ import annotations
 from ...model.codegen import Codegen, Fuse, GpuThreads, MmaChain, TileUsingFor, TileUsingForall
 
 
-def mfma_matmul(name: str = "td_mfma_matmul", tile: int = 32, intrinsic: str = "MFMA_F32_16x16x16_F16", k_tile: int = 16) -> Codegen:
+def mfma_matmul(
+    name: str = "td_mfma_matmul", tile: int = 32, intrinsic: str = "MFMA_F32_16x16x16_F16", k_tile: int = 16
+) -> Codegen:
     """The Codegen strategy described in the module docstring (root: the matmul generic)."""
     return Codegen(
         name=name,

@@ -12,7 +12,6 @@ from ...compiler.ops import Dispatch
 from ...model.kinds import MatcherKind
 from ...sets.space import Space
 from ...tune.ready import RankedCandidate, register_gfx942_spaces
-
 from .dispatch import gpu_problem
 from .problems import Contraction, Convolution
 from .space import Ranked, gfx942_space, rank, rerank_with_resources
@@ -39,7 +38,9 @@ class ReadyGfx942Spaces:
         found = gpu_problem(dispatch)
         return found if isinstance(found, str) else ChooserProblem(*found)
 
-    def rerank(self, ranked: Sequence[RankedCandidate], resources: Mapping[int, Union[KernelResources, Mapping[str, Any]]]) -> list[RankedCandidate]:
+    def rerank(
+        self, ranked: Sequence[RankedCandidate], resources: Mapping[int, Union[KernelResources, Mapping[str, Any]]]
+    ) -> list[RankedCandidate]:
         mine = [r for r in ranked if isinstance(r, Ranked)]
         assert len(mine) == len(ranked), "ranked by another cost model"
         return list(rerank_with_resources(mine, dict(resources.items())))
