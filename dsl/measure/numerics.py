@@ -123,7 +123,7 @@ def _spelled_arg(arg: Arg) -> str:
     return f"{shape}x{arg.element}" if shape else arg.element
 
 
-def check_inputs(signature: Signature, inputs: Sequence[Any], names: Sequence[str] | None = None) -> None:
+def check_inputs(signature: Signature, inputs: Sequence[object], names: Sequence[str] | None = None) -> None:
     """Refuses inputs whose count, shapes or dtypes differ from ``signature``'s arguments."""
     if len(inputs) != len(signature.inputs):
         raise RunFailed(

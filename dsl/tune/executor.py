@@ -364,7 +364,7 @@ def failed_sample(job: SampleJob, err: BaseException) -> SampleResult:
     return SampleResult(job.key, None, f"benchmark runner failed: {one_line(err)}")
 
 
-def _ignore(_: Any) -> None:
+def _ignore(_: object) -> None:
     return None
 
 

@@ -189,7 +189,7 @@ def rewritten_convolution(original: Dispatch, ops: ProgramOps) -> Dispatch | Non
     view = original.graph_op
     assert view is not None
 
-    def signature(v: OpView) -> tuple[Any, ...]:
+    def signature(v: OpView) -> tuple[object, ...]:
         return (
             tuple(sorted((role, tuple(v.sizes(role))) for role in v.roles)),
             v.strides,
