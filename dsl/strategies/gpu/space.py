@@ -70,7 +70,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Mapping, Optional, Sequence, TypeVar, Union
 
 from ...compiler.hsaco import KernelResources
 from ...errors import TdslError
@@ -111,6 +111,8 @@ CLOCK_HZ = 2.1e9
 WAVES_ATTR = "amdgpu-waves-per-eu"
 
 Problem = Union[Contraction, Convolution, Convolution2d]
+
+_T = TypeVar("_T")
 
 
 # --- the space -----------------------------------------------------------------------------------
@@ -312,7 +314,7 @@ def _counts(gemm: Gemm, tiling: Tiling) -> tuple[int, int]:
     return found[0], found[1]
 
 
-def _near(values: Sequence[Any], chosen: Any, size: Any, spread: Optional[int]) -> list[Any]:
+def _near(values: Sequence[_T], chosen: _T, size: Callable[[_T], int], spread: Optional[int]) -> list[_T]:
     """``chosen`` first, then the other ``values`` whose ``size(value)`` is within a factor
     ``spread`` of ``size(chosen)`` (all of them with ``spread=None``), in order."""
     center = size(chosen)
@@ -523,7 +525,7 @@ def _ranked(candidate: Candidate, gemm: Gemm, facts: AmdGpuArch, resources: Opti
     return Ranked(candidate, guess, guess.cycles / CLOCK_HZ * 1e6, tiling, gemm, peak_cycles / guess.cycles, resources)
 
 
-def _order(item: Ranked) -> tuple[Any, ...]:
+def _order(item: Ranked) -> tuple[object, ...]:
     strategy = _strategy(item.candidate)
     return (
         *rank_key(item.estimate),
