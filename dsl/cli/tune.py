@@ -36,6 +36,17 @@ def add_tune(sub: Commands) -> None:
     p.add_argument("payload", type=Path, help="program: .onnx model, or .mlir (torch/ONNX dialect or linalg)")
     add_program_args(p)
     add_parameters_arg(p)
+    _add_search_args(p)
+    _add_measurement_args(p)
+    _add_execution_args(p)
+    p.add_argument("--plot", action="store_true", help="also write DIR/plot.png (needs pip install 'tdsl[plot]')")
+    add_flag_args(p, writes_flags=False)
+    add_limits(p)
+    p.set_defaults(run=_cmd_tune)
+
+
+def _add_search_args(p: argparse.ArgumentParser) -> None:
+    """``tdsl tune``'s target, output and what it searches: the ops, the space, the budget, the time."""
     p.add_argument(
         "--target",
         default=CpuTarget.default_name,
@@ -71,6 +82,10 @@ def add_tune(sub: Commands) -> None:
     p.add_argument(
         "--time", type=positive_float, metavar="SECONDS", help="stop after this many seconds and emit what was measured"
     )
+
+
+def _add_measurement_args(p: argparse.ArgumentParser) -> None:
+    """How ``tdsl tune`` times and checks candidates: rounds, timed seconds, threads, allocator, seed, numerics."""
     p.add_argument("--rounds", type=positive_int, default=5, help="interleaved rounds for the finalists (default 5)")
     p.add_argument(
         "--min-time",
@@ -90,6 +105,10 @@ def add_tune(sub: Commands) -> None:
         "--seed", type=nonnegative_int, default=0, help="seed of the candidate sample and the round order (default 0)"
     )
     p.add_argument("--no-numerics", action="store_true", help="skip the numerics check of the emitted set")
+
+
+def _add_execution_args(p: argparse.ArgumentParser) -> None:
+    """Where ``tdsl tune`` builds and times: its cache, the executor (local or Ray) and the device."""
     p.add_argument(
         "--cache", type=Path, metavar="PATH", help="the tuning cache (default: the user cache dir, tdsl/tune.sqlite)"
     )
@@ -114,10 +133,6 @@ def add_tune(sub: Commands) -> None:
         metavar="URI",
         help="the IREE device the runners time on: this CPU by default; hip://0 on a machine with an AMD GPU (gfx942 candidates are then measured, not only ranked)",
     )
-    p.add_argument("--plot", action="store_true", help="also write DIR/plot.png (needs pip install 'tdsl[plot]')")
-    add_flag_args(p, writes_flags=False)
-    add_limits(p)
-    p.set_defaults(run=_cmd_tune)
 
 
 def _cmd_tune(args: argparse.Namespace) -> int:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Iterable, Mapping
 
 from .. import bindings as mlir
 from ..render import LAYOUT_MARKER, LAYOUT_RULE_MARKER, MARKER, RULE_MARKER
@@ -75,7 +75,7 @@ class OpConfig:
         return f"{self.op}: {self.text}"
 
 
-def _jsonable(value: Any) -> Any:
+def _jsonable(value: object) -> object:
     if isinstance(value, tuple):
         return [_jsonable(v) for v in value]
     if isinstance(value, dict):

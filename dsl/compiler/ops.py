@@ -20,7 +20,7 @@ import re
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Iterator, Mapping, Sequence
 
 from .. import bindings
 from ..errors import StrategyError
@@ -209,7 +209,7 @@ class ProgramOps:
         return "\n".join(lines)
 
 
-def _set_fields(model: StrategyModel) -> Iterator[tuple[str, Any]]:
+def _set_fields(model: StrategyModel) -> Iterator[tuple[str, object]]:
     """(name, value) of ``model``'s fields that differ from their defaults, but ``kind``."""
     for name, info in type(model).model_fields.items():
         value = getattr(model, name)
@@ -235,7 +235,7 @@ def python_names(model: StrategyModel) -> set[str]:
     return names
 
 
-def _python_value(value: Any) -> str:
+def _python_value(value: object) -> str:
     if isinstance(value, StrategyModel):
         return python_source(value)
     if isinstance(value, (tuple, list)):
@@ -247,7 +247,7 @@ def _python_value(value: Any) -> str:
     return repr(value)
 
 
-def _dump(model: MatcherKind | None) -> dict[str, Any] | None:
+def _dump(model: MatcherKind | None) -> dict[str, object] | None:
     return None if model is None else model.model_dump(mode="json", exclude_defaults=True) | {"kind": model.kind}
 
 
@@ -268,7 +268,7 @@ def matcher_for(view: OpView, function: str | None = None) -> MatcherKind | None
     types = [t.element for t in view.operands]
     known = len(types) >= 3 and all(t in ELEMENT_BITS for t in types[:2] + types[-1:])
     complete = known and all(s >= 0 for s in view.loop_sizes)
-    data: dict[str, Any] = {"lhs_type": types[0], "rhs_type": types[1], "output_type": types[-1]} if known else {}
+    data: dict[str, object] = {"lhs_type": types[0], "rhs_type": types[1], "output_type": types[-1]} if known else {}
     if (
         view.kind == "contraction"
         and view.zero_points
@@ -297,7 +297,7 @@ def matcher_for(view: OpView, function: str | None = None) -> MatcherKind | None
         )
         return found
     if view.kind == "convolution" and complete:
-        groups: dict[str, Any] = {role: view.sizes(role) for role in CONVOLUTION_ROLES}
+        groups: dict[str, object] = {role: view.sizes(role) for role in CONVOLUTION_ROLES}
         groups["filter"] = groups.pop("filter_loop")
         groups |= {"strides": list(view.strides), "dilations": list(view.dilations)}
         found = ConvolutionMatch.model_validate(data | groups)

@@ -10,7 +10,11 @@ ETA); the command line uses it when stderr is a terminal.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Iterator
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import TaskID
 
 
 class Progress:
@@ -42,7 +46,7 @@ NO_PROGRESS = Progress()
 class RichProgress(Progress):
     """One ``rich`` progress bar per task, with the step running, steps done and an ETA."""
 
-    def __init__(self, console: Any = None) -> None:
+    def __init__(self, console: "Console | None" = None) -> None:
         from rich.console import Console
         from rich.progress import (
             BarColumn,
@@ -66,7 +70,7 @@ class RichProgress(Progress):
             console=console if console is not None else Console(stderr=True),
             transient=False,
         )
-        self._tasks: dict[str, Any] = {}
+        self._tasks: dict[str, "TaskID"] = {}
         self._started = False
 
     def expect(self, task: str, steps: int) -> None:

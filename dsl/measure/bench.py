@@ -22,11 +22,9 @@ the ratios. Weights are runtime inputs when every operand is a function argument
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import statistics
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,9 +47,10 @@ from ..programs.signatures import Signature, signatures
 from ..sets.loader import as_strategy_set
 from ..sets.strategy_set import StrategySet
 from ..targets import CpuTarget, Target
+from .baselines import numpy_sample, onnxruntime_sample
 from .execute import numpy_reference
 from .machine import machine
-from .timing import ALLOCATORS, SAMPLE_TIMEOUT_S, iree_sample, run_tool, time_round
+from .timing import ALLOCATORS, SAMPLE_TIMEOUT_S, iree_sample, time_round
 
 STRATEGY = "strategy"
 DEFAULT = "iree-default"
@@ -59,34 +58,6 @@ DATA_TILING = "iree-data-tiling"
 NUMPY = "numpy"
 ONNXRUNTIME = "onnxruntime"
 IREE_ROUND = "iree builds"
-
-_NUMPY_TIMER = r"""
-import json, sys, time
-import numpy as np
-args = json.loads(sys.argv[1])
-arrays = [np.load(p) for p in args["inputs"]]
-kind = args["kind"]
-def call():
-    if kind == "matmul":
-        return arrays[0] @ arrays[1]
-    x, w = arrays  # conv: im2col + GEMM, both timed
-    if args["layout"] == "nchw":
-        x, w = x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0)
-    kh, kw, c, f = w.shape
-    windows = np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(1, 2))
-    cols = np.ascontiguousarray(windows.transpose(0, 1, 2, 4, 5, 3)).reshape(-1, kh * kw * c)
-    return cols @ w.reshape(kh * kw * c, f)
-end = time.perf_counter() + args["warmup"]
-while time.perf_counter() < end:
-    call()
-calls, start = 0, time.perf_counter()
-while True:
-    call(); calls += 1
-    elapsed = time.perf_counter() - start
-    if elapsed >= args["min_time"]:
-        break
-print(json.dumps({"seconds_per_call": elapsed / calls}))
-"""
 
 
 @dataclass(frozen=True)
@@ -215,55 +186,6 @@ class BenchReport:
                 lines.append(f"not comparable: {r.function} {r.variant} ({r.threads}T): {r.not_comparable}")
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
-
-
-_ONNXRUNTIME_TIMER = r"""
-import json, sys, time
-import numpy as np, onnxruntime as ort
-args = json.loads(sys.argv[1])
-options = ort.SessionOptions()
-options.intra_op_num_threads = args["threads"]
-options.inter_op_num_threads = 1
-options.log_severity_level = 3
-session = ort.InferenceSession(args["model"], options, providers=["CPUExecutionProvider"])
-feed = {i.name: np.load(p) for i, p in zip(session.get_inputs(), args["inputs"])}
-end = time.perf_counter() + args["warmup"]
-while time.perf_counter() < end:
-    session.run(None, feed)
-calls, start = 0, time.perf_counter()
-while True:
-    session.run(None, feed); calls += 1
-    elapsed = time.perf_counter() - start
-    if elapsed >= args["min_time"]:
-        break
-print(json.dumps({"seconds_per_call": elapsed / calls}))
-"""
-
-
-def _timer_sample(what: str, script: str, args: Mapping[str, object], env: dict[str, str] | None = None) -> float:
-    """Seconds per call measured by ``script`` in a fresh Python process."""
-    stdout = run_tool([sys.executable, "-c", script, json.dumps(args)], f"the {what} timer", env=env)
-    return float(json.loads(stdout)["seconds_per_call"])
-
-
-def onnxruntime_sample(model: Path, inputs: Sequence[Path], threads: int, min_time_s: float) -> float:
-    """Seconds per call of the model under onnxruntime (``threads`` intra-op threads), in a
-    fresh process after a short warm-up."""
-    args = {
-        "model": str(model),
-        "inputs": [str(p) for p in inputs],
-        "threads": threads,
-        "min_time": min_time_s,
-        "warmup": 0.05,
-    }
-    return _timer_sample("onnxruntime", _ONNXRUNTIME_TIMER, args)
-
-
-def _numpy_sample(kind: str, layout: str, inputs: Sequence[Path], threads: int, min_time_s: float) -> float:
-    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
-    env["OPENBLAS_NUM_THREADS"] = str(threads)
-    args = {"inputs": [str(p) for p in inputs], "kind": kind, "layout": layout, "min_time": min_time_s, "warmup": 0.05}
-    return _timer_sample(f"numpy ({kind})", _NUMPY_TIMER, args, env)
 
 
 COMPARABLE_DTYPES = ("float32", "float64")
@@ -600,7 +522,7 @@ def _sample(
             if item.variant == NUMPY:
                 progress.begin("sample", f"{function} numpy {t}T")
                 samples[(function, t, NUMPY)].append(
-                    _numpy_sample(item.numpy[0], item.numpy[1], item.inputs, t, min_time_s)
+                    numpy_sample(item.numpy[0], item.numpy[1], item.inputs, t, min_time_s)
                 )
                 progress.advance("sample")
             elif item.variant == ONNXRUNTIME:

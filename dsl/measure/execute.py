@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
@@ -20,7 +20,7 @@ from ..errors import RunFailed
 if TYPE_CHECKING:
     from ..programs.program import ParameterArchive
 
-NUMPY_DTYPES: dict[str, Any] = {
+NUMPY_DTYPES: dict[str, type[np.number]] = {
     "f64": np.float64,
     "f32": np.float32,
     "f16": np.float16,

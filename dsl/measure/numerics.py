@@ -10,7 +10,7 @@ can round a value on a rounding boundary differently; integer results are exact.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence, TypedDict
 
 import numpy as np
 
@@ -61,6 +61,35 @@ class FunctionCheck:
         return all(c.ok for c in self.comparisons)
 
 
+class ComparisonJson(TypedDict):
+    """One comparison in :meth:`RunReport.to_json`."""
+
+    reference: str
+    result: int
+    max_abs_error: float
+    max_rel_error: float
+    tolerance: float
+    tolerance_kind: str
+    ok: bool
+
+
+class FunctionCheckJson(TypedDict):
+    """One function's comparisons in :meth:`RunReport.to_json`."""
+
+    function: str
+    ok: bool
+    comparisons: list[ComparisonJson]
+
+
+class RunReportJson(TypedDict):
+    """:meth:`RunReport.to_json`: the compile report, whether every comparison passed, notes and functions."""
+
+    compile: dict[str, object]
+    ok: bool
+    notes: list[str]
+    functions: list[FunctionCheckJson]
+
+
 @dataclass(frozen=True)
 class RunReport:
     """The outcome of :func:`run`."""
@@ -73,7 +102,7 @@ class RunReport:
     def ok(self) -> bool:
         return all(f.ok for f in self.functions)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> RunReportJson:
         return {
             "compile": self.compile_report.to_json(),
             "ok": self.ok,
@@ -123,7 +152,7 @@ def _spelled_arg(arg: Arg) -> str:
     return f"{shape}x{arg.element}" if shape else arg.element
 
 
-def check_inputs(signature: Signature, inputs: Sequence[Any], names: Sequence[str] | None = None) -> None:
+def check_inputs(signature: Signature, inputs: Sequence[object], names: Sequence[str] | None = None) -> None:
     """Refuses inputs whose count, shapes or dtypes differ from ``signature``'s arguments."""
     if len(inputs) != len(signature.inputs):
         raise RunFailed(

@@ -267,6 +267,22 @@ class DataLayout(StrategyKind):
                 "the matched op is the transpose; the strategy rewrites only the contraction it reads",
             )
             return self
+        self._check_steps_before_pack()
+        self._check_pack_steps()
+        if not (self.generalize or self.interchange or self.pack or self.consumer_interchange):
+            raise problem(
+                "pack", "at least one of generalize, interchange, consumer_interchange, pack or fuse_head_split", None
+            )
+        if isinstance(self.pack, PackGreedily):
+            packed = self.pack.packed_roles()
+            for i, t in enumerate(self.pack_transposes):
+                tiles = [r for r in packed if r in _OPERAND_ROLES[t.operand_index]]
+                self._check_transpose(i, t, None, tiles)
+        return self
+
+    def _check_steps_before_pack(self) -> None:
+        """The interchanges, propagate_reshapes and fold_unit_dims: well formed, and not with
+        what they cannot go with."""
         if self.interchange is not None:
             check_permutation("interchange", self.interchange)
         if self.consumer_interchange is not None:
@@ -297,6 +313,11 @@ class DataLayout(StrategyKind):
                     "unpack); use a separate rule",
                     getattr(self, field),
                 )
+
+    def _check_pack_steps(self) -> None:
+        """pack_transposes, specialize, lower_packs and lower_unpack: each with a pack to act
+        on, transposes at most once per operand, lowerings only where tdsl can tell what they
+        lower."""
         if self.pack is None:
             for field in ("pack_transposes", "specialize", "lower_packs", "lower_unpack"):
                 if getattr(self, field):
@@ -334,16 +355,6 @@ class DataLayout(StrategyKind):
                 "False when specialize is set (lowering the packs undoes the packed form)",
                 True,
             )
-        if not (self.generalize or self.interchange or self.pack or self.consumer_interchange):
-            raise problem(
-                "pack", "at least one of generalize, interchange, consumer_interchange, pack or fuse_head_split", None
-            )
-        if isinstance(self.pack, PackGreedily):
-            packed = self.pack.packed_roles()
-            for i, t in enumerate(self.pack_transposes):
-                tiles = [r for r in packed if r in _OPERAND_ROLES[t.operand_index]]
-                self._check_transpose(i, t, None, tiles)
-        return self
 
     def _refuse_with(self, flag: str, fields: tuple[tuple[str, str], ...], why: str) -> None:
         """Raises on the first of ``fields`` (name, its unset value as a message spells it) set

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import subprocess
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -108,6 +108,42 @@ def _scalar(types: dict[str, Any], name: str) -> bool:
     return shape is not None and int(np.prod(shape)) == 1
 
 
+def _flattened_qlinear_matmul(
+    model: "onnx.ModelProto", node: "onnx.NodeProto", types: dict[str, Any], fresh: Callable[[str], str]
+) -> list["onnx.NodeProto"] | None:
+    """The 2-D QLinearMatMul between two Reshapes that computes ``node``, a QLinearMatMul of a
+    3-D (or higher) activation by a 2-D weight with per-tensor activation quantization and
+    static shapes, the Reshapes' shapes added to ``model``'s initializers; None for any other
+    QLinearMatMul."""
+    from onnx import helper, numpy_helper
+
+    a_shape = _static_shape(types.get(node.input[0]))
+    b_shape = _static_shape(types.get(node.input[3]))
+    if not (
+        a_shape
+        and b_shape
+        and len(a_shape) >= 3
+        and len(b_shape) == 2
+        and _scalar(types, node.input[1])
+        and _scalar(types, node.input[2])
+    ):
+        return None
+    flat_shape = fresh(f"{node.name or node.output[0]}_tdsl_flat_shape")
+    out_shape = fresh(f"{node.name or node.output[0]}_tdsl_out_shape")
+    flat_in, flat_out = fresh(f"{node.input[0]}_tdsl_flat"), fresh(f"{node.output[0]}_tdsl_flat")
+    model.graph.initializer.extend(
+        [
+            numpy_helper.from_array(np.array([-1, a_shape[-1]], np.int64), flat_shape),
+            numpy_helper.from_array(np.array([*a_shape[:-1], b_shape[1]], np.int64), out_shape),
+        ]
+    )
+    return [
+        helper.make_node("Reshape", [node.input[0], flat_shape], [flat_in]),
+        helper.make_node("QLinearMatMul", [flat_in, *node.input[1:]], [flat_out], name=node.name),
+        helper.make_node("Reshape", [flat_out, out_shape], [node.output[0]]),
+    ]
+
+
 def import_fixes(model: "onnx.ModelProto") -> list[str]:
     """Rewrites ``model`` (in place) where IREE 3.13's ONNX import goes wrong, each into an
     equivalent graph; returns one note per kind of rewrite (empty: nothing to fix).
@@ -121,7 +157,7 @@ def import_fixes(model: "onnx.ModelProto") -> list[str]:
       generalization and vectorization emit ``arith.extsi``: wrong results for values >= 128).
       Rewritten with explicit zero points 0, which IREE imports as an exact i32 contraction.
     """
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import TensorProto, numpy_helper
 
     if not any(node.op_type in ("QLinearMatMul", "MatMulInteger") for node in model.graph.node):
         return []
@@ -143,29 +179,9 @@ def import_fixes(model: "onnx.ModelProto") -> list[str]:
     for node in model.graph.node:
         default = node.domain in ("", "ai.onnx")
         if default and node.op_type == "QLinearMatMul" and len(node.input) == 8:
-            a_shape = _static_shape(types.get(node.input[0]))
-            b_shape = _static_shape(types.get(node.input[3]))
-            if (
-                a_shape
-                and b_shape
-                and len(a_shape) >= 3
-                and len(b_shape) == 2
-                and _scalar(types, node.input[1])
-                and _scalar(types, node.input[2])
-            ):
-                flat_shape = fresh(f"{node.name or node.output[0]}_tdsl_flat_shape")
-                out_shape = fresh(f"{node.name or node.output[0]}_tdsl_out_shape")
-                flat_in, flat_out = fresh(f"{node.input[0]}_tdsl_flat"), fresh(f"{node.output[0]}_tdsl_flat")
-                model.graph.initializer.extend(
-                    [
-                        numpy_helper.from_array(np.array([-1, a_shape[-1]], np.int64), flat_shape),
-                        numpy_helper.from_array(np.array([*a_shape[:-1], b_shape[1]], np.int64), out_shape),
-                    ]
-                )
-                nodes.append(helper.make_node("Reshape", [node.input[0], flat_shape], [flat_in]))
-                inner = helper.make_node("QLinearMatMul", [flat_in, *node.input[1:]], [flat_out], name=node.name)
-                nodes.append(inner)
-                nodes.append(helper.make_node("Reshape", [flat_out, out_shape], [node.output[0]]))
+            flattened = _flattened_qlinear_matmul(model, node, types, fresh)
+            if flattened is not None:
+                nodes.extend(flattened)
                 batched += 1
                 continue
         if default and node.op_type == "MatMulInteger" and len(node.input) == 2:

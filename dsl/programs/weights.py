@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import zlib
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import ArgumentError
 
@@ -19,7 +20,7 @@ REFILLED_MARKER = "tdsl.refilled"
 
 
 def _recipe_values(
-    recipe: Mapping[str, float], shape: Sequence[int], dtype: Any, rng: np.random.Generator
+    recipe: Mapping[str, float], shape: Sequence[int], dtype: npt.DTypeLike, rng: np.random.Generator
 ) -> np.ndarray:
     if "value" in recipe:
         return np.full(shape, recipe["value"], dtype=dtype)

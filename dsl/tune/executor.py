@@ -31,7 +31,7 @@ from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType, TracebackType
-from typing import Any, Callable, Iterable, Protocol, Sequence
+from typing import Callable, Iterable, Protocol, Sequence
 
 from ..compiler.compile import compile
 from ..compiler.dispatches import short_pipeline
@@ -63,7 +63,7 @@ class BuildJob:
     key: str
     payload_name: str
     payload: bytes
-    strategies: dict[str, Any] | None
+    strategies: dict[str, object] | None
     target: str
     extra_flags: tuple[str, ...] = ()
     timeout_s: float = DEFAULT_TIMEOUT_S
@@ -364,7 +364,7 @@ def failed_sample(job: SampleJob, err: BaseException) -> SampleResult:
     return SampleResult(job.key, None, f"benchmark runner failed: {one_line(err)}")
 
 
-def _ignore(_: Any) -> None:
+def _ignore(_: object) -> None:
     return None
 
 

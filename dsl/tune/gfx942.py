@@ -68,7 +68,7 @@ class RankedJob:
     space_size: int = 0
     valid: int = 0
     pruned: Pruned = field(default_factory=Pruned)
-    ranking: list[dict[str, Any]] = field(default_factory=list)
+    ranking: list[dict[str, object]] = field(default_factory=list)
     compiled: list[Variant] = field(default_factory=list)
     measured: list[Variant] = field(default_factory=list)
     reference: Variant | None = None
@@ -81,7 +81,7 @@ class RankedJob:
         """Launches per call of every dispatch the job covers."""
         return sum(d.launches for d in [self.dispatch, *self.merged])
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return job_head(self.name, [self.dispatch, *self.merged], self.dispatch.root, self.share, self.skipped) | {
             "space_size": self.space_size,
             "valid": self.valid,
@@ -133,7 +133,7 @@ class Gfx942Result:
             lines.append("Interrupted: only what was ranked before the stop is here.")
         return lines
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "payload": self.payload,
             "target": self.target,
@@ -163,7 +163,8 @@ class Gfx942Result:
                 )
                 continue
             top = job.ranking[0] if job.ranking else {}
-            res = top.get("resources") or {}
+            kernel = top.get("resources")
+            res = kernel if isinstance(kernel, dict) else {}
             lines.append(
                 f"  {job.name:<5} {shapes:<44} {job.launches:>3} {job.space_size:>6} {job.valid:>6} "
                 f"{top.get('time_us', 0):>9.2f} {res.get('vgprs', '-')!s:>5} {res.get('waves_per_simd', top.get('waves_per_simd', '-'))!s:>5}  "

@@ -22,14 +22,30 @@ import math
 import random
 import statistics
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Sequence, TypedDict
 
-from ..sets.strategy_set import StrategySet
+from ..sets.space import Values
+from ..sets.strategy_set import Rule, StrategySet
 from .cache_keys import ArtifactKey, BuildSummary
 
 MIN_NOISE = 0.02
 """The smallest relative noise assumed (identical builds timed side by side differ by up to
 about this much on a quiet machine)."""
+
+
+class VariantJson(TypedDict):
+    """A variant in a tuning's JSON (:meth:`Variant.to_json`)."""
+
+    label: str
+    op: str
+    knobs: Values
+    key: str
+    compile: str
+    compile_seconds: float
+    samples_s: list[float]
+    rounds_s: list[list[float]]
+    median_s: float | None
+    errors: list[str]
 
 
 @dataclass
@@ -42,7 +58,7 @@ class Variant:
     key: str = ""
     artifact: ArtifactKey | None = None
     """The cache key of its build (set by the tuner when it builds it); ``key`` is its digest."""
-    values: dict[str, Any] = field(default_factory=dict)
+    values: Values = field(default_factory=dict)
     op: str = ""
     vmfb: bytes | None = None
     build_error: str = ""
@@ -53,7 +69,7 @@ class Variant:
     cached_samples: int = 0
     by_round: list[list[float]] = field(default_factory=list)
     """The samples of each round (two for the reference: its runs first and last)."""
-    rules: tuple[Any, ...] = ()
+    rules: tuple[Rule, ...] = ()
     """The op-level rules this variant puts before its base's (none for a program-level point)."""
 
     @property
@@ -69,7 +85,7 @@ class Variant:
         m = self.median
         return (max(self.samples) - min(self.samples)) / m if m and len(self.samples) > 1 else 0.0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> VariantJson:
         return {
             "label": self.label,
             "op": self.op,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Sequence, TypedDict
 
 from ..compiler.ops import Dispatch, OpView, ProgramOps, python_source
 from ..sets.space import Pruned, Space
@@ -14,9 +14,19 @@ from .measure import MIN_NOISE, Variant
 from .ready import cpu_spaces
 
 
-def job_head(
-    name: str, dispatches: Sequence[Dispatch], view: OpView | None, share: float, skipped: str
-) -> dict[str, Any]:
+class JobHeadJson(TypedDict):
+    """The fields every tuning job's JSON starts with (:func:`job_head`)."""
+
+    op: str
+    dispatch: str | None
+    dispatches: list[str]
+    shapes: str | None
+    launches: int | None
+    share: float
+    skipped: str
+
+
+def job_head(name: str, dispatches: Sequence[Dispatch], view: OpView | None, share: float, skipped: str) -> JobHeadJson:
     """The fields every tuning job's JSON starts with: op, dispatch (the first of
     ``dispatches``, the executables the job's matcher selects), every dispatch, shapes (of
     ``view``), launches per call (all of them), share of the work and why it was skipped
@@ -91,7 +101,7 @@ class OpJob:
         """Launches per call of every dispatch the job covers (1 for a user's space)."""
         return sum(d.launches for d in [self.dispatch, *self.merged]) if self.dispatch else 1
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         dispatches = [self.dispatch, *self.merged] if self.dispatch else []
         return job_head(
             self.name, dispatches, self.dispatch.graph_op if self.dispatch else None, self.share, self.skipped
@@ -189,7 +199,7 @@ def rewritten_convolution(original: Dispatch, ops: ProgramOps) -> Dispatch | Non
     view = original.graph_op
     assert view is not None
 
-    def signature(v: OpView) -> tuple[Any, ...]:
+    def signature(v: OpView) -> tuple[object, ...]:
         return (
             tuple(sorted((role, tuple(v.sizes(role))) for role in v.roles)),
             v.strides,

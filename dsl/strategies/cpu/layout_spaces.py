@@ -408,6 +408,29 @@ def panel_space(view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, nam
     return space
 
 
+def _packing_constraints(isa: Isa, lanes: int, m: int, n: int, k: int) -> list[Constraint]:
+    """The constraints of a packed matmul's space (:func:`packing_space`) on an ``m`` x ``n`` x
+    ``k`` problem: the accumulator fits the registers, a workgroup stays inside the problem,
+    and the in-place form gets whole tiles and no unit loop."""
+    return [
+        _accumulator_limit(isa, lanes, "m0", "n0"),
+        Constraint(
+            "workgroup_inside_the_problem",
+            lambda v: v["m_tiles"] * v["m0"] <= _ceil_pow2(m) and v["n_tiles"] * v["n0"] <= max(v["n0"], _ceil_pow2(n)),
+        ),
+        Constraint(
+            "in_place_needs_whole_tiles", lambda v: not v["in_place"] or (m % v["m0"] == 0 and n % v["n0"] == 0)
+        ),
+        # One M or N tile, or K = 1: IREE folds that unit loop of the generic, and the
+        # in-place maps (and the layout's marker) no longer find it (16x32x100 with N0 = 32,
+        # 2x512x64 with M0 = 2, 4x32x1: the rules matched nothing, the outputs stayed right).
+        Constraint(
+            "in_place_needs_no_unit_loop",
+            lambda v: not v["in_place"] or (m // v["m0"] > 1 and n // v["n0"] > 1 and k > 1),
+        ),
+    ]
+
+
 def packing_space(
     view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str, caches: Caches | None = None
 ) -> PackingSpace:
@@ -463,23 +486,7 @@ def packing_space(
             Rule(target=cpu.name, match=lhs_pack_match(types[0], m0, 1), strategy=lhs_pack, optional=False),
         ],
     )
-    constraints = [
-        _accumulator_limit(isa, lanes, "m0", "n0"),
-        Constraint(
-            "workgroup_inside_the_problem",
-            lambda v: v["m_tiles"] * v["m0"] <= _ceil_pow2(m) and v["n_tiles"] * v["n0"] <= max(v["n0"], _ceil_pow2(n)),
-        ),
-        Constraint(
-            "in_place_needs_whole_tiles", lambda v: not v["in_place"] or (m % v["m0"] == 0 and n % v["n0"] == 0)
-        ),
-        # One M or N tile, or K = 1: IREE folds that unit loop of the generic, and the
-        # in-place maps (and the layout's marker) no longer find it (16x32x100 with N0 = 32,
-        # 2x512x64 with M0 = 2, 4x32x1: the rules matched nothing, the outputs stayed right).
-        Constraint(
-            "in_place_needs_no_unit_loop",
-            lambda v: not v["in_place"] or (m // v["m0"] > 1 and n // v["n0"] > 1 and k > 1),
-        ),
-    ]
+    constraints = _packing_constraints(isa, lanes, m, n, k)
     space = PackingSpace(template, constraints, m, n, k, types)
     # The seeds: the valid point nearest to the ready library's (log distance: tiles are
     # ratios; the register tile weighs twice the workgroup's, so that a small M gets fewer

@@ -243,37 +243,16 @@ def convolution_tunable(view: OpView, pipeline: str | None) -> str:
     return ""
 
 
-def convolution_space(
-    view: OpView,
-    match: MatcherKind,
-    isa: Isa,
-    base: CpuTarget,
-    name: str,
-    pipeline: str,
-    iree_config: str | None = None,
-) -> Space:
-    """The op-level space of one convolution: ``base`` with one rule pinning ``view`` at the
-    graph level (:class:`tdsl.GraphCpuLowering` on ``pipeline``, IREE's own for the op;
-    ``match`` with the op's indexing maps added, so one layout only) on knob tiles.
-    Knobs: workgroup and register tile of the output channel (of the depthwise channel where
-    the op has no other) and of the innermost output image loop, workgroup tile of the outer
-    output image loops, and the input-channel step. Register tiles of the outer output image
-    loops and steps of the filter loops are 1: IREE's conv pipelines decompose the op into
-    1-D convolutions there; a group loop (grouped convolutions) and the batch get tile 1.
-    ``iree_config`` (IREE's ``#iree_cpu.lowering_config`` for the op, from the op listing)
-    is the space's seed where it is one of its points. Requires
-    ``convolution_tunable(view, pipeline) == ""``."""
-    reason = convolution_tunable(view, pipeline)
-    if reason:
-        raise ValueError(f"{name}: {reason}")
-    pipeline = pipeline.removeprefix("#iree_cpu.pipeline<").removesuffix(">")
+def _convolution_knobs(view: OpView) -> dict[int, tuple[TileEntry, TileEntry, TileEntry]]:
+    """Each loop's (distribution, vector, reduction) tile in :func:`convolution_space`: knobs
+    on the output channel (the depthwise channel where the op has no other), the output image
+    loops and the input-channel step; 1 or 0 elsewhere."""
     rank = len(view.loop_sizes)
     roles = view.roles
     channel_role = "output_channel" if roles.get("output_channel") else "depth"
     channel = roles[channel_role][0]
     image = roles["output_image"]
     width, outer = image[-1], image[:-1]
-    lanes = _lanes(isa, view)
     f, w = view.loop_sizes[channel], view.loop_sizes[width]
     c = view.loop_sizes[roles["input_channel"][0]] if roles.get("input_channel") else 0
     steps = (1, 2, 4, 8, 16, 32)
@@ -300,6 +279,36 @@ def convolution_space(
             0,
             Choice("vec_c", sorted({v for v in steps if v <= c} | ({c} if c <= steps[-1] else set()))),
         )
+    return knobs
+
+
+def convolution_space(
+    view: OpView,
+    match: MatcherKind,
+    isa: Isa,
+    base: CpuTarget,
+    name: str,
+    pipeline: str,
+    iree_config: str | None = None,
+) -> Space:
+    """The op-level space of one convolution: ``base`` with one rule pinning ``view`` at the
+    graph level (:class:`tdsl.GraphCpuLowering` on ``pipeline``, IREE's own for the op;
+    ``match`` with the op's indexing maps added, so one layout only) on knob tiles.
+    Knobs: workgroup and register tile of the output channel (of the depthwise channel where
+    the op has no other) and of the innermost output image loop, workgroup tile of the outer
+    output image loops, and the input-channel step. Register tiles of the outer output image
+    loops and steps of the filter loops are 1: IREE's conv pipelines decompose the op into
+    1-D convolutions there; a group loop (grouped convolutions) and the batch get tile 1.
+    ``iree_config`` (IREE's ``#iree_cpu.lowering_config`` for the op, from the op listing)
+    is the space's seed where it is one of its points. Requires
+    ``convolution_tunable(view, pipeline) == ""``."""
+    reason = convolution_tunable(view, pipeline)
+    if reason:
+        raise ValueError(f"{name}: {reason}")
+    pipeline = pipeline.removeprefix("#iree_cpu.pipeline<").removesuffix(">")
+    rank = len(view.loop_sizes)
+    lanes = _lanes(isa, view)
+    knobs = _convolution_knobs(view)
     lowering = GraphCpuLowering(
         name=name,
         pipeline=pipeline,

@@ -143,6 +143,55 @@ def _ceil(a: int, b: int) -> int:
     return -(-a // b)
 
 
+def _innermost(gemm: Gemm) -> dict[str, int]:
+    """The innermost loop of each of the m, n and k roles (-1: none)."""
+    return {role: (gemm.loops(role) or [-1])[-1] for role in "mnk"}
+
+
+def _workgroup_tiles(gemm: Gemm, tiling: Tiling) -> tuple[int, dict[str, int], dict[str, int], int, int]:
+    """(workgroups, elements of a workgroup tile per b / m / n role, intrinsic tiles of a
+    subgroup per m / n role, subgroups per workgroup, padded size of the parallel loops)."""
+    x = tiling.intrinsic
+    inner = _innermost(gemm)
+    unit = {"m": x.m, "n": x.n}
+    workgroups = 1
+    rows = {"b": 1, "m": 1, "n": 1}
+    per_subgroup = {"m": 1, "n": 1}  # intrinsic tiles
+    counts = 1
+    padded_work = 1
+    for i, (role, size) in enumerate(zip(gemm.roles, gemm.sizes)):
+        if role == "k":
+            continue
+        tile = tiling.workgroup[i] or size
+        workgroups *= _ceil(size, tile)
+        padded_work *= _ceil(size, tile) * tile
+        rows[role] *= tile
+        if role in "mn":
+            span = tiling.subgroup[i] * (unit[role] if i == inner[role] else 1)
+            counts *= max(1, tile // max(span, 1))
+            per_subgroup[role] *= tiling.subgroup[i]
+    return workgroups, rows, per_subgroup, counts, padded_work
+
+
+def _k_steps(gemm: Gemm, tiling: Tiling) -> tuple[int, int, int, int]:
+    """(K iterations, MFMAs along K per m x n intrinsic tile and K iteration, K elements one
+    iteration loads, padded size of the K loops)."""
+    x = tiling.intrinsic
+    inner = _innermost(gemm)
+    k_iterations = 1
+    steps = 1
+    k_elements = 1
+    padded = 1
+    for i in gemm.loops("k"):
+        r = max(tiling.reduction[i], 1)
+        elements = r * x.k if i == inner["k"] else r
+        k_iterations *= _ceil(gemm.sizes[i], elements)
+        padded *= _ceil(gemm.sizes[i], elements) * elements
+        steps *= r
+        k_elements *= elements
+    return k_iterations, steps, k_elements, padded
+
+
 def estimate(
     gemm: Gemm,
     tiling: Tiling,
@@ -164,34 +213,9 @@ def estimate(
     x = tiling.intrinsic
     a_bytes, b_bytes = element_bytes(gemm.lhs_type), element_bytes(gemm.rhs_type)
     c_bytes = element_bytes(gemm.output_type)
-    inner = {role: (gemm.loops(role) or [-1])[-1] for role in "mnk"}
-    unit = {"m": x.m, "n": x.n}
-    workgroups = 1
-    rows = {"b": 1, "m": 1, "n": 1}
-    per_subgroup = {"m": 1, "n": 1}  # intrinsic tiles
-    counts = 1
-    padded_work = 1
-    for i, (role, size) in enumerate(zip(gemm.roles, gemm.sizes)):
-        if role == "k":
-            continue
-        tile = tiling.workgroup[i] or size
-        workgroups *= _ceil(size, tile)
-        padded_work *= _ceil(size, tile) * tile
-        rows[role] *= tile
-        if role in "mn":
-            span = tiling.subgroup[i] * (unit[role] if i == inner[role] else 1)
-            counts *= max(1, tile // max(span, 1))
-            per_subgroup[role] *= tiling.subgroup[i]
-    k_iterations = 1
-    steps = 1  # MFMAs along K per m x n intrinsic tile and K iteration
-    k_elements = 1  # K elements one iteration loads
-    for i in gemm.loops("k"):
-        r = max(tiling.reduction[i], 1)
-        elements = r * x.k if i == inner["k"] else r
-        k_iterations *= _ceil(gemm.sizes[i], elements)
-        padded_work *= _ceil(gemm.sizes[i], elements) * elements
-        steps *= r
-        k_elements *= elements
+    workgroups, rows, per_subgroup, counts, padded_work = _workgroup_tiles(gemm, tiling)
+    k_iterations, steps, k_elements, padded_k = _k_steps(gemm, tiling)
+    padded_work *= padded_k
     useful = prod(gemm.sizes)
     tm, tn = per_subgroup["m"], per_subgroup["n"]
     mfma = tm * tn * steps

@@ -1,76 +1,41 @@
 """The gfx942 search space of one contraction or convolution, and its ranking without a GPU.
 
-:func:`gfx942_space` returns a :class:`~tdsl.sets.space.Space` (a :class:`Gfx942Space`)
-whose template is one gfx942 rule: the problem's exact-shape matcher (as ``rule_for`` /
-``conv_rule_for`` make it) and the chooser's ``GpuLowering`` (:mod:`.chooser`) with a knob
-in each field the chooser decides:
+:func:`gfx942_space` returns a :class:`Gfx942Space`: one gfx942 rule (the problem's
+exact-shape matcher and the chooser's ``GpuLowering``) with a knob in each field the
+chooser decides:
 
-* ``intrinsic`` (``mma_kind``): the MFMA intrinsics of the element types;
-* ``workgroup`` (``workgroup``, whole tile lists): an m-group tile x an n-group tile of
-  those the chooser considers (batch loops 1, k loops 0);
-* ``subgroups_m`` / ``subgroups_n`` (``subgroup_m_count`` / ``subgroup_n_count``): the
-  subgroup split, 1, 2, 4 or 8 along M and along N;
-* ``reduction`` (``reduction`` of the innermost k loop): intrinsics of K per iteration;
-* ``pipeline`` (``pipeline``): TileAndFuse or VectorDistribute, only for a contraction with
-  one m, one n and one k loop that some intrinsic divides (a convolution is TileAndFuse's
-  implicit GEMM);
-* ``prefetch`` (``prefetch_num_stages``): 0 or 2;
-* ``waves_per_eu`` (``llvm_func_attrs``): none, or ``amdgpu-waves-per-eu`` 2 or 4 (1 is
-  left out: LLVM already gives a workgroup of up to 256 threads 512 registers per lane).
+| knob | field | values |
+| --- | --- | --- |
+| ``intrinsic`` | ``mma_kind`` | the MFMA intrinsics of the element types |
+| ``workgroup`` | ``workgroup`` | an m-group tile x an n-group tile the chooser considers |
+| ``subgroups_m`` / ``subgroups_n`` | ``subgroup_m_count`` / ``subgroup_n_count`` | 1, 2, 4 or 8 |
+| ``reduction`` | innermost k of ``reduction`` | intrinsics of K per iteration |
+| ``pipeline`` | ``pipeline`` | TileAndFuse, or VectorDistribute where one m, n, k loop divides |
+| ``prefetch`` | ``prefetch_num_stages`` | 0 or 2 |
+| ``waves_per_eu`` | ``llvm_func_attrs`` | none, 2 or 4 |
 
-Each knob holds the chooser's own value first, so assignment 0 is the chooser's
-configuration, and with ``spread=2`` (the default) the values within a factor of 2 of it
-(group tiles by their rows, subgroup counts, reductions): at most 5832 assignments, of
-which 9 to 51 % are valid on the shapes of tests/strategies/test_gpu_space.py (ranked in well under a
-second). ``spread=None`` takes every value the chooser considers (33,600 to 67,200
-assignments on those shapes, 10 to 19 % valid, 2 to 3 seconds to rank).
+Assignment 0 is the chooser's own configuration; ``spread=2`` (the default) keeps values
+within a factor of 2 of it (at most 5832 assignments), ``spread=None`` every value the
+chooser considers. A candidate derives ``subgroup``, ``workgroup_size``, ``padding`` and,
+for VectorDistribute, ``subgroup_basis`` from the values, as :func:`~.chooser.choose`
+does. Named constraints prune what is no tiling or breaks a limit (``tiles_fit_intrinsic``,
+``subgroups_per_workgroup``, ``subgroups_fill_workgroup``, ``reduction_tiles_k``,
+``vector_distribute_unpadded``, ``lds_fits``, ``registers_fit``,
+``prefetch_needs_three_k_iterations``, ``waves_per_eu_fits_registers``); each candidate left
+is validated in full.
 
-A candidate derives the fields that follow from the values -- ``subgroup`` (each group's
-tile split over its subgroups, innermost loops first, as the chooser splits),
-``workgroup_size`` (64 threads per subgroup), ``padding`` (where the intrinsic does not
-divide the problem), and for VectorDistribute ``subgroup_basis`` and the reduction in
-elements -- and leaves out ``subgroup_m_count`` / ``subgroup_n_count`` (IREE 3.13 reads
-neither; the split is in ``subgroup`` and ``workgroup_size``), so the chooser's choice is
-a candidate exactly as :func:`~.chooser.choose` returns it. Named constraints prune what is
-no tiling or breaks a limit, in this order: ``tiles_fit_intrinsic`` (tiles are multiples
-of the intrinsic that divide the loops, or padded tiles where it pads),
-``subgroups_per_workgroup`` (1 to 8), ``subgroups_fill_workgroup`` (whole intrinsic tiles
-per subgroup), ``reduction_tiles_k``, ``vector_distribute_unpadded``, ``lds_fits``,
-``registers_fit`` (the chooser's register margin), ``prefetch_needs_three_k_iterations``,
-``waves_per_eu_fits_registers`` (the register estimate fits 512 / N); each candidate left
-is validated in full (the gfx942 LDS, MMA and subgroup checks).
-
-**Ranking.** :func:`rank` orders the valid candidates by the chooser's cost model,
-:func:`~.chooser.estimate`, in the chooser's order (:func:`~.chooser.rank_key`): the
-estimated time -- the largest of (rounds of workgroups the CUs hold at the occupancy LDS
-and the register estimate allow) x (K iterations) x (the MFMA cycles of the subgroups
-sharing a SIMD, or the LDS reads, and the memory latency each K iteration waits unless
-prefetching overlaps it with that work), the tile loads over the caches, and the
-problem's own bytes over HBM -- then the wasted (padded) MFMA work, global traffic, waves
-per SIMD, LDS, subgroups and MFMAs per iteration; ties go TileAndFuse before
-VectorDistribute (the model has no term that tells them apart) and no
-``amdgpu-waves-per-eu`` before 2 before 4. The model reads ``prefetch`` (without it a K
-iteration waits for its loads, then computes) and ``amdgpu-waves-per-eu`` N (occupancy at
-least N; the space keeps N only where the register estimate fits 512 / N registers, so
-the model never gains from it: it matters where the compiler's real register count is
-over the estimate, which :func:`rerank_with_resources` sees).
-
-**Not run on hardware.** Nothing here has run on a GPU: every ranking is the cost
-model's, whose constants are assumptions about MI300X, and candidates are only verified
-to validate, render and (in the tests, a few) compile for gfx942 with ``iree-compile``.
-:func:`rerank_with_resources` refines the order with what compiling reports (registers,
-spills, LDS from the HSACO metadata, :mod:`tdsl.compiler.hsaco`), still without running
-anything. To measure, on a machine with an AMD GPU: ``tdsl tune MODEL --target gfx942
---device hip://0 -o DIR`` (the runner times the built candidates on that IREE device), or
-compile a candidate set with ``tdsl compile`` and time the module with
-``iree-benchmark-module --device=hip://0``.
+:func:`rank` orders the valid candidates by the chooser's cost model
+(:func:`~.chooser.estimate`, :func:`~.chooser.rank_key`); :func:`rerank_with_resources`
+re-ranks with the compiler's real register counts. Nothing here has run on a GPU: the
+cost model's constants are assumptions about MI300X, and candidates are verified to
+validate, render and (in the tests, a few) compile for gfx942.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Mapping, Optional, Sequence, TypeVar, Union
 
 from ...compiler.hsaco import KernelResources
 from ...errors import TdslError
@@ -111,6 +76,8 @@ CLOCK_HZ = 2.1e9
 WAVES_ATTR = "amdgpu-waves-per-eu"
 
 Problem = Union[Contraction, Convolution, Convolution2d]
+
+_T = TypeVar("_T")
 
 
 # --- the space -----------------------------------------------------------------------------------
@@ -312,7 +279,7 @@ def _counts(gemm: Gemm, tiling: Tiling) -> tuple[int, int]:
     return found[0], found[1]
 
 
-def _near(values: Sequence[Any], chosen: Any, size: Any, spread: Optional[int]) -> list[Any]:
+def _near(values: Sequence[_T], chosen: _T, size: Callable[[_T], int], spread: Optional[int]) -> list[_T]:
     """``chosen`` first, then the other ``values`` whose ``size(value)`` is within a factor
     ``spread`` of ``size(chosen)`` (all of them with ``spread=None``), in order."""
     center = size(chosen)
@@ -523,7 +490,7 @@ def _ranked(candidate: Candidate, gemm: Gemm, facts: AmdGpuArch, resources: Opti
     return Ranked(candidate, guess, guess.cycles / CLOCK_HZ * 1e6, tiling, gemm, peak_cycles / guess.cycles, resources)
 
 
-def _order(item: Ranked) -> tuple[Any, ...]:
+def _order(item: Ranked) -> tuple[object, ...]:
     strategy = _strategy(item.candidate)
     return (
         *rank_key(item.estimate),
