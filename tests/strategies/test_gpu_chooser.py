@@ -17,7 +17,7 @@ from tdsl.targets import GFX942
 from tdsl.targets.amdgpu_resources import LdsProblem
 
 PROPERTY = settings(
-    max_examples=200, deadline=3000, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=200, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]
 )
 
 

@@ -28,7 +28,7 @@ def _cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyP
 @pytest.mark.parametrize("name", NAMES)
 def test_model_op_listings_and_gfx942_set(golden, name: str, tmp_path: Path) -> None:
     program = load_program(MODELS / name / "model.onnx")
-    relative = f"../examples/models/{name}"
+    relative = f"../../examples/models/{name}"
     for target, label in ((CpuTarget(cpu="znver4"), "cpu"), (AmdGpuTarget(), "gfx942")):
         ops = list_dispatches(program.mlir_path, target)
         golden.check(ops.text().replace(str(program.mlir_path), "model.onnx") + "\n", f"{relative}/ops.{label}.txt")
