@@ -79,13 +79,7 @@ def add_run(sub: Commands) -> None:
         help="input arrays instead of seeded random ones: one .npy per argument, or one .npz (arrays named by argument)",
     )
     p.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the random inputs (default 0)")
-    p.add_argument(
-        "--input-range",
-        action="append",
-        default=[],
-        metavar="ARG=LO:HI",
-        help="range of one argument's seeded values (name, argN or N; integers include HI) (repeatable)",
-    )
+    _add_input_range(p)
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     add_flag_args(p, writes_flags=False)
     add_limits(p)
@@ -101,13 +95,7 @@ def add_bench(sub: Commands) -> None:
         description="Compile the payload with the strategies, with IREE's default pipeline and with --iree-opt-data-tiling, and time every function side by side with numpy (plain matmul / batch matmul / convolution): interleaved repetitions, IREE's builds called in turn in one process in each, medians, ratios paired by repetition, GFLOP/s (counted from the contractions and convolutions). numpy rows on other than float32/float64 data are marked 'not comparable' and left out of the ratios.",
     )
     add_payload_args(p, cpu_only=True)
-    p.add_argument(
-        "--input-range",
-        action="append",
-        default=[],
-        metavar="ARG=LO:HI",
-        help="range of one argument's seeded values (name, argN or N; integers include HI) (repeatable)",
-    )
+    _add_input_range(p)
     p.add_argument(
         "--threads",
         type=thread_counts,
@@ -140,6 +128,17 @@ def add_bench(sub: Commands) -> None:
     add_flag_args(p, writes_flags=False)
     add_limits(p)
     p.set_defaults(run=_cmd_bench)
+
+
+def _add_input_range(p: argparse.ArgumentParser) -> None:
+    """``--input-range``, shared by run and bench (seeded inputs)."""
+    p.add_argument(
+        "--input-range",
+        action="append",
+        default=[],
+        metavar="ARG=LO:HI",
+        help="range of one argument's seeded values (name, argN or N; integers include HI) (repeatable)",
+    )
 
 
 def _cmd_compile(args: argparse.Namespace) -> int:
