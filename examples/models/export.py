@@ -186,7 +186,155 @@ def resnet() -> tuple[nn.Module, tuple[torch.Tensor, ...], list[str], list[str]]
     return SmallResNet().eval(), (torch.randn(1, 3, 64, 64),), ["image"], ["logits"]
 
 
-MODELS = {"bert": bert, "gpt2_block": gpt2_block, "resnet": resnet}
+# ---------------------------------------------------------------------------------------
+# transformers architectures, small configs with random weights: the op forms of the real
+# models (GPT-2's causal bool mask, ViT's patch conv, ResNet's strided convs and BatchNorm,
+# MobileNetV2's depthwise convs and TF padding, ConvNeXt's 7x7 depthwise convs and layer
+# scales, Whisper's 1-D convs) at sizes that compile in seconds.
+
+IMAGE = 32
+
+
+def randomize_norms(model: nn.Module) -> nn.Module:
+    """BatchNorm statistics and affine parameters, and ConvNeXt layer scales, as if trained:
+    at their initial values (mean 0, var 1, scale 1e-6) blocks are near-identities."""
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, nn.BatchNorm2d):
+                module.running_mean.uniform_(-0.1, 0.1)
+                module.running_var.uniform_(0.5, 1.5)
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.uniform_(-0.1, 0.1)
+            scale = getattr(module, "layer_scale_parameter", None)
+            if isinstance(scale, nn.Parameter):
+                scale.uniform_(0.5, 1.5)
+    return model
+
+
+class FirstOutput(nn.Module):
+    """A transformers model called with ``return_dict=False``, its first output only (the
+    last hidden state)."""
+
+    def __init__(self, model: nn.Module) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.model(x, return_dict=False)[0]
+
+
+class Gpt2WithMask(nn.Module):
+    """GPT2Model called with its attention mask (as deployed): the causal and padding masks
+    are computed in the graph from bool comparisons, not folded into a constant."""
+
+    def __init__(self, model: nn.Module) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+        return self.model(input_ids=input_ids, attention_mask=attention_mask, return_dict=False)[0]
+
+
+def gpt2() -> tuple[nn.Module, tuple[torch.Tensor, ...], list[str], list[str]]:
+    """GPT2Model: 2 layers, hidden 64, 4 heads, sequence 32, eager attention, with the
+    attention mask as an input (the causal bool mask is built in the graph)."""
+    from transformers import GPT2Config, GPT2Model
+
+    config = GPT2Config(vocab_size=512, n_positions=64, n_embd=64, n_layer=2, n_head=4, attn_implementation="eager")
+    model = Gpt2WithMask(GPT2Model(config)).eval()
+    ids = torch.randint(0, 512, (1, 32), dtype=torch.int64)
+    mask = torch.ones(1, 32, dtype=torch.int64)
+    return model, (ids, mask), ["input_ids", "attention_mask"], ["last_hidden_state"]
+
+
+def vit() -> tuple[nn.Module, tuple[torch.Tensor, ...], list[str], list[str]]:
+    """ViTModel: 32x32 image, 8x8 patches (a stride-8 conv), 2 layers, hidden 64, 4 heads."""
+    from transformers import ViTConfig, ViTModel
+
+    config = ViTConfig(
+        image_size=IMAGE,
+        patch_size=8,
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=128,
+        attn_implementation="eager",
+    )
+    model = ViTModel(config, add_pooling_layer=False).eval()
+    return FirstOutput(model).eval(), (torch.randn(1, 3, IMAGE, IMAGE),), ["pixel_values"], ["last_hidden_state"]
+
+
+def resnet_hf() -> tuple[nn.Module, tuple[torch.Tensor, ...], list[str], list[str]]:
+    """ResNetModel: 7x7 stride-2 stem, max pool, two stages of basic blocks (16, 32
+    channels, the second strided with a projection shortcut), BatchNorm as if trained."""
+    from transformers import ResNetConfig, ResNetModel
+
+    config = ResNetConfig(embedding_size=16, hidden_sizes=[16, 32], depths=[1, 1], layer_type="basic")
+    model = randomize_norms(ResNetModel(config)).eval()
+    return FirstOutput(model).eval(), (torch.randn(1, 3, IMAGE, IMAGE),), ["pixel_values"], ["last_hidden_state"]
+
+
+def mobilenet_v2() -> tuple[nn.Module, tuple[torch.Tensor, ...], list[str], list[str]]:
+    """MobileNetV2Model at depth multiplier 0.35: inverted residuals with depthwise 3x3
+    convs, ReLU6, TF 'same' padding, BatchNorm as if trained."""
+    from transformers import MobileNetV2Config, MobileNetV2Model
+
+    config = MobileNetV2Config(image_size=IMAGE, depth_multiplier=0.35)
+    model = randomize_norms(MobileNetV2Model(config, add_pooling_layer=False)).eval()
+    return FirstOutput(model).eval(), (torch.randn(1, 3, IMAGE, IMAGE),), ["pixel_values"], ["last_hidden_state"]
+
+
+def convnext() -> tuple[nn.Module, tuple[torch.Tensor, ...], list[str], list[str]]:
+    """ConvNextModel: 4x4 patch stem, two stages (16, 32 channels) of 7x7 depthwise conv,
+    channels-last LayerNorm, pointwise MLP with GELU and a layer scale."""
+    from transformers import ConvNextConfig, ConvNextModel
+
+    config = ConvNextConfig(image_size=IMAGE, num_stages=2, hidden_sizes=[16, 32], depths=[1, 1])
+    model = randomize_norms(ConvNextModel(config)).eval()
+    return FirstOutput(model).eval(), (torch.randn(1, 3, IMAGE, IMAGE),), ["pixel_values"], ["last_hidden_state"]
+
+
+def whisper_encoder() -> tuple[nn.Module, tuple[torch.Tensor, ...], list[str], list[str]]:
+    """WhisperModel(...).encoder: 16 mel bins x 64 frames, two 1-D convs (the second stride
+    2), 1 layer, hidden 64, 4 heads."""
+    from transformers import WhisperConfig, WhisperModel
+
+    config = WhisperConfig(
+        vocab_size=128,
+        num_mel_bins=16,
+        d_model=64,
+        encoder_layers=1,
+        decoder_layers=1,
+        encoder_attention_heads=4,
+        decoder_attention_heads=4,
+        encoder_ffn_dim=128,
+        decoder_ffn_dim=128,
+        max_source_positions=32,
+        max_target_positions=32,
+        pad_token_id=0,
+        bos_token_id=1,
+        eos_token_id=2,
+        decoder_start_token_id=1,
+        attn_implementation="eager",
+    )
+    encoder = WhisperModel(config).encoder.eval()
+    return FirstOutput(encoder).eval(), (torch.randn(1, 16, 64),), ["input_features"], ["last_hidden_state"]
+
+
+MODELS = {
+    "bert": bert,
+    "gpt2_block": gpt2_block,
+    "resnet": resnet,
+    "gpt2": gpt2,
+    "vit": vit,
+    "resnet_hf": resnet_hf,
+    "mobilenet_v2": mobilenet_v2,
+    "convnext": convnext,
+    "whisper_encoder": whisper_encoder,
+}
+# opset 17 writes an invalid GPT-2 (an opset-18 Split attribute); 18 is clean
+# (and a MobileNetV2 whose TF-padding Pad has no opset-17 adapter)
+OPSETS = {"gpt2": 18, "mobilenet_v2": 18}
 
 
 # ---------------------------------------------------------------------------------------
@@ -203,7 +351,8 @@ def recipe(values: np.ndarray) -> dict[str, float]:
 
 def strip(model: onnx.ModelProto) -> int:
     """Removes the data of every float initializer with >= MIN_STRIPPED_ELEMENTS elements
-    (in place), leaving a refill recipe in its doc_string; returns how many it stripped."""
+    but two distinct values (a folded mask keeps its data) in place, leaving a refill recipe
+    in its doc_string; returns how many it stripped."""
     count = 0
     for tensor in model.graph.initializer:
         if tensor.data_type not in (onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE):
@@ -211,11 +360,23 @@ def strip(model: onnx.ModelProto) -> int:
         if int(np.prod(tensor.dims)) < MIN_STRIPPED_ELEMENTS:
             continue
         values = numpy_helper.to_array(tensor)
+        if len(np.unique(values)) == 2:  # an additive mask (0 and a large negative): structure, not a weight
+            continue
         tensor.doc_string = f"{STRIP_MARKER} {json.dumps(recipe(values), sort_keys=True)}"
         for field in ("raw_data", "float_data", "double_data", "int32_data"):
             tensor.ClearField(field)
         count += 1
     return count
+
+
+def drop_debug_info(model: onnx.ModelProto) -> None:
+    """Removes what the exporter records per node for debugging (the module path and the
+    Python stack in ``metadata_props``, doc strings): most of a small model's bytes."""
+    for node in model.graph.node:
+        node.ClearField("metadata_props")
+        node.ClearField("doc_string")
+    for value in [*model.graph.value_info, *model.graph.input, *model.graph.output]:
+        value.ClearField("metadata_props")
 
 
 def export(name: str) -> None:
@@ -231,7 +392,7 @@ def export(name: str) -> None:
             str(full),
             input_names=inputs,
             output_names=outputs,
-            opset_version=OPSET,
+            opset_version=OPSETS.get(name, OPSET),
             dynamo=True,
             external_data=False,
         )
@@ -239,6 +400,7 @@ def export(name: str) -> None:
     onnx.checker.check_model(model)
     model.doc_string = f"tdsl example model {name!r} (examples/models/export.py), weights stripped"
     stripped = strip(model)
+    drop_debug_info(model)
     onnx.save(model, str(out_dir / "model.onnx"))
     size = (out_dir / "model.onnx").stat().st_size
     print(f"{name}: {stripped} initializers stripped, {size} bytes, opset {model.opset_import[0].version}")
