@@ -274,14 +274,29 @@ def resnet_hf() -> tuple[nn.Module, tuple[torch.Tensor, ...], list[str], list[st
     return FirstOutput(model).eval(), (torch.randn(1, 3, IMAGE, IMAGE),), ["pixel_values"], ["last_hidden_state"]
 
 
+class MobileNetV2Head(nn.Module):
+    """The stem and the first ``blocks`` inverted residuals of a MobileNetV2Model: every op
+    form of the whole network (expansion, depthwise 3x3 with and without stride, projection,
+    residual add, TF 'same' padding) with a third of its 17 blocks."""
+
+    def __init__(self, model: nn.Module, blocks: int) -> None:
+        super().__init__()
+        self.stem = model.conv_stem
+        self.blocks = nn.Sequential(*list(model.layer)[:blocks])
+
+    def forward(self, pixel_values: torch.Tensor) -> torch.Tensor:
+        return self.blocks(self.stem(pixel_values))
+
+
 def mobilenet_v2() -> tuple[nn.Module, tuple[torch.Tensor, ...], list[str], list[str]]:
-    """MobileNetV2Model at depth multiplier 0.35: inverted residuals with depthwise 3x3
-    convs, ReLU6, TF 'same' padding, BatchNorm as if trained."""
+    """MobileNetV2Model at depth multiplier 0.35, its stem and first 6 inverted residuals:
+    depthwise 3x3 convs, ReLU6, TF 'same' padding, BatchNorm as if trained."""
     from transformers import MobileNetV2Config, MobileNetV2Model
 
     config = MobileNetV2Config(image_size=IMAGE, depth_multiplier=0.35)
     model = randomize_norms(MobileNetV2Model(config, add_pooling_layer=False)).eval()
-    return FirstOutput(model).eval(), (torch.randn(1, 3, IMAGE, IMAGE),), ["pixel_values"], ["last_hidden_state"]
+    head = MobileNetV2Head(model, blocks=6).eval()
+    return head, (torch.randn(1, 3, IMAGE, IMAGE),), ["pixel_values"], ["hidden_states"]
 
 
 def convnext() -> tuple[nn.Module, tuple[torch.Tensor, ...], list[str], list[str]]:
