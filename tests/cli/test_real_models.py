@@ -1,18 +1,19 @@
 """Real frontend output through the four commands a user tries first: ``tdsl ops``, ``tdsl
 compile --strategies auto()``, ``tdsl run`` with and without ``--strategies auto()``. Each
-exits 0, or 1 only where a comparison reports a real (finite) difference: never 2 or 3, never
-a traceback.
+exits 0 (or, on a model with random weights, 1 where a comparison reports a real, finite
+difference): never 2 or 3, never a traceback.
 
 Payloads: every model of examples/models/ (the torch exports, six of them transformers
 architectures with random weights) and the ONNX backend node tests committed under
-tests/payloads/onnx/node/ (their own inputs, compared with onnxruntime). The node tests are
-tiny (seconds per command); the models take 10-60 s per command on two cores. Without
-``-m slow`` only the node tests' runs and GPT-2's ops and run are tried (about two minutes). ``benchmarks/node_tests.py`` runs the same commands on the whole node test suite
-or on examples/models/.
+tests/payloads/onnx/node/ (run on their own inputs against onnxruntime, which agrees with
+their expected outputs: they exit 0). The node tests are tiny (seconds per command); the
+models take 10-60 s per command on two cores. Without ``-m slow`` only the node tests' runs
+and GPT-2's ops and run are tried (about two minutes on a loaded two-core machine).
+``benchmarks/node_tests.py`` runs the same commands on the whole node test suite or on
+examples/models/.
 
 A case that fails for a class issue 35 names (fixed elsewhere) is a strict xfail naming the
-class: it turns into a failure once the fix lands, so that the mark goes with it.
-"""
+class: it turns into a failure once the fix lands, so that the mark goes with it."""
 
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ I1_DATA_TILING = (
 OPS_COVERAGE_BUILD = "tdsl ops loses the listing to the failing auto() coverage build (issue 35 item 3)"
 NEG_INF_VERDICT = "-inf in the same places of output and reference judged a difference (issue 35 item 4)"
 F64_DEMOTED = "IREE demotes the f64 program: OUT_OF_RANGE at run time (issue 35 item 4)"
+QLINEAR_3D = "3-D x 3-D QLinearMatMul: wrong numbers, no note (issue 35, 3-D QLinearMatMul)"
 BOOL_MASK = "test_attention_4d_attn_mask_bool_expanded"
 NEG_INF = "test_attention_4d_with_past_and_present_qk_matmul_bias_3d_mask_causal_expanded"
 EINSUM_F64 = "test_einsum_batch_matmul"
@@ -55,6 +57,11 @@ KNOWN: dict[tuple[str, str], str] = {
     (NEG_INF, "run"): f"{RUN_NEEDS_STRATEGIES}; then {NEG_INF_VERDICT}",
     (EINSUM_F64, "run auto()"): F64_DEMOTED,
     (EINSUM_F64, "run"): f"{RUN_NEEDS_STRATEGIES}; then {F64_DEMOTED}",
+    **{(f"test_qlinearmatmul_3D_{t}_float32", "run auto()"): QLINEAR_3D for t in ("uint8", "int8")},
+    **{
+        (f"test_qlinearmatmul_3D_{t}_float32", "run"): f"{RUN_NEEDS_STRATEGIES}; then {QLINEAR_3D}"
+        for t in ("uint8", "int8")
+    },
 }
 # What runs without -m slow: the node tests' runs (one build each way, tiny programs) and
 # GPT-2's i1 mask through ops and run; the rest (10-130 s a command) is slow.
@@ -124,13 +131,13 @@ def four_commands(model: Path, command: str, auto: Path, extra: list[str]) -> li
     }[command]
 
 
-def check_exit(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
-    """Exit 0, or 1 with a comparison past tolerance by a finite amount; never 2 or 3, never
-    a traceback."""
+def check_exit(args: list[str], capsys: pytest.CaptureFixture[str], verdicts: bool) -> None:
+    """Exit 0, or (where ``verdicts``) 1 with a comparison past tolerance by a finite amount;
+    never 2 or 3, never a traceback."""
     code = main(args)
     out, err = capsys.readouterr()
     assert "Traceback" not in out + err, err
-    assert code in (0, 1), f"tdsl {' '.join(args)}: exit {code}: {err.strip()}"
+    assert code in ((0, 1) if verdicts else (0,)), f"tdsl {' '.join(args)}: exit {code}: {err.strip()}"
     if code == 1:
         report = json.loads(out)
         failed = [c for f in report["functions"] for c in f["comparisons"] if not c["ok"]]
@@ -143,9 +150,10 @@ def test_node_test_commands(
 ) -> None:
     test = NODE_TESTS / name
     inputs = ["--inputs", str(node_inputs(test, tmp_path / "inputs.npz"))]
-    check_exit(four_commands(test / "model.onnx", command, auto_set, inputs), capsys)
+    # the test's inputs, and onnxruntime agrees with its expected outputs: no verdict is due
+    check_exit(four_commands(test / "model.onnx", command, auto_set, inputs), capsys, verdicts=False)
 
 
 @pytest.mark.parametrize(("name", "command"), _cases(MODEL_NAMES, FAST_MODEL_CASES))
 def test_example_model_commands(name: str, command: str, auto_set: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    check_exit(four_commands(MODELS / name / "model.onnx", command, auto_set, []), capsys)
+    check_exit(four_commands(MODELS / name / "model.onnx", command, auto_set, []), capsys, verdicts=True)
