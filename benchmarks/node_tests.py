@@ -36,7 +36,6 @@ NODE_DATA = "onnx/backend/test/data/node/"
 BASELINE = "iree-default"
 COMMANDS = (BASELINE, "ops", "compile auto()", "run auto()", "run")
 TRACEBACK = "Traceback (most recent call last)"
-AUTO_SET = '"""auto() for this machine."""\n\nfrom tdsl.strategies.cpu import auto\n\nstrategies = auto()\n'
 
 
 @dataclass
@@ -119,7 +118,7 @@ def tdsl(args: list[str], timeout: float) -> Outcome:
     return Outcome(done.returncode, TRACEBACK in text, line)
 
 
-def run_test(test: Path, strategies: Path, timeout: float, work: Path) -> TestResult:
+def run_test(test: Path, strategies: str, timeout: float, work: Path) -> TestResult:
     """IREE default first; the four commands only where it compiles."""
     here = work / test.name
     here.mkdir(parents=True, exist_ok=True)
@@ -131,7 +130,7 @@ def run_test(test: Path, strategies: Path, timeout: float, work: Path) -> TestRe
     result.outcomes[BASELINE] = tdsl(["compile", model, "--target", "cpu", *compile_timeout], timeout)
     if result.outcomes[BASELINE].code != 0:
         return result
-    auto = ["--strategies", str(strategies)]
+    auto = ["--strategies", strategies]
     result.outcomes["ops"] = tdsl(["ops", model, "--target", "cpu", *compile_timeout], timeout)
     result.outcomes["compile auto()"] = tdsl(["compile", model, *auto, "--target", "cpu", *compile_timeout], timeout)
     result.outcomes["run auto()"] = tdsl(["run", model, *auto, *given, *compile_timeout], timeout)
@@ -168,21 +167,18 @@ def main() -> int:
     p.add_argument("--exclude", action="append", default=[], help="test name glob to leave out (repeatable)")
     p.add_argument("--jobs", type=int, default=1, help="tests in parallel (worker processes; default 1)")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per command (default 300)")
-    p.add_argument("--strategies", type=Path, help="the strategy file for 'auto()' (default: auto() itself)")
+    p.add_argument("--strategies", default="auto()", help="the strategies for 'auto()' (default: the ready set auto())")
     p.add_argument("--json", type=Path, help="write every outcome to this file")
     args = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="tdsl-node-tests-") as tmp:
         work = Path(tmp)
         tests = node_tests(args.source, args.patterns, work / "data")
         tests = [t for t in tests if not any(fnmatch.fnmatch(t.name, x) for x in args.exclude)]
-        strategies = args.strategies or work / "auto.py"
-        if args.strategies is None:
-            strategies.write_text(AUTO_SET)
         os.environ.setdefault("TDSL_CACHE_DIR", str(work / "cache"))
         print(f"{len(tests)} node tests, {args.jobs} jobs, {args.timeout:g} s per command", flush=True)
         results = []
         with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
-            futures = [pool.submit(run_test, t, strategies, args.timeout, work / "runs") for t in tests]
+            futures = [pool.submit(run_test, t, args.strategies, args.timeout, work / "runs") for t in tests]
             for future in concurrent.futures.as_completed(futures):
                 r = future.result()
                 codes = " ".join(f"{c}={o.code}" for c, o in r.outcomes.items())

@@ -8,7 +8,7 @@ architectures with random weights) and the ONNX backend node tests committed und
 tests/payloads/onnx/node/ (run on their own inputs against onnxruntime, which agrees with
 their expected outputs: they exit 0). The node tests are tiny (seconds per command); the
 models take 10-60 s per command on two cores. Without ``-m slow`` only the node tests' runs
-and GPT-2's ops and run are tried (about two minutes on a loaded two-core machine).
+and GPT-2's run with auto() are tried (1 CPU-minute; 3 minutes on a loaded two-core machine).
 ``benchmarks/node_tests.py`` runs the same commands on the whole node test suite or on
 examples/models/.
 
@@ -35,24 +35,12 @@ pytestmark = [pytest.mark.e2e, pytest.mark.compile]
 
 # The classes issue 35 names, fixed in other changes (each mark goes with its fix).
 RUN_NEEDS_STRATEGIES = "tdsl run without --strategies is an argparse error (issue 35 item 4)"
-I1_DATA_TILING = (
-    "auto()'s data tiling cannot encode the i1 mask (load_from_buffer / linalg.pack element types); "
-    "the build is not retried without it (issue 35 item 1)"
-)
-OPS_COVERAGE_BUILD = "tdsl ops loses the listing to the failing auto() coverage build (issue 35 item 3)"
 NEG_INF_VERDICT = "-inf in the same places of output and reference judged a difference (issue 35 item 4)"
 F64_DEMOTED = "IREE demotes the f64 program: OUT_OF_RANGE at run time (issue 35 item 4)"
 QLINEAR_3D = "3-D x 3-D QLinearMatMul: wrong numbers, no note (issue 35, 3-D QLinearMatMul)"
-BOOL_MASK = "test_attention_4d_attn_mask_bool_expanded"
 NEG_INF = "test_attention_4d_with_past_and_present_qk_matmul_bias_3d_mask_causal_expanded"
 EINSUM_F64 = "test_einsum_batch_matmul"
 KNOWN: dict[tuple[str, str], str] = {
-    ("gpt2", "ops"): OPS_COVERAGE_BUILD,
-    ("gpt2", "compile auto()"): I1_DATA_TILING,
-    ("gpt2", "run auto()"): I1_DATA_TILING,
-    (BOOL_MASK, "ops"): OPS_COVERAGE_BUILD,
-    (BOOL_MASK, "compile auto()"): I1_DATA_TILING,
-    (BOOL_MASK, "run auto()"): I1_DATA_TILING,
     (NEG_INF, "run auto()"): NEG_INF_VERDICT,
     (NEG_INF, "run"): f"{RUN_NEEDS_STRATEGIES}; then {NEG_INF_VERDICT}",
     (EINSUM_F64, "run auto()"): F64_DEMOTED,
@@ -64,9 +52,9 @@ KNOWN: dict[tuple[str, str], str] = {
     },
 }
 # What runs without -m slow: the node tests' runs (one build each way, tiny programs) and
-# GPT-2's i1 mask through ops and run; the rest (10-130 s a command) is slow.
+# GPT-2's run with auto() (its i1 causal mask); the rest (10-60 s a command) is slow.
 FAST = {"run auto()", "run"}
-FAST_MODEL_CASES = {("gpt2", "ops"), ("gpt2", "run auto()")}
+FAST_MODEL_CASES = {("gpt2", "run auto()")}
 
 
 def _known(name: str, command: str) -> str | None:
@@ -93,13 +81,6 @@ MODEL_NAMES = sorted(p.parent.name for p in MODELS.glob("*/model.onnx"))
 NODE_NAMES = sorted(p.parent.name for p in NODE_TESTS.glob("*/model.onnx"))
 
 
-@pytest.fixture(scope="module")
-def auto_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("auto") / "auto.py"
-    path.write_text("from tdsl.strategies.cpu import auto\n\nstrategies = auto()\n")
-    return path
-
-
 @pytest.fixture(autouse=True)
 def _cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TDSL_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "onnx-cache"))
@@ -121,8 +102,8 @@ def node_inputs(test: Path, out: Path) -> Path:
     return out
 
 
-def four_commands(model: Path, command: str, auto: Path, extra: list[str]) -> list[str]:
-    auto_args = ["--strategies", str(auto)]
+def four_commands(model: Path, command: str, extra: list[str]) -> list[str]:
+    auto_args = ["--strategies", "auto()"]
     return {
         "ops": ["ops", str(model), "--target", "cpu", "--json"],
         "compile auto()": ["compile", str(model), *auto_args, "--target", "cpu", "--json"],
@@ -145,15 +126,13 @@ def check_exit(args: list[str], capsys: pytest.CaptureFixture[str], verdicts: bo
 
 
 @pytest.mark.parametrize(("name", "command"), _cases(NODE_NAMES, {(n, c) for n in NODE_NAMES for c in FAST}))
-def test_node_test_commands(
-    name: str, command: str, auto_set: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_node_test_commands(name: str, command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     test = NODE_TESTS / name
     inputs = ["--inputs", str(node_inputs(test, tmp_path / "inputs.npz"))]
     # the test's inputs, and onnxruntime agrees with its expected outputs: no verdict is due
-    check_exit(four_commands(test / "model.onnx", command, auto_set, inputs), capsys, verdicts=False)
+    check_exit(four_commands(test / "model.onnx", command, inputs), capsys, verdicts=False)
 
 
 @pytest.mark.parametrize(("name", "command"), _cases(MODEL_NAMES, FAST_MODEL_CASES))
-def test_example_model_commands(name: str, command: str, auto_set: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    check_exit(four_commands(MODELS / name / "model.onnx", command, auto_set, []), capsys, verdicts=True)
+def test_example_model_commands(name: str, command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    check_exit(four_commands(MODELS / name / "model.onnx", command, []), capsys, verdicts=True)
