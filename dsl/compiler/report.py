@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..model.kinds import Injection
+from ..programs.precision import describe
 from .dispatches import DispatchSummary, Launches, short_pipeline, spelled
 from .hsaco import KernelResources
 from .iree_compile import CompileResult
@@ -185,6 +186,7 @@ class CompileReport:
             "compile_seconds": round(self.result.wall_s, 3),
             "flags": list(self.flags),
             "extra_flags": list(self.extra_flags),
+            "program_flags": list(self.result.program_flags),
             "executables": len(self.dispatches),
             "launches": self.launches,
             "launches_at_load": self.launches_at_load,
@@ -243,6 +245,8 @@ class CompileReport:
         lines = [f"compiled {self.payload} for {self.target}{how} in {self.result.wall_s:.2f} s"]
         if self.baseline is not None:
             lines[0] += f" (IREE default: {self.baseline.result.wall_s:.2f} s)"
+        if self.result.program_flags:
+            lines.append(f"  program: {describe(self.result.program_flags)}")
         if self.output:
             lines.append(f"  module: {self.output}")
         if self.dump_dir:
