@@ -11,6 +11,7 @@ user's ``--iree-flag`` wins), and :data:`F64_NOTE` says so.
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 from typing import Sequence
 
@@ -31,6 +32,10 @@ def describe(flags: Sequence[str]) -> str:
     return "; ".join(f"{f} ({reasons.get(f, 'called for by the program')})" for f in flags)
 
 
+# f64 as a type (``tensor<4xf64>``, ``: f64``, ``,f64>``), not inside a hex weight blob.
+_F64_TYPE = re.compile(r"[x<,(:\s]f64(?![0-9A-Za-z_])")
+
+
 def _holds_f64(types: Sequence[mlir.ValueType]) -> bool:
     return any(t.element == "f64" for t in types)
 
@@ -43,7 +48,7 @@ def signature_flags(functions: Sequence[mlir.FunctionTypes]) -> tuple[str, ...]:
 @functools.lru_cache(maxsize=64)
 def _text_flags(path: str, mtime_ns: int, size: int) -> tuple[str, ...]:
     text = Path(path).read_text(errors="replace")
-    if "f64" not in text:
+    if _F64_TYPE.search(text) is None:  # most programs: no parse
         return ()
     try:
         return signature_flags(mlir.function_types(text))
