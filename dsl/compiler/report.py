@@ -11,6 +11,7 @@ from typing import Sequence
 
 from ..model.kinds import Injection
 from ..programs.precision import describe
+from ..targets.knobs import ProgramKnob, knobs_line
 from .dispatches import DispatchSummary, Launches, short_pipeline, spelled
 from .hsaco import KernelResources
 from .iree_compile import CompileResult
@@ -81,6 +82,10 @@ class CompileReport:
     shadowed: tuple[str, ...] = field(default=())
     launch_counts: Launches | None = None
     """Launches by dispatch function, as IREE's stream statistics gave them (None: unknown)."""
+    knobs: tuple[ProgramKnob, ...] = ()
+    """The program knobs in force (settings of the target that differ from IREE's defaults)."""
+    notes: tuple[str, ...] = ()
+    """What the build did that the user did not ask for (a ready knob dropped, and why)."""
 
     @property
     def launches(self) -> int | None:
@@ -217,6 +222,8 @@ class CompileReport:
                 }
                 for r in self.rules
             ],
+            "program_knobs": [k.to_json() for k in self.knobs],
+            "notes": list(self.notes),
             "warnings": self.warnings(),
             "shadowed": list(self.shadowed),
             "ir_dump": str(self.ir_dump) if self.ir_dump else None,
@@ -239,14 +246,24 @@ class CompileReport:
         more than :data:`UNMATCHED_SHOWN` rules that matched nothing in one line."""
         how = f" with {self.strategy_set}" if self.strategy_set else " with IREE's default pipeline (no strategies)"
         if self.strategy_set is not None and not self.rules:
-            how += " (no rules for this target: IREE's default pipeline)"
+            how += " (no rules for this target" + (
+                "; program knobs below)" if self.knobs else ": IREE's default pipeline)"
+            )
         if self.strategy_set is None and self.extra_flags:
             how = " with IREE's default pipeline and the extra flags (no tdsl strategies)"
         lines = [f"compiled {self.payload} for {self.target}{how} in {self.result.wall_s:.2f} s"]
         if self.baseline is not None:
             lines[0] += f" (IREE default: {self.baseline.result.wall_s:.2f} s)"
-        if self.result.program_flags:
-            lines.append(f"  program: {describe(self.result.program_flags)}")
+        program = (
+            [knobs_line(self.knobs)]
+            if self.strategy_set is not None and (self.knobs or not self.result.program_flags)
+            else []
+        )
+        if self.result.program_flags:  # flags the program's element types call for (f64 kept)
+            program.append(describe(self.result.program_flags))
+        if program:
+            lines.append(f"  program: {'; '.join(program)}")
+        lines += [f"  note: {note}" for note in self.notes]
         if self.output:
             lines.append(f"  module: {self.output}")
         if self.dump_dir:
