@@ -12,6 +12,7 @@ onnxruntime; a note says which references there were.
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -158,7 +159,8 @@ def run_with_options(
             progress.advance("run")
     if strategy_set is None:
         notes.append(_compared_note(checks))
-    result = RunReport(report, tuple(checks), tuple(notes))
+    # the module was a temporary file, gone now: the report names no path
+    result = RunReport(replace(report, output=None), tuple(checks), tuple(notes))
     if check and not result.ok:
         raise NumericsFailed("results differ from the reference beyond tolerance:\n" + result.text(), result)
     return result
