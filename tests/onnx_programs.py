@@ -6,8 +6,9 @@ with the ``onnx`` helper API (no torch, no network), each with an exact numpy re
   per-tensor, per-row (activation) or per-column (weight) scales and zero points; u8 or i8.
   :func:`qlinear_reference` computes it exactly (integer product, rounding half to even).
 * :func:`einsum_f64`: one ``Einsum`` on f64 inputs (what IREE demotes to f32 by default).
-* :func:`qlinear_forms` / :func:`special_pairs`: hypothesis strategies drawing the forms
-  above, and pairs of float arrays with NaN and infinities on one or both sides.
+* :func:`qlinear_forms` / :func:`einsum_forms` / :func:`special_pairs`: hypothesis
+  strategies drawing the forms above, and pairs of float arrays with NaN and infinities on
+  one or both sides.
 """
 
 from __future__ import annotations
@@ -149,6 +150,17 @@ def qlinear_forms(draw: st.DrawFn) -> QForm:
         draw(st.sampled_from(["tensor", "column"])),
         draw(st.booleans()),
     )
+
+
+@st.composite
+def einsum_forms(draw: st.DrawFn) -> tuple[str, list[tuple[int, ...]], tuple[int, ...]]:
+    """An f64 Einsum: (equation, input shapes, output shape) of a (batched) matmul, a
+    transpose, a reduction or an inner product, sizes 1-5."""
+    size = {letter: draw(st.integers(1, 5)) for letter in "bijk"}
+    equation = draw(st.sampled_from(["ij,jk->ik", "bij,bjk->bik", "bij,jk->bik", "ij->ji", "bij->bj", "i,i->"]))
+    operands, result = equation.split("->")
+    shapes = [tuple(size[c] for c in term) for term in operands.split(",")]
+    return equation, shapes, tuple(size[c] for c in result)
 
 
 SPECIALS = (np.nan, np.inf, -np.inf)

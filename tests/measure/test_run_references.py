@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import tdsl
-from onnx_programs import einsum_f64
+from hypothesis import given, settings
+from onnx_programs import einsum_f64, einsum_forms
 from tdsl.cli import main
 from tdsl.errors import RunFailed
 from tdsl.programs.precision import F64_NOTE, KEEP_F64
@@ -118,3 +119,20 @@ def test_every_build_of_an_f64_program_keeps_f64(tmp_path: Path, capsys: pytest.
     strategy.write_text(AUTO)
     assert main(["bench", str(payload), "--strategies", str(strategy), "--repetitions", "1", "--min-time", "0.01"]) == 0
     assert F64_NOTE in " ".join(capsys.readouterr().out.split())
+
+
+@pytest.mark.compile
+@settings(max_examples=4, deadline=None)
+@given(einsum_forms())
+def test_drawn_f64_einsums_match_onnxruntime(form: tuple[str, list[tuple[int, ...]], tuple[int, ...]]) -> None:
+    import tempfile
+
+    onnx = pytest.importorskip("onnx")
+    equation, shapes, out = form
+    model, _ = einsum_f64(equation, shapes, out)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "einsum.onnx"
+        onnx.save(model, path)
+        report = tdsl.run(path)
+    assert report.ok and report.compile_report.result.program_flags == (KEEP_F64,)
+    assert {(c.reference, c.tolerance) for f in report.functions for c in f.comparisons} == {("onnxruntime", 1e-10)}
