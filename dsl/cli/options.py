@@ -97,8 +97,9 @@ def resolve_ready_spec(args: argparse.Namespace) -> None:
         return
     from ..compiler.compile import default_target
     from ..strategies.ready import READY_SETS, ready_set
+    from ..targets import CpuTarget
 
-    target = default_target(getattr(args, "target", None) or "cpu")
+    target = default_target(getattr(args, "target", None) or CpuTarget.default_name)
     found = ready_set(target)
     if found is None:
         raise ArgumentError(

@@ -28,6 +28,7 @@ from typing import Callable, Sequence
 from .. import bindings as mlir
 from ..errors import TdslError
 from ..files import atomic_write, failure_dir, staged
+from ..programs.precision import program_flags
 from .diagnostics import CompilerDiagnostic, parse_diagnostics
 from .options import DEFAULT_OPTIONS, CompileOptions
 
@@ -54,6 +55,8 @@ class CompileResult:
     wall_s: float
     output: Path | None
     timed_out: bool = False
+    program_flags: tuple[str, ...] = ()
+    """The flags the program called for that tdsl put first (:func:`~tdsl.programs.precision.program_flags`)."""
 
     @property
     def errors(self) -> list[CompilerDiagnostic]:
@@ -100,7 +103,9 @@ def run_iree_compile(
 ) -> CompileResult:
     """Runs ``iree-compile payload flags -o output`` under ``options``' timeout and
     address-space cap. ``flags`` are the whole command: the caller has placed
-    ``options.extra_flags`` among them.
+    ``options.extra_flags`` among them. The flags the program calls for
+    (:func:`~tdsl.programs.precision.program_flags`: f64 kept) go first, unless ``flags``
+    set their option; the result names them.
 
     The output appears only if compilation succeeds (written to a temporary file and
     renamed). With ``check`` a failure raises :class:`CompileFailed`: one line naming the
@@ -113,6 +118,8 @@ def run_iree_compile(
     payload = Path(payload)
     if not payload.is_file():
         raise CompileFailed(f"payload {str(payload)!r} does not exist")
+    added = program_flags(payload, flags)
+    flags = [*added, *flags]
     if output is None:
         result = _invoke(payload, flags, os.devnull, options)
     else:
@@ -124,6 +131,7 @@ def run_iree_compile(
             result = replace(result, output=Path(output))
         except _Discard:
             pass
+    result = replace(result, program_flags=added)
     if locate is not None and not result.ok:
         result = replace(result, diagnostics=tuple(locate(result.diagnostics)))
     if check and not result.ok:

@@ -15,6 +15,9 @@ from ..targets import Target
 from ..targets.knobs import ProgramKnob, program_knobs, without_ready_knobs
 from .iree_compile import CompileFailed, failure_kind
 
+EVIDENCE = "; full output in "
+"""How a compile failure's message ends (:func:`tdsl.compiler.iree_compile.describe_failure`)."""
+
 
 def retries_without_knobs(target: Target, failed: CompileFailed) -> bool:
     """A build for ``target`` that failed with ``failed`` is worth making again without the
@@ -45,4 +48,8 @@ def with_knob_hint(failed: CompileFailed, target: Target) -> CompileFailed:
     if not own:
         return failed
     hints = "; ".join(f"{k.phrase()} (turn off: {k.turn_off()})" for k in own)
-    return CompileFailed(f"{failed} [program knobs in force: {hints}]", failed.result, failed.evidence)
+    message, evidence = str(failed), ""
+    if EVIDENCE in message:  # the evidence stays last: readers take the path from the end
+        message, evidence = message.rsplit(EVIDENCE, 1)
+        evidence = EVIDENCE + evidence
+    return CompileFailed(f"{message} [program knobs in force: {hints}]{evidence}", failed.result, failed.evidence)
