@@ -5,15 +5,16 @@ difference): never 2 or 3, never a traceback.
 
 Payloads: every model of examples/models/ (the torch exports, six of them transformers
 architectures with random weights) and the ONNX backend node tests committed under
-tests/payloads/onnx/node/ (run on their own inputs against onnxruntime, which agrees with
-their expected outputs: they exit 0). The node tests are tiny (seconds per command); the
+tests/payloads/onnx/node/ and numerics/ (run on their own inputs against onnxruntime, which
+agrees with their expected outputs: they exit 0). The node tests are tiny (seconds per command); the
 models take 10-60 s per command on two cores. Without ``-m slow`` only the node tests' runs
-and GPT-2's run with auto() are tried (1 CPU-minute; 3 minutes on a loaded two-core machine).
+and GPT-2's run with auto() are tried (75 s on two cores).
 ``benchmarks/node_tests.py`` runs the same commands on the whole node test suite or on
 examples/models/.
 
-A case that fails for a class issue 35 names (fixed elsewhere) is a strict xfail naming the
-class: it turns into a failure once the fix lands, so that the mark goes with it."""
+The classes issue 35 found here (auto()'s data tiling on i1 masks, ops losing its listing, -inf
+judged a difference, f64 demoted, 3-D QLinearMatMul, run without --strategies) each fail a
+case of this file when they come back."""
 
 from __future__ import annotations
 
@@ -29,56 +30,31 @@ pytest.importorskip("onnx")
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 MODELS = ROOT / "examples" / "models"
-NODE_TESTS = ROOT / "tests" / "payloads" / "onnx" / "node"
+NODE_TESTS = {
+    p.parent.name: p.parent
+    for d in ("node", "numerics")
+    for p in (ROOT / "tests" / "payloads" / "onnx" / d).glob("*/model.onnx")
+}
 COMMANDS = ("ops", "compile auto()", "run auto()", "run")
 pytestmark = [pytest.mark.e2e, pytest.mark.compile]
 
-# The classes issue 35 names, fixed in other changes (each mark goes with its fix).
-RUN_NEEDS_STRATEGIES = "tdsl run without --strategies is an argparse error (issue 35 item 4)"
-NEG_INF_VERDICT = "-inf in the same places of output and reference judged a difference (issue 35 item 4)"
-F64_DEMOTED = "IREE demotes the f64 program: OUT_OF_RANGE at run time (issue 35 item 4)"
-QLINEAR_3D = "3-D x 3-D QLinearMatMul: wrong numbers, no note (issue 35, 3-D QLinearMatMul)"
-NEG_INF = "test_attention_4d_with_past_and_present_qk_matmul_bias_3d_mask_causal_expanded"
-EINSUM_F64 = "test_einsum_batch_matmul"
-KNOWN: dict[tuple[str, str], str] = {
-    (NEG_INF, "run auto()"): NEG_INF_VERDICT,
-    (NEG_INF, "run"): f"{RUN_NEEDS_STRATEGIES}; then {NEG_INF_VERDICT}",
-    (EINSUM_F64, "run auto()"): F64_DEMOTED,
-    (EINSUM_F64, "run"): f"{RUN_NEEDS_STRATEGIES}; then {F64_DEMOTED}",
-    **{(f"test_qlinearmatmul_3D_{t}_float32", "run auto()"): QLINEAR_3D for t in ("uint8", "int8")},
-    **{
-        (f"test_qlinearmatmul_3D_{t}_float32", "run"): f"{RUN_NEEDS_STRATEGIES}; then {QLINEAR_3D}"
-        for t in ("uint8", "int8")
-    },
-}
 # What runs without -m slow: the node tests' runs (one build each way, tiny programs) and
 # GPT-2's run with auto() (its i1 causal mask); the rest (10-60 s a command) is slow.
 FAST = {"run auto()", "run"}
 FAST_MODEL_CASES = {("gpt2", "run auto()")}
 
 
-def _known(name: str, command: str) -> str | None:
-    if (name, command) in KNOWN:
-        return KNOWN[name, command]
-    return RUN_NEEDS_STRATEGIES if command == "run" else None
-
-
 def _cases(names: list[str], fast: set[tuple[str, str]]) -> list[object]:
-    """One case per payload and command, xfail (strict) where a known class fails it, slow
-    unless ``fast``."""
-    cases = []
-    for name in names:
-        for command in COMMANDS:
-            reason = _known(name, command)
-            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-            if (name, command) not in fast:
-                marks.append(pytest.mark.slow)
-            cases.append(pytest.param(name, command, marks=marks, id=f"{name}-{command}"))
-    return cases
+    """One case per payload and command, slow unless ``fast``."""
+    return [
+        pytest.param(name, command, marks=[] if (name, command) in fast else [pytest.mark.slow], id=f"{name}-{command}")
+        for name in names
+        for command in COMMANDS
+    ]
 
 
 MODEL_NAMES = sorted(p.parent.name for p in MODELS.glob("*/model.onnx"))
-NODE_NAMES = sorted(p.parent.name for p in NODE_TESTS.glob("*/model.onnx"))
+NODE_NAMES = sorted(NODE_TESTS)
 
 
 @pytest.fixture(autouse=True)
@@ -127,7 +103,7 @@ def check_exit(args: list[str], capsys: pytest.CaptureFixture[str], verdicts: bo
 
 @pytest.mark.parametrize(("name", "command"), _cases(NODE_NAMES, {(n, c) for n in NODE_NAMES for c in FAST}))
 def test_node_test_commands(name: str, command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    test = NODE_TESTS / name
+    test = NODE_TESTS[name]
     inputs = ["--inputs", str(node_inputs(test, tmp_path / "inputs.npz"))]
     # the test's inputs, and onnxruntime agrees with its expected outputs: no verdict is due
     check_exit(four_commands(test / "model.onnx", command, inputs), capsys, verdicts=False)
