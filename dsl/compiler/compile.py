@@ -23,6 +23,7 @@ from .. import bindings as mlir
 from ..errors import StrategyNotApplied, TargetError
 from ..files import atomic_write, staged
 from ..model.kinds import Phase
+from ..programs.load import not_a_payload
 from ..render import LAYOUT_RULE_MARKER, PREPROCESSING, Rendered, injections, render
 from ..sets.loader import as_strategy_set
 from ..sets.strategy_set import StrategySet
@@ -130,8 +131,9 @@ def compile_with_options(
 ) -> CompileReport:
     """:func:`compile` with its ``iree-compile`` options as one value."""
     payload = Path(payload)
-    if not payload.is_file():
-        raise CompileFailed(f"payload {str(payload)!r} does not exist")
+    problem = not_a_payload(payload)
+    if problem is not None:
+        raise CompileFailed(problem)
     outputs = _checked_outputs(payload, output, dump_ir, dump_ir_to, keep_dump)
     if strategies is None:
         return _compile_iree_default(payload, default_target(target), outputs, options, progress)
