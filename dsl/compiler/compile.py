@@ -28,7 +28,7 @@ from ..render import LAYOUT_RULE_MARKER, PREPROCESSING, Rendered, injections, re
 from ..sets.loader import as_strategy_set
 from ..sets.strategy_set import StrategySet
 from ..targets import Target, named, target_names
-from .diagnostics import CompilerDiagnostic, locate_in_dispatches, rule_names
+from .diagnostics import CompilerDiagnostic, locate_in_dispatches, locate_tile_levels, rule_names
 from .dispatches import STATISTICS_FILE, DispatchSummary, launches_in, statistics_flags, summarize_dump
 from .flags import rendered_flags, with_threading
 from .hsaco import KernelResources, resources
@@ -227,8 +227,10 @@ def _compile_strategies(
                 strategy_set.name, [(i, r.strategy.name, r.strategy.kind) for i, r in strategy_set.rules_for(name)]
             )
 
+            rule_strategies = {i: r.strategy for i, r in strategy_set.rules_for(name)}
+
             def locate(diagnostics: Sequence[CompilerDiagnostic]) -> tuple[CompilerDiagnostic, ...]:
-                return locate_in_dispatches(diagnostics, dump, names)
+                return locate_tile_levels(locate_in_dispatches(diagnostics, dump, names), names, rule_strategies)
 
             with progress.step("compile", "strategy build"):
                 result = run_iree_compile(

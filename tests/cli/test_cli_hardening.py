@@ -731,3 +731,28 @@ def test_console_script_exit_code(tmp_path: Path) -> None:
     folder.mkdir()
     proc = subprocess.run([sys.executable, "-m", "tdsl", "show", str(folder)], capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["compile", "{p}", "--target", "cpu"],
+        ["run", "{p}", "--strategies", "auto()"],
+        ["bench", "{p}", "--strategies", "auto()"],
+        ["ops", "{p}", "--target", "cpu"],
+        ["tune", "{p}", "--target", "cpu", "-o", "{p}.py"],
+    ],
+    ids=lambda c: c[0],
+)
+@pytest.mark.parametrize("what", ["directory", "missing"])
+def test_a_payload_that_is_no_file_says_what_was_expected_and_received(
+    tmp_path: Path, capsys, command: list[str], what: str
+) -> None:
+    payload = tmp_path / ("models" if what == "directory" else "missing.mlir")
+    if what == "directory":
+        payload.mkdir()
+    assert main([part.replace("{p}", str(payload)) for part in command]) == 2
+    received = "a directory" if what == "directory" else "a path that does not exist"
+    assert one_line(capsys) == (
+        f"payload {str(payload)!r}: expected a payload file (.mlir or .onnx), received {received}"
+    )
