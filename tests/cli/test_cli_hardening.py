@@ -576,7 +576,9 @@ def test_run_on_a_payload_it_cannot_feed_is_one_line(
 
 def test_run_missing_payload_is_one_line(tmp_path: Path, capsys, no_compile: None) -> None:
     assert main(["run", str(tmp_path / "nope.mlir"), "--strategies", str(PACK / "strategy.py")]) == 2
-    assert one_line(capsys) == f"payload {str(tmp_path / 'nope.mlir')!r} does not exist"
+    assert one_line(capsys) == (
+        f"payload {str(tmp_path / 'nope.mlir')!r}: expected a payload file (.mlir or .onnx), received a path that does not exist"
+    )
 
 
 def _run_inputs(*paths: Path) -> list[str]:
