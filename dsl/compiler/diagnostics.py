@@ -271,3 +271,33 @@ def _tile(strategy: object, level: str, loop: int) -> bool:
     """``strategy`` has a tile level ``level`` with a non-zero tile at ``loop``."""
     sizes = getattr(strategy, level, None)
     return isinstance(sizes, tuple) and loop < len(sizes) and isinstance(sizes[loop], int) and sizes[loop] != 0
+
+
+_ON_OP = re.compile(r"^'(?P<op>[A-Za-z_][\w.]*)' op ")
+
+
+def locate_by_op_name(
+    diagnostics: Sequence[CompilerDiagnostic], rules: Mapping[int, RuleName], op_names: Mapping[int, Sequence[str]]
+) -> tuple[CompilerDiagnostic, ...]:
+    """``diagnostics`` with each error that no location names and that is on an op
+    (``'linalg.fill' op multiple ops within dispatch trying to set the translation info``)
+    attributed to the rules whose matcher names that op (``op_names``: the op names each
+    rule's matcher names, by rule index): where IREE fails before a configured dispatch is
+    written, the op is what ties the error to a rule."""
+    located = []
+    for d in diagnostics:
+        m = _ON_OP.match(d.message)
+        naming = [i for i, names in op_names.items() if m is not None and m.group("op") in names and i in rules]
+        if d.severity != "error" or d.strategy_field or not naming:
+            located.append(d)
+            continue
+        located.append(
+            replace(
+                d,
+                strategy_field=f"{rules[naming[0]].path}.match",
+                message=f"{d.message} (the rule's matcher selects {m.group('op') if m else 'the op'}; "
+                "narrow it to the op it is meant for)",
+                rules=tuple(str(rules[i]) for i in naming),
+            )
+        )
+    return tuple(located)

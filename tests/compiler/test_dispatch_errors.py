@@ -21,6 +21,7 @@ from tdsl import (
 from tdsl.compiler.diagnostics import (
     CompilerDiagnostic,
     RuleName,
+    locate_by_op_name,
     locate_in_dispatches,
     locate_tile_levels,
     parse_diagnostics,
@@ -321,3 +322,37 @@ def test_a_convolution_distribution_tile_on_a_reduction_loop_names_the_field(kin
     with pytest.raises(CompileFailed) as caught:
         compile(EXAMPLES / "conv_tuning" / "payload.mlir", StrategySet.model_validate(data), "cpu")
     assert "strategy field c0.distribution[6]: error:" in str(caught.value).splitlines()[0]
+
+
+def test_an_error_on_an_op_before_configuration_names_the_rule_whose_matcher_names_it() -> None:
+    """'multiple ops within dispatch trying to set the translation info': a matcher that
+    selects linalg.fill configures every fill of a softmax dispatch."""
+    text = (
+        "/tmp/x/dump/module_main_dispatch_1.mlir:14:8: error: 'linalg.fill' op multiple ops within dispatch "
+        "trying to set the translation info"
+    )
+    names = rule_names("fuzz", [(0, "cpu1", "cpu_lowering"), (1, "cpu0", "cpu_lowering")])
+    op_names = {0: ("linalg.transpose",), 1: ("linalg.fill",)}
+    (found,) = locate_by_op_name(parse_diagnostics(text), names, op_names)
+    assert found.strategy_field == "fuzz.rules[1].match" and found.rules == ("fuzz.rules[1] (cpu0, cpu_lowering)",)
+    assert found.message.endswith("(the rule's matcher selects linalg.fill; narrow it to the op it is meant for)")
+    assert locate_by_op_name(parse_diagnostics(text), names, {0: ("linalg.transpose",)})[0].strategy_field is None
+
+
+@pytest.mark.compile
+def test_a_matcher_of_every_fill_in_a_softmax_dispatch_names_the_rule() -> None:
+    data = {
+        "name": "fuzz",
+        "targets": [{"kind": "llvm-cpu", "name": "cpu", "ukernels": "none"}],
+        "rules": [
+            {
+                "target": "cpu",
+                "match": {"kind": "op_name", "names": ["linalg.fill"]},
+                "strategy": {"kind": "cpu_lowering", "name": "cpu0", "distribution": [32, 64, 0]},
+            }
+        ],
+    }
+    payload = ROOT / "tests" / "payloads" / "fuzz" / "masked_scores_i8.mlir"
+    with pytest.raises(CompileFailed) as caught:
+        compile(payload, StrategySet.model_validate(data), "cpu")
+    assert "strategy field fuzz.rules[0].match: error: 'linalg.fill' op multiple ops" in str(caught.value)
