@@ -117,10 +117,13 @@ PROBLEMS = ("unmapped", "crash", "memory", "timeout", "other")
 
 
 def sample(count: int, seed_value: int) -> list[tuple[str, str, gen.Data]]:
-    """``count`` accepted (payload, target, set) triples, spread over payloads and targets."""
+    """``count`` accepted (payload, target, set) triples, spread over payloads and targets:
+    at most an even share per (payload, target) while other pairs still take sets."""
     cases = [(name, target, op) for name, ops in PAYLOAD_OPS.items() for op in ops for target in TARGETS]
     picked: list[tuple[str, str, gen.Data]] = []
     seen: set[str] = set()
+    share = -(-count // (len(PAYLOAD_OPS) * len(TARGETS)))
+    per_pair: collections.Counter[tuple[str, str]] = collections.Counter()
     drawn = st.sampled_from(cases).flatmap(lambda c: gen.targeted_sets(c[2], c[1]).map(lambda d: (c[0], c[1], d)))
 
     @seed(seed_value)
@@ -133,7 +136,7 @@ def sample(count: int, seed_value: int) -> list[tuple[str, str, gen.Data]]:
     )
     @given(drawn)
     def draw(triple: tuple[str, str, gen.Data]) -> None:
-        if len(picked) >= count or _key(triple) in seen:
+        if len(picked) >= count or _key(triple) in seen or per_pair[triple[0], triple[1]] >= share:
             return
         seen.add(_key(triple))
         try:
@@ -141,8 +144,14 @@ def sample(count: int, seed_value: int) -> list[tuple[str, str, gen.Data]]:
         except tdsl.StrategyError:
             return
         picked.append(triple)
+        per_pair[triple[0], triple[1]] += 1
 
-    draw()
+    while len(picked) < count:
+        before = len(picked)
+        draw()
+        if len(picked) == before:
+            break
+        share *= 2  # pairs whose sets are mostly refused leave their share to the others
     return picked
 
 
@@ -202,6 +211,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"[{i}] {kind}: {name} {target}: {detail[:400]} | {json.dumps(data, separators=(',', ':'))}", flush=True
             )
     print(f"{len(triples)} strategies (seed {args.seed}) in {time.perf_counter() - start:.0f} s")
+    spread = collections.Counter(f"{Path(name).parent.name}/{Path(name).name} {target}" for name, target, _ in triples)
+    print("  per payload and target: " + ", ".join(f"{key} {n}" for key, n in sorted(spread.items())))
     for kind, label in CLASSES.items():
         print(f"  {label:<42} {counts[kind]}")
     return 1 if any(counts[k] for k in PROBLEMS) else 0
