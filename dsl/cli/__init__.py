@@ -39,6 +39,7 @@ from .exits import (
     fail,
     one_line,
 )
+from .options import resolve_ready_spec
 from .parser import parser
 
 __all__ = [
@@ -60,6 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args = parser().parse_args(argv)
         except SystemExit as done:  # --help, --version, or argparse's one-line error
             return done.code if isinstance(done.code, int) else (EXIT_OK if done.code is None else EXIT_BAD_INPUT)
+        resolve_ready_spec(args)
         run: Callable[[argparse.Namespace], int] = args.run
         return run(args)
     except KeyboardInterrupt:

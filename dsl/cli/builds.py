@@ -174,7 +174,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report.to_json())
     else:
-        print(report.text(report=args.report, verbose=verbose))
+        print(report.text(report=args.report, verbose=verbose).replace(str(payload), str(args.payload)))
         if verbose:
             print("  iree-compile flags: " + " ".join([*report.flags, *report.extra_flags]))
         for warning in report.warnings(verbose=verbose):

@@ -10,7 +10,7 @@ from ..compiler.ops import ProgramOps
 from ..errors import ArgumentError
 from ..files import atomic_write
 from ..programs.program import Program
-from ..sets.loader import load
+from ..sets.loader import as_strategy_set
 from ..targets import Target
 from .arguments import (
     Commands,
@@ -69,7 +69,7 @@ def _cmd_ops(args: argparse.Namespace) -> int:
             raise ArgumentError(f"--emit {str(args.emit)!r}: expected a .py or .yaml file")
     ready: StrategySet | None = None
     if args.strategies is not None:
-        ready = load(args.strategies)
+        ready = as_strategy_set(args.strategies)
         target = ready.target(args.target)
     elif not args.no_ready:
         from ..strategies.ready import ready_set

@@ -85,6 +85,30 @@ def warn(message: str, args: argparse.Namespace) -> None:
         print(f"tdsl: warning: {message}", file=sys.stderr)
 
 
+READY_SPEC = "auto()"
+"""``--strategies auto()``: the ready set of the target's kind instead of a file."""
+
+
+def resolve_ready_spec(args: argparse.Namespace) -> None:
+    """Replaces ``args.strategies == "auto()"`` (when no file has that name) by the ready set
+    of ``--target``'s kind (:func:`tdsl.strategies.cpu.auto` on a CPU target)."""
+    spec = getattr(args, "strategies", None)
+    if spec != READY_SPEC or Path(spec).exists():
+        return
+    from ..compiler.compile import default_target
+    from ..strategies.ready import READY_SETS, ready_set
+    from ..targets import CpuTarget
+
+    target = default_target(getattr(args, "target", None) or CpuTarget.default_name)
+    found = ready_set(target)
+    if found is None:
+        raise ArgumentError(
+            f"--strategies {READY_SPEC}: expected a target whose kind has a ready set ({', '.join(sorted(READY_SETS))}), "
+            f"received {target.name!r} ({target.kind})"
+        )
+    args.strategies = found
+
+
 def program_of_args(args: argparse.Namespace) -> Program:
     """The payload of a compile/run/bench/ops command as a loaded program."""
     from ..programs.load import parse_dims, program_of

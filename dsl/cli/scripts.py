@@ -13,7 +13,7 @@ from ..errors import OutputError
 from ..files import atomic_write, replace_files
 from ..render import render
 from ..render.scripts import FLAGS_FILE, RENDER_FILES
-from ..sets.loader import dump, load
+from ..sets.loader import as_strategy_set, dump
 from .arguments import Commands, add_command, add_flag_args, add_strategy_args, target_names_text
 from .exits import EXIT_OK, os_reason
 from .options import check_output_dir, extra_flags
@@ -115,7 +115,7 @@ def add_schema(sub: Commands) -> None:
 def _cmd_render(args: argparse.Namespace) -> int:
     check_output_dir(args.output, "-o")
     extra = extra_flags(args)
-    strategy_set = load(args.strategies)
+    strategy_set = as_strategy_set(args.strategies)
     rendered = render(strategy_set, args.target)
     files = rendered.files(args.output)
     flags = rendered_flags(
@@ -133,7 +133,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
 
 def _cmd_flags(args: argparse.Namespace) -> int:
     extra = extra_flags(args)
-    strategy_set = load(args.strategies)
+    strategy_set = as_strategy_set(args.strategies)
     rendered = render(strategy_set, args.target)
     flags = rendered_flags(
         rendered,
@@ -161,7 +161,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    sys.stdout.write(dump(load(args.strategies), args.format))
+    sys.stdout.write(dump(as_strategy_set(args.strategies), args.format))
     return EXIT_OK
 
 

@@ -16,6 +16,7 @@ import shutil
 import tempfile
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -30,6 +31,7 @@ from ..render import LAYOUT_RULE_MARKER, PREPROCESSING, Rendered, injections, re
 from ..sets.loader import as_strategy_set
 from ..sets.strategy_set import StrategySet
 from ..targets import Target, named, target_names
+from ..targets.knobs import program_knobs
 from .diagnostics import (
     CompilerDiagnostic,
     locate_by_op_name,
@@ -41,6 +43,7 @@ from .dispatches import STATISTICS_FILE, DispatchSummary, launches_in, statistic
 from .flags import rendered_flags, with_threading
 from .hsaco import KernelResources, resources
 from .iree_compile import CompileFailed, run_iree_compile
+from .knob_fallback import dropped_note, retries_without_knobs, with_knob_hint, without_ready_knobs_set
 from .options import DEFAULT_MEMORY_GB, DEFAULT_OPTIONS, DEFAULT_TIMEOUT_S, CompileOptions, flag_tuple
 from .outputs import check_dump_dir, check_output_file, keep_dump_dir
 from .phases import compile_to_phase, phase_of
@@ -217,9 +220,39 @@ def _compile_strategies(
     baseline: bool,
     progress: Progress,
 ) -> CompileReport:
-    """The strategy build: render, compile with the scripts injected, read back where each
-    rule applied; then the IR dump, IREE default's build (``baseline``) and the kept dump."""
+    """The strategy build (:func:`_build_set`); where it fails with a ready set's program
+    knobs, the build without them, with a note (:mod:`tdsl.compiler.knob_fallback`)."""
     strategy_set, target_model = as_strategy_set(strategies).for_target(target)
+    build = partial(
+        _build_set, payload, outputs=outputs, options=options, strict=strict, baseline=baseline, progress=progress
+    )
+    try:
+        return build(strategy_set, target_model)
+    except CompileFailed as failed:
+        if not retries_without_knobs(target_model, failed):
+            raise with_knob_hint(failed, target_model) from None
+        plain_set, plain = without_ready_knobs_set(strategy_set, target_model)
+        try:
+            report = build(plain_set, plain)
+        except CompileFailed as again:
+            raise with_knob_hint(again, plain) from None
+        return replace(report, notes=(*report.notes, dropped_note(target_model, failed)))
+
+
+def _build_set(
+    payload: Path,
+    strategy_set: StrategySet,
+    target_model: Target,
+    *,
+    outputs: _Outputs,
+    options: CompileOptions,
+    strict: bool,
+    baseline: bool,
+    progress: Progress,
+) -> CompileReport:
+    """Renders ``strategy_set`` for ``target_model``, compiles with the scripts injected and
+    reads back where each rule applied; then the IR dump, IREE default's build
+    (``baseline``) and the kept dump."""
     name = target_model.name
     rendered = render(strategy_set, name)
     has_preprocessing = rendered.script(PREPROCESSING) is not None
@@ -277,6 +310,7 @@ def _compile_strategies(
         extra_flags=options.extra_flags,
         shadowed=rendered.shadowed,
         launch_counts=launch_counts,
+        knobs=program_knobs(target_model),
     )
 
 

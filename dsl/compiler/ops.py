@@ -41,7 +41,8 @@ from ..sets.strategy_set import StrategySet
 from ..targets import Target, resolve
 from ..targets.cpu import PREPROCESSING_PIPELINE
 from .dispatches import STATISTICS_FILE, Launches, read_launches, statistics_flags
-from .iree_compile import run_iree_compile
+from .iree_compile import CompileFailed, run_iree_compile
+from .knob_fallback import dropped_note, retries_without_knobs, without_ready_knobs_set
 from .options import DEFAULT_OPTIONS, CompileOptions
 from .phases import compile_to_phase
 
@@ -157,6 +158,8 @@ class ProgramOps:
     payload: Path
     target: str
     dispatches: tuple[Dispatch, ...]
+    notes: tuple[str, ...] = ()
+    """What the listing could not show, or showed differently (the ready set's coverage build)."""
 
     @property
     def launches(self) -> int:
@@ -179,6 +182,7 @@ class ProgramOps:
                 d.to_json() | ({"time_share": shares.get(d.name)} if shares is not None else {})
                 for d in self.dispatches
             ],
+            "notes": list(self.notes),
         }
 
     def text(self, shares: Mapping[str, float] | None = None) -> str:
@@ -206,6 +210,7 @@ class ProgramOps:
                 lines.append(f"    match (codegen): {python_source(d.codegen_matcher)}")
             if d.graph_matcher is not None:
                 lines.append(f"    match (graph):   {python_source(d.graph_matcher)}")
+        lines += [f"  note: {note}" for note in self.notes]
         return "\n".join(lines)
 
 
@@ -438,7 +443,6 @@ def list_dispatches(
     model or the name of a default one (:func:`tdsl.targets.resolve`)."""
     payload = Path(payload)
     target = resolve(target)
-    covered = coverage(payload, ready, target.name, options) if ready else {}
     flags = [*target.compile_flags(), *options.extra_flags]
     graph = graph_linalg_ops(payload, flags, options)
     configured_ir, launches = _configured_ir(payload, flags, options)
@@ -452,10 +456,12 @@ def list_dispatches(
         if op.name == "func.func" and isinstance(op.values.get("translation_info"), bindings.TranslationInfo)
     ]
     ops = bindings.linalg_ops(configured_ir)
-    dispatches = []
+    dispatches: list[Dispatch] = []
+    roots: list[bindings.LinalgOp | None] = []
     for func in functions:
         name = func.function or "?"
         root_op = _root([op for op in ops if op.function == name])
+        roots.append(root_op)
         info = func.values["translation_info"]
         assert isinstance(info, bindings.TranslationInfo)
         root = OpView.of(root_op) if root_op else None
@@ -483,7 +489,32 @@ def list_dispatches(
                 lowering_config=lowering,
                 codegen_matcher=matcher_for(root, name) if root else None,
                 graph_matcher=matcher_for(graph_view) if graph_view and graph_view.kind != "other" else None,
-                covered_by=tuple(covered.get(_site(root_op), ())) if root_op else (),
             )
         )
-    return ProgramOps(payload, target.name, tuple(dispatches))
+    if ready is None:
+        return ProgramOps(payload, target.name, tuple(dispatches))
+    covered, notes = _coverage_or_note(payload, ready, target.name, options)
+    for i, (d, root_op) in enumerate(zip(dispatches, roots)):
+        if root_op is not None:
+            dispatches[i] = replace(d, covered_by=tuple(covered.get(_site(root_op), ())))
+    return ProgramOps(payload, target.name, tuple(dispatches), notes)
+
+
+def _coverage_or_note(
+    payload: Path, ready: StrategySet, target: str, options: CompileOptions
+) -> tuple[dict[str, list[str]], tuple[str, ...]]:
+    """:func:`coverage` of ``ready``, made again without its ready program knobs where its
+    build fails with them; a build that fails anyway is a note, never the listing's end."""
+    strategy_set, target_model = ready.for_target(target)
+    try:
+        return coverage(payload, strategy_set, target, options), ()
+    except CompileFailed as failed:
+        if retries_without_knobs(target_model, failed):
+            plain_set, _ = without_ready_knobs_set(strategy_set, target_model)
+            try:
+                return coverage(payload, plain_set, target, options), (
+                    f"coverage of {ready.name}: {dropped_note(target_model, failed)}",
+                )
+            except CompileFailed as again:
+                failed = again
+        return {}, (f"coverage of {ready.name} unknown (no 'covered by' lines): its build failed: {failed}",)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..model.kinds import Injection
+from ..targets.knobs import ProgramKnob, knobs_line
 from .dispatches import DispatchSummary, Launches, short_pipeline, spelled
 from .hsaco import KernelResources
 from .iree_compile import CompileResult
@@ -80,6 +81,10 @@ class CompileReport:
     shadowed: tuple[str, ...] = field(default=())
     launch_counts: Launches | None = None
     """Launches by dispatch function, as IREE's stream statistics gave them (None: unknown)."""
+    knobs: tuple[ProgramKnob, ...] = ()
+    """The program knobs in force (settings of the target that differ from IREE's defaults)."""
+    notes: tuple[str, ...] = ()
+    """What the build did that the user did not ask for (a ready knob dropped, and why)."""
 
     @property
     def launches(self) -> int | None:
@@ -215,6 +220,8 @@ class CompileReport:
                 }
                 for r in self.rules
             ],
+            "program_knobs": [k.to_json() for k in self.knobs],
+            "notes": list(self.notes),
             "warnings": self.warnings(),
             "shadowed": list(self.shadowed),
             "ir_dump": str(self.ir_dump) if self.ir_dump else None,
@@ -237,12 +244,17 @@ class CompileReport:
         more than :data:`UNMATCHED_SHOWN` rules that matched nothing in one line."""
         how = f" with {self.strategy_set}" if self.strategy_set else " with IREE's default pipeline (no strategies)"
         if self.strategy_set is not None and not self.rules:
-            how += " (no rules for this target: IREE's default pipeline)"
+            how += " (no rules for this target" + (
+                "; program knobs below)" if self.knobs else ": IREE's default pipeline)"
+            )
         if self.strategy_set is None and self.extra_flags:
             how = " with IREE's default pipeline and the extra flags (no tdsl strategies)"
         lines = [f"compiled {self.payload} for {self.target}{how} in {self.result.wall_s:.2f} s"]
         if self.baseline is not None:
             lines[0] += f" (IREE default: {self.baseline.result.wall_s:.2f} s)"
+        if self.strategy_set is not None:
+            lines.append(f"  program: {knobs_line(self.knobs)}")
+        lines += [f"  note: {note}" for note in self.notes]
         if self.output:
             lines.append(f"  module: {self.output}")
         if self.dump_dir:

@@ -47,6 +47,7 @@ from ..programs.signatures import Signature, signatures
 from ..sets.loader import as_strategy_set
 from ..sets.strategy_set import StrategySet
 from ..targets import CpuTarget, Target
+from ..targets.knobs import knobs_line
 from .baselines import numpy_sample, onnxruntime_sample
 from .execute import numpy_reference
 from .machine import machine
@@ -407,9 +408,12 @@ def _compile_variants(
     and IREE's flags. One of IREE's that does not compile gets a note instead of a module."""
     modules = {STRATEGY: work / "strategy.vmfb", DEFAULT: work / "default.vmfb", DATA_TILING: work / "dt.vmfb"}
     progress.expect("compile", 2 + (program.kind != "linalg"))
-    compile_with_options(
+    built = compile_with_options(
         program.mlir_path, strategy_set, target.name, modules[STRATEGY], options=options, progress=progress
     )
+    if built.knobs:
+        notes.append(f"strategy build's program knobs: {knobs_line(built.knobs)}")
+    notes.extend(built.notes)
     # IREE's own paths keep IREE's default ukernels (data tiling uses the mmt4d ukernel);
     # only the strategy build carries the target's ukernel override.
     flags = [*target.baseline().compile_flags(), *options.extra_flags]

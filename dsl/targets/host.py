@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Literal
 
 Isa = Literal["avx512", "avx2", "neon", "generic"]
+ISA_NAMES: dict[str, str] = {"avx512": "AVX-512", "avx2": "AVX2", "neon": "NEON", "generic": "generic"}
+"""How reports spell each :data:`Isa`."""
 
 
 def detect_isa(cpuinfo: str | None = None) -> Isa:

@@ -13,10 +13,11 @@ from __future__ import annotations
 from abc import abstractmethod
 from typing import TYPE_CHECKING, ClassVar, Optional
 
+from pydantic import model_validator
 from typing_extensions import Self
 
 from ..errors import StrategyError, TargetError
-from ..model.base import StrategyModel
+from ..model.base import StrategyModel, problem
 from ..model.kinds import Backend, MatcherKind, StrategyKind
 from .amdgpu_facts import AmdGpuArch
 
@@ -41,6 +42,27 @@ class TargetKind(StrategyModel):
     if TYPE_CHECKING:  # fields every subclass declares (pydantic keeps subclass field order)
         kind: str
         name: str
+
+    ready_knobs: tuple[str, ...] = ()
+    """Fields of this target that a ready set chose for the whole program (``auto()``'s
+    data tiling): optional like ready rules. A build that fails with them is made again
+    without them (IREE's defaults for those fields), with a note naming them and the error."""
+    ready_origin: str = ""
+    """Who chose :attr:`ready_knobs`, as reports show it (``auto(), AVX2``)."""
+
+    @model_validator(mode="after")
+    def _ready_knobs_are_knobs(self) -> Self:
+        knobs = set(type(self).model_fields) - set(TargetKind.model_fields) - {"kind", "name"}
+        for i, knob in enumerate(self.ready_knobs):
+            if knob not in knobs:
+                raise problem(f"ready_knobs[{i}]", f"a field of this target, one of {sorted(knobs)}", knob)
+        if bool(self.ready_knobs) != bool(self.ready_origin):
+            raise problem(
+                "ready_origin",
+                "a name (e.g. 'auto(), AVX2') exactly when ready_knobs lists fields",
+                self.ready_origin,
+            )
+        return self
 
     @classmethod
     def kind_name(cls) -> str:

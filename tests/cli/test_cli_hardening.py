@@ -698,7 +698,7 @@ def test_internal_error_is_one_line_exit_3(capsys, monkeypatch: pytest.MonkeyPat
     def bug(*args: Any, **kwargs: Any) -> Any:
         return {}["missing"]
 
-    monkeypatch.setattr(cli_scripts, "load", bug)
+    monkeypatch.setattr(cli_scripts, "as_strategy_set", bug)
     monkeypatch.delenv("TDSL_TRACEBACK", raising=False)
     assert main(["show", str(PACK / "strategy.py")]) == 3
     assert one_line(capsys) == (
@@ -710,7 +710,7 @@ def test_ctrl_c_exits_130(capsys, monkeypatch: pytest.MonkeyPatch) -> None:
     def interrupted(*args: Any, **kwargs: Any) -> Any:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli_scripts, "load", interrupted)
+    monkeypatch.setattr(cli_scripts, "as_strategy_set", interrupted)
     assert main(["show", str(PACK / "strategy.py")]) == 130
     assert capsys.readouterr().err == "tdsl: interrupted\n"
 
@@ -719,7 +719,7 @@ def test_os_error_is_bad_input(capsys, monkeypatch: pytest.MonkeyPatch) -> None:
     def gone(*args: Any, **kwargs: Any) -> Any:
         raise FileNotFoundError(2, "No such file or directory", "/gone")
 
-    monkeypatch.setattr(cli_scripts, "load", gone)
+    monkeypatch.setattr(cli_scripts, "as_strategy_set", gone)
     assert main(["show", str(PACK / "strategy.py")]) == 2
     assert one_line(capsys) == "no such file or directory (/gone)"
 

@@ -32,7 +32,7 @@ from typing import Sequence
 from ...model.matchers import ContractionMatch, OpNameMatch
 from ...sets.strategy_set import Rule, StrategySet
 from ...targets import CpuTarget
-from ...targets.host import Caches, Isa, detect_caches, detect_isa
+from ...targets.host import ISA_NAMES, Caches, Isa, detect_caches, detect_isa
 from .blocking import lhs_pack_rule, mmt4d_blocking
 from .measured import CHOICES, Weights
 from .packing import SMALL_MAX, matvec_pin, narrow_matmul_rule, packing_rules
@@ -85,6 +85,8 @@ def auto(
                 "data_tiling": False,
             }
         )
+        # ukernels='none' is what the packing rules need, so it is no optional knob.
+        knobs: tuple[str, ...] = ("im2col_convs",)
         rules += [rule for types in element_types for rule in packing_rules(chosen, types, cpu.name, small_max)]
         tile = inner_tile(chosen, "f32", "f32", "f32")
         blocking = mmt4d_blocking(f"{chosen}_mmt4d_blocking", tile, caches or detect_caches())
@@ -102,6 +104,7 @@ def auto(
                 "channels_last_convs": channels_last_convs,
             }
         )
+        knobs = ("data_tiling", "allow_large_vectors", "im2col_convs")
         if choices.narrow_matmuls_off_data_tiling:
             rules.append(narrow_matmul_rule(f"{chosen}_f32_narrow_matmul_tiles", ("f32", "f32", "f32"), cpu.name))
         rules += i64_accumulator_tiles(chosen, cpu.name)
@@ -116,4 +119,14 @@ def auto(
                 )
             )
     rules = [rule.model_copy(update={"optional": True}) for rule in rules]
+    # The knobs auto() chose (not those of the user's ``target``, nor opt-ins passed here)
+    # are optional: a build that fails with them is made without them, with a note.
+    chosen_knobs = tuple(k for k in knobs if getattr(cpu, k) != getattr(base, k) and not _opted_in(k, im2col_convs))
+    if chosen_knobs:
+        cpu = cpu.model_copy(update={"ready_knobs": chosen_knobs, "ready_origin": f"auto(), {ISA_NAMES[chosen]}"})
     return StrategySet(name=name, targets=[cpu], rules=rules)
+
+
+def _opted_in(knob: str, im2col_convs: bool | None) -> bool:
+    """The caller asked for ``knob`` by name (``auto(im2col_convs=True)``): not optional."""
+    return knob == "im2col_convs" and im2col_convs is not None
