@@ -3,8 +3,8 @@ API (no torch, no network): the node order and initializer names of onnxruntime'
 quantization tools (``quantize_static`` in QOperator format, ``quantize_dynamic``).
 
 * :func:`qlinear_matmul`: ``QLinearMatMul`` of a quantized activation (a graph input, u8 or
-  i8, 2-D or 3-D) by a constant 2-D weight; scales and zero points are initializers; the
-  quantized result is the graph output.
+  i8, 2-D or 3-D) by a constant weight (2-D, or batched: 3-D); scales and zero points are
+  initializers; the quantized result is the graph output.
 * :func:`static_linear`: ``QuantizeLinear -> QLinearMatMul -> DequantizeLinear`` on a float
   input (``quantize_static``) beside a float ``MatMul`` of the same input left unquantized.
 * :func:`matmul_integer`: ``MatMulInteger`` of an activation input by a constant weight,
@@ -60,10 +60,11 @@ def _zero_point(dtype: Any) -> np.ndarray:
     return np.array(128 if np.dtype(dtype) == np.uint8 else 0, dtype=dtype)
 
 
-def qlinear_matmul(dtype: Any, lhs: Sequence[int], n: int, seed: int = 0) -> Any:
+def qlinear_matmul(dtype: Any, lhs: Sequence[int], n: int, seed: int = 0, weight_batch: Sequence[int] = ()) -> Any:
     """``y = QLinearMatMul(a, a_scale, a_zero_point, W, W_scale, W_zero_point, y_scale,
-    y_zero_point)``: ``a`` (``lhs`` shape, u8 or i8) an input, the rest initializers; the
-    output scale keeps the result mostly inside the type's range."""
+    y_zero_point)``: ``a`` (``lhs`` shape, u8 or i8) an input, the rest initializers, ``W``
+    of shape ``(*weight_batch, k, n)``; the output scale keeps the result mostly inside the
+    type's range."""
     from onnx import TensorProto as T
     from onnx import helper
 
@@ -77,7 +78,7 @@ def qlinear_matmul(dtype: Any, lhs: Sequence[int], n: int, seed: int = 0) -> Any
     inits = [
         _tensor("a_scale", a_scale),
         _tensor("a_zero_point", zp),
-        _tensor("W_quantized", _quantized(rng, dtype, (k, n))),
+        _tensor("W_quantized", _quantized(rng, dtype, (*weight_batch, k, n))),
         _tensor("W_scale", w_scale),
         _tensor("W_zero_point", zp),
         _tensor("y_scale", y_scale),
@@ -89,7 +90,7 @@ def qlinear_matmul(dtype: Any, lhs: Sequence[int], n: int, seed: int = 0) -> Any
         ["y"],
         name="QLinearMatMul_0",
     )
-    out = [*lhs[:-1], n]
+    out = [*np.broadcast_shapes(tuple(lhs[:-2]), tuple(weight_batch)), lhs[-2], n]
     return _model(
         [node],
         [helper.make_tensor_value_info("a", elem, list(lhs))],
@@ -223,6 +224,7 @@ def dynamic_linear(m: int, k: int, n: int, float_branch: bool = True, seed: int 
 SMALL: dict[str, Callable[[], Any]] = {
     "qlinear_matmul_u8": lambda: qlinear_matmul(np.uint8, (16, 64), 32),
     "qlinear_matmul_i8_3d": lambda: qlinear_matmul(np.int8, (2, 8, 64), 48),
+    "qlinear_matmul_u8_batched": lambda: qlinear_matmul(np.uint8, (2, 8, 64), 32, weight_batch=(2,)),
     "static_linear_u8": lambda: static_linear(16, 64, 32),
     "matmul_integer": lambda: matmul_integer((16, 64), 32, zero_points=False),
     "matmul_integer_zp": lambda: matmul_integer((2, 8, 64), 32, zero_points=True, weight=np.int8),

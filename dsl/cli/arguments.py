@@ -163,7 +163,11 @@ def add_parameters_arg(p: argparse.ArgumentParser) -> None:
     )
 
 
-def add_payload_args(p: argparse.ArgumentParser, cpu_only: bool, strategies_required: bool = True) -> None:
+def add_payload_args(
+    p: argparse.ArgumentParser, cpu_only: bool, strategies_required: bool = True, without: str = ""
+) -> None:
+    """The payload, its program arguments, ``--strategies`` (optional where ``without`` says
+    what the command does without it) and ``--target``."""
     p.add_argument("payload", type=Path, help="payload program: .onnx model, or .mlir (torch/ONNX dialect or linalg)")
     add_program_args(p)
     if strategies_required:
@@ -172,8 +176,11 @@ def add_payload_args(p: argparse.ArgumentParser, cpu_only: bool, strategies_requ
         p.add_argument(
             "--strategies",
             metavar="FILE[:NAME]",
-            help=f"strategy file; without it, IREE's default pipeline for --target ({target_names_text()}): "
-            "the report to read before writing a rule",
+            help="strategy file; without it, "
+            + (
+                without
+                or f"IREE's default pipeline for --target ({target_names_text()}): the report to read before writing a rule"
+            ),
         )
     if cpu_only:
         add_parameters_arg(p)

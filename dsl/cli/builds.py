@@ -68,9 +68,14 @@ def add_run(sub: Commands) -> None:
         sub,
         "run",
         help="compile, run on CPU and check numbers against references",
-        description="Compile with the strategies and with IREE's default pipeline, run every function on CPU on the same deterministic inputs, and compare with the default build and numpy (plain matmul / batch matmul / convolution). Exits 1 past tolerance.",
+        description="Compile with the strategies and with IREE's default pipeline, run every function on CPU on the same deterministic inputs, and compare with the default build, numpy (plain matmul / batch matmul / convolution) and onnxruntime (.onnx models). Without --strategies, compile with IREE's default pipeline only and compare it with numpy and onnxruntime; a note names the references (or says there was none). The same infinity or NaN in the same places agrees; on one side only it is a difference. Exits 1 past tolerance.",
     )
-    add_payload_args(p, cpu_only=True)
+    add_payload_args(
+        p,
+        cpu_only=True,
+        strategies_required=False,
+        without="IREE's default build is compared with onnxruntime (.onnx) and numpy (plain matmul / batch matmul / convolution)",
+    )
     p.add_argument(
         "--inputs",
         nargs="+",

@@ -29,6 +29,7 @@ from .. import bindings as mlir
 from ..errors import TdslError
 from ..files import atomic_write, failure_dir, staged
 from ..programs.load import not_a_payload
+from ..programs.precision import program_flags
 from .diagnostics import CompilerDiagnostic, parse_diagnostics
 from .options import DEFAULT_OPTIONS, CompileOptions
 
@@ -55,6 +56,8 @@ class CompileResult:
     wall_s: float
     output: Path | None
     timed_out: bool = False
+    program_flags: tuple[str, ...] = ()
+    """The flags the program called for that tdsl put first (:func:`~tdsl.programs.precision.program_flags`)."""
 
     @property
     def errors(self) -> list[CompilerDiagnostic]:
@@ -101,7 +104,9 @@ def run_iree_compile(
 ) -> CompileResult:
     """Runs ``iree-compile payload flags -o output`` under ``options``' timeout and
     address-space cap. ``flags`` are the whole command: the caller has placed
-    ``options.extra_flags`` among them.
+    ``options.extra_flags`` among them. The flags the program calls for
+    (:func:`~tdsl.programs.precision.program_flags`: f64 kept) go first, unless ``flags``
+    set their option; the result names them.
 
     The output appears only if compilation succeeds (written to a temporary file and
     renamed). With ``check`` a failure raises :class:`CompileFailed`: one line naming the
@@ -115,6 +120,8 @@ def run_iree_compile(
     problem = not_a_payload(payload)
     if problem is not None:
         raise CompileFailed(problem)
+    added = program_flags(payload, flags)
+    flags = [*added, *flags]
     if output is None:
         result = _invoke(payload, flags, os.devnull, options)
     else:
@@ -126,6 +133,7 @@ def run_iree_compile(
             result = replace(result, output=Path(output))
         except _Discard:
             pass
+    result = replace(result, program_flags=added)
     if locate is not None and not result.ok:
         result = replace(result, diagnostics=tuple(locate(result.diagnostics)))
     if check and not result.ok:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..model.kinds import Injection
+from ..programs.precision import describe
 from ..targets.knobs import ProgramKnob, knobs_line
 from .dispatches import DispatchSummary, Launches, short_pipeline, spelled
 from .hsaco import KernelResources
@@ -190,6 +191,7 @@ class CompileReport:
             "compile_seconds": round(self.result.wall_s, 3),
             "flags": list(self.flags),
             "extra_flags": list(self.extra_flags),
+            "program_flags": list(self.result.program_flags),
             "executables": len(self.dispatches),
             "launches": self.launches,
             "launches_at_load": self.launches_at_load,
@@ -252,8 +254,15 @@ class CompileReport:
         lines = [f"compiled {self.payload} for {self.target}{how} in {self.result.wall_s:.2f} s"]
         if self.baseline is not None:
             lines[0] += f" (IREE default: {self.baseline.result.wall_s:.2f} s)"
-        if self.strategy_set is not None:
-            lines.append(f"  program: {knobs_line(self.knobs)}")
+        program = (
+            [knobs_line(self.knobs)]
+            if self.strategy_set is not None and (self.knobs or not self.result.program_flags)
+            else []
+        )
+        if self.result.program_flags:  # flags the program's element types call for (f64 kept)
+            program.append(describe(self.result.program_flags))
+        if program:
+            lines.append(f"  program: {'; '.join(program)}")
         lines += [f"  note: {note}" for note in self.notes]
         if self.output:
             lines.append(f"  module: {self.output}")

@@ -88,28 +88,66 @@ def invoke(
 
 @dataclass(frozen=True)
 class Comparison:
-    """max abs / relative-to-max error of one result against one reference."""
+    """max abs / relative-to-max error of one result against one reference, over the
+    positions finite in both; ``mismatched`` describes the positions where one side is NaN
+    or infinite and the other is not the same (:func:`special_mismatches`)."""
 
     reference: str
     result_index: int
     max_abs: float
     max_rel: float
     tolerance: float
+    mismatched: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
-        return self.max_rel <= self.tolerance
+        return self.max_rel <= self.tolerance and not self.mismatched
+
+
+def _kinds(values: np.ndarray) -> np.ndarray:
+    """Per position: 0 finite, 1 NaN, 2 +inf, 3 -inf."""
+    kinds = np.zeros(values.shape, np.int8)
+    kinds[np.isnan(values)] = 1
+    kinds[values == np.inf] = 2
+    kinds[values == -np.inf] = 3
+    return kinds
+
+
+_KIND_NAMES = ("finite", "NaN", "+inf", "-inf")
+
+
+def special_mismatches(out: np.ndarray, ref: np.ndarray) -> tuple[str, ...]:
+    """Where ``out`` and ``ref`` (same shape, float64) differ in kind: NaN or an infinity on
+    one side only, or infinities of opposite signs, one line per pair of kinds ("3 positions
+    are -inf in the build and finite in the reference"). The same infinity, or NaN, on both
+    sides agrees."""
+    out_kinds, ref_kinds = _kinds(out), _kinds(ref)
+    differ = out_kinds != ref_kinds
+    if not differ.any():
+        return ()
+    pairs, counts = np.unique(out_kinds[differ] * 4 + ref_kinds[differ], return_counts=True)
+    lines = []
+    for pair, count in zip(pairs.tolist(), counts.tolist()):
+        verb = "position is" if count == 1 else "positions are"
+        lines.append(
+            f"{count} {verb} {_KIND_NAMES[pair // 4]} in the build and {_KIND_NAMES[pair % 4]} in the reference"
+        )
+    return tuple(lines)
 
 
 def compare(out: np.ndarray, ref: np.ndarray, element: str, reference: str, index: int) -> Comparison:
-    """Compares ``out`` with ``ref`` (shapes must agree) under ``element``'s tolerance."""
+    """Compares ``out`` with ``ref`` (shapes must agree) under ``element``'s tolerance: the
+    errors over the positions finite in both, NaN and infinities by position
+    (:func:`special_mismatches`)."""
     if out.shape != ref.shape:
         return Comparison(reference, index, float("inf"), float("inf"), 0.0)
-    diff = np.abs(out.astype(np.float64) - ref.astype(np.float64))
+    o, r = out.astype(np.float64), ref.astype(np.float64)
+    finite = np.isfinite(o) & np.isfinite(r)
+    diff = np.abs(o[finite] - r[finite])
     max_abs = float(diff.max()) if diff.size else 0.0
-    scale = float(np.abs(ref.astype(np.float64)).max()) if ref.size else 0.0
+    scale = float(np.abs(r[finite]).max()) if diff.size else 0.0
     max_rel = max_abs / scale if scale > 0 else max_abs
-    return Comparison(reference, index, max_abs, max_rel, TOLERANCE.get(element, 0.0))
+    return Comparison(reference, index, max_abs, max_rel, TOLERANCE.get(element, 0.0), special_mismatches(o, r))
 
 
 # --------------------------------------------------------------------------------------

@@ -37,7 +37,7 @@ class StepComparison(Comparison):
 
     @property
     def ok(self) -> bool:
-        return self.max_abs <= self.step * (1 + 1e-6)
+        return self.max_abs <= self.step * (1 + 1e-6) and not self.mismatched
 
 
 def compare_result(out: np.ndarray, ref: np.ndarray, result: Arg, reference: str, index: int) -> Comparison:
@@ -46,7 +46,9 @@ def compare_result(out: np.ndarray, ref: np.ndarray, result: Arg, reference: str
     found = compare(out, ref, result.element, reference, index)
     if result.step is None:
         return found
-    return StepComparison(found.reference, index, found.max_abs, found.max_rel, result.step, result.step)
+    return StepComparison(
+        found.reference, index, found.max_abs, found.max_rel, result.step, found.mismatched, step=result.step
+    )
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,7 @@ class ComparisonJson(TypedDict):
     max_rel_error: float
     tolerance: float
     tolerance_kind: str
+    mismatched: list[str]
     ok: bool
 
 
@@ -121,6 +124,7 @@ class RunReport:
                             "tolerance_kind": "absolute (one quantization step)"
                             if isinstance(c, StepComparison)
                             else "relative",
+                            "mismatched": list(c.mismatched),
                             "ok": c.ok,
                         }
                         for c in f.comparisons
@@ -140,9 +144,10 @@ class RunReport:
                     if isinstance(c, StepComparison)
                     else f"tolerance {c.tolerance:g}"
                 )
+                special = "".join(f"; {m}" for m in c.mismatched)
                 lines.append(
                     f"  {f.function} result {c.result_index} vs {c.reference}: max abs {c.max_abs:.3g}, "
-                    f"max rel {c.max_rel:.3g} ({tolerance}) {verdict}"
+                    f"max rel {c.max_rel:.3g} ({tolerance}){special} {verdict}"
                 )
         return "\n".join(lines)
 

@@ -28,6 +28,7 @@ from ..errors import ArgumentError, ParseFailure, PayloadError, RunFailed
 from ..files import atomic_write
 from .onnx_import import DEFAULT_IMPORT_TIMEOUT_S, import_fixes, import_onnx, require_onnx
 from .parameters import parse_parameters
+from .precision import F64_NOTE, KEEP_F64, signature_flags
 from .program import Program
 from .quantization import output_steps, quantization_roles
 from .weights import refill_weights
@@ -111,12 +112,19 @@ def load_program(
             raise ArgumentError(
                 "--parameters: expected an .mlir program that names parameters, received an .onnx model (its weights are in the model)"
             )
-        return _load_onnx(source, dict(dims), weights_seed, timeout_s)
+        return _with_precision_note(_load_onnx(source, dict(dims), weights_seed, timeout_s))
     if suffix == ".mlir":
-        return replace(_load_mlir(source, dict(dims)), parameters=parse_parameters(parameters))
+        return _with_precision_note(replace(_load_mlir(source, dict(dims)), parameters=parse_parameters(parameters)))
     raise ArgumentError(
         f"program {str(source)!r}: expected an .onnx model or an .mlir file, received a {suffix or 'suffix-less'} file"
     )
+
+
+def _with_precision_note(program: Program) -> Program:
+    """``program`` with :data:`~tdsl.programs.precision.F64_NOTE` when its signatures hold f64."""
+    if KEEP_F64 in signature_flags(program.functions):
+        return replace(program, notes=(*program.notes, F64_NOTE))
+    return program
 
 
 def _load_mlir(source: Path, dims: dict[str, int]) -> Program:

@@ -21,6 +21,7 @@ from .. import bindings as mlir
 from ..errors import TdslError
 from ..files import staged
 from .program import EXTERNAL_MIN_ELEMENTS, ONNX_EXTRA, PARAMETER_SCOPE, MissingExtra
+from .qlinear_forms import integer_form, integer_qlinear_matmul
 
 if TYPE_CHECKING:  # the onnx package is an optional extra
     import onnx
@@ -152,6 +153,10 @@ def import_fixes(model: "onnx.ModelProto") -> list[str]:
       activation quantization: imported as ``torch.aten.bmm`` of a 3-D by a 2-D tensor,
       which fails to compile ("failed to legalize operation 'torch.aten.bmm'"). Rewritten to
       a 2-D QLinearMatMul between two Reshapes (static shapes only).
+    * every other ``QLinearMatMul`` form but 2-D x 2-D with a per-tensor activation (3-D x
+      3-D, 2-D x 3-D, broadcast batch, per-row activation): computed wrong or not compiled
+      (:mod:`~tdsl.programs.qlinear_forms`). Rewritten to an integer matmul and a
+      requantization (:func:`~tdsl.programs.qlinear_forms.integer_qlinear_matmul`).
     * ``MatMulInteger`` of two u8 tensors without zero points: imported as
       ``linalg.matmul {cast = cast_unsigned}``, which IREE 3.13 computes as signed (its
       generalization and vectorization emit ``arith.extsi``: wrong results for values >= 128).
@@ -175,6 +180,7 @@ def import_fixes(model: "onnx.ModelProto") -> list[str]:
         return name
 
     batched = unsigned = 0
+    integer: list[str] = []
     nodes = []
     for node in model.graph.node:
         default = node.domain in ("", "ai.onnx")
@@ -183,6 +189,11 @@ def import_fixes(model: "onnx.ModelProto") -> list[str]:
             if flattened is not None:
                 nodes.extend(flattened)
                 batched += 1
+                continue
+            form = integer_form(node, types)
+            if form is not None:
+                nodes.extend(integer_qlinear_matmul(model, node, types, fresh))
+                integer.append(f"{node.name or node.output[0]} ({form})")
                 continue
         if default and node.op_type == "MatMulInteger" and len(node.input) == 2:
             elements = [types[n].elem_type if n in types else None for n in node.input]
@@ -199,6 +210,12 @@ def import_fixes(model: "onnx.ModelProto") -> list[str]:
         notes.append(
             f"{batched} QLinearMatMul of a 3-D activation by a 2-D weight imported as 2-D between Reshapes "
             "(IREE 3.13 imports the batched form as torch.aten.bmm, which fails to compile)"
+        )
+    if integer:
+        notes.append(
+            f"{len(integer)} QLinearMatMul imported as an integer matmul and a requantization: "
+            f"{', '.join(integer[:3])}{', ...' if len(integer) > 3 else ''} "
+            "(IREE 3.13 computes these forms wrong or cannot compile them)"
         )
     if unsigned:
         notes.append(

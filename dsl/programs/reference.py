@@ -18,6 +18,10 @@ from ..errors import ArgumentError, TdslError
 from .program import ONNX_EXTRA, MissingExtra
 
 
+class ReferenceFailed(TdslError):
+    """onnxruntime cannot compute the model (it refuses a form the ONNX standard allows)."""
+
+
 def _onnxruntime_session(model: str | bytes) -> Any:
     """An onnxruntime CPU session on one thread, quiet, for ``model`` (a path or the
     serialized model)."""
@@ -118,7 +122,8 @@ def onnxruntime_inexact(onnx_path: Path | str) -> str:
 
 def onnxruntime_reference(onnx_path: Path | str, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     """The model's outputs computed by onnxruntime (CPU, one thread) for ``inputs`` in the
-    order of the graph's inputs. Raises :class:`MissingExtra` without onnxruntime."""
+    order of the graph's inputs. Raises :class:`MissingExtra` without onnxruntime,
+    :class:`ReferenceFailed` where onnxruntime refuses to run it."""
     if importlib.util.find_spec("onnxruntime") is None:
         raise MissingExtra(f"the onnxruntime reference needs the onnxruntime package: {ONNX_EXTRA}")
     try:
@@ -128,5 +133,9 @@ def onnxruntime_reference(onnx_path: Path | str, inputs: Sequence[np.ndarray]) -
     names = [i.name for i in session.get_inputs()]
     if len(names) != len(inputs):
         raise ArgumentError(f"{onnx_path} takes {len(names)} inputs, received {len(inputs)}")
-    outputs = session.run(None, dict(zip(names, inputs)))
+    try:
+        outputs = session.run(None, dict(zip(names, inputs)))
+    except Exception as err:  # onnxruntime raises its own exception classes
+        reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise ReferenceFailed(f"onnxruntime cannot run {onnx_path}: {reason}") from None
     return [np.asarray(o) for o in outputs]

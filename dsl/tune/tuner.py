@@ -326,7 +326,16 @@ def _verdict(run: Callable[..., RunReport], program: Program, strategies: Strate
             "function": f["function"],
             **{
                 k: c.get(k)
-                for k in ("reference", "result", "max_abs_error", "max_rel_error", "tolerance", "tolerance_kind", "ok")
+                for k in (
+                    "reference",
+                    "result",
+                    "max_abs_error",
+                    "max_rel_error",
+                    "tolerance",
+                    "tolerance_kind",
+                    "mismatched",
+                    "ok",
+                )
             },
         }
         for f in data.get("functions", [])
