@@ -61,19 +61,29 @@ CONV_ROLES = ("b", "m", "m", "n", "k", "k", "k")
 @dataclass(frozen=True)
 class Op:
     """A payload op a rule targets: loop roles (b/m/n/k, None when unknown), sizes per loop
-    (None: unknown), element types (lhs, rhs, out), its named op and family."""
+    (None: unknown), element types (lhs, rhs, out), its named op and family. ``codegen``
+    holds the op as codegen sees it where IREE changed it before (per backend: a
+    quantized_matmul is an i8 matmul by then, a unit batch may be dropped, f64 demoted)."""
 
-    family: str  # "matmul", "batch_matmul", "matvec", "conv", "generic", "pack"
+    family: str  # "matmul", "batch_matmul", "matvec", "conv", "generic", "pack", "quantized", "transpose"
     roles: Optional[tuple[str, ...]]
     sizes: tuple[Optional[int], ...]
     types: tuple[str, str, str]
     named: Optional[str] = None
     layout: Optional[str] = None  # operand_layout of a contraction
     epilogue: bool = False  # its dispatch also holds a consumer (a Codegen strategy tiles only the root)
+    codegen: tuple[tuple[str, "Op"], ...] = ()  # (backend, the op at codegen time)
 
     @property
     def loops(self) -> int:
         return len(self.sizes)
+
+    def at_codegen(self, backend: str) -> "Op":
+        """The op a codegen-time rule for ``backend`` sees."""
+        return next((op for name, op in self.codegen if name == backend), self)
+
+
+BACKENDS = ("llvm-cpu", "rocm")
 
 
 def _pick(draw: Draw, values: list[Any]) -> Any:
@@ -82,8 +92,15 @@ def _pick(draw: Draw, values: list[Any]) -> Any:
 
 @st.composite
 def ops(draw: Draw) -> Op:
-    """A random op family with random sizes."""
-    family = _pick(draw, ["matmul", "matmul", "batch_matmul", "matvec", "conv", "generic", "pack"])
+    """A random op family with random sizes, real-model forms among them (a batch-1
+    batch_matmul, a quantized matmul, a named transpose, a convolution whose unit batch
+    IREE drops, a masked-softmax generic with an i1 or i8 mask)."""
+    family = _pick(
+        draw,
+        ["matmul", "matmul", "batch_matmul", "matvec", "conv", "generic", "pack", "quantized", "transpose", "masked"],
+    )
+    if family in ("quantized", "transpose", "masked"):
+        return draw(model_ops(family))
     types = _pick(draw, TYPES)
     if family == "matmul":
         return Op(
@@ -95,13 +112,11 @@ def ops(draw: Draw) -> Op:
             _pick(draw, ["mk_kn", "mk_kn", "mk_nk", "km_kn", None]),
         )
     if family == "batch_matmul":
+        sizes = tuple(_pick(draw, DIM_SIZES) for _ in range(4))
+        if draw(st.integers(0, 2)) == 0:
+            sizes = (1, *sizes[1:])  # what ONNX MatMul of a 3-D activation by a 2-D weight gives
         return Op(
-            "batch_matmul",
-            ("b", "m", "n", "k"),
-            tuple(_pick(draw, DIM_SIZES) for _ in range(4)),
-            types,
-            "linalg.batch_matmul",
-            _pick(draw, ["mk_kn", None]),
+            "batch_matmul", ("b", "m", "n", "k"), sizes, types, "linalg.batch_matmul", _pick(draw, ["mk_kn", None])
         )
     if family == "matvec":
         return Op(
@@ -113,11 +128,52 @@ def ops(draw: Draw) -> Op:
             _pick(draw, ["k_kn", "k_nk"]),
         )
     if family == "conv":
-        return Op("conv", CONV_ROLES, (2, 32, 32, 64, 3, 3, 32), types, "linalg.conv_2d_nhwc_hwcf")
+        batch = _pick(draw, [1, 2])
+        sizes = (batch, _pick(draw, [8, 16, 32]), _pick(draw, [8, 16, 32]), _pick(draw, [16, 64]), 3, 3, 32)
+        return conv_op(sizes, types)
     if family == "pack":
         rank = draw(st.integers(1, 3))
         return Op("pack", None, (None,) * rank, types)
     return Op("generic", None, (None,) * draw(st.integers(1, 4)), types, "linalg.generic")
+
+
+def conv_op(sizes: tuple[int, ...], types: tuple[str, str, str], epilogue: bool = False) -> Op:
+    """A 2-D NHWC convolution of these loop sizes (n, oh, ow, oc, fh, fw, ic); with a batch
+    of 1, gfx942's codegen sees it without its batch loop (IREE drops unit dims)."""
+    op = Op("conv", CONV_ROLES, sizes, types, "linalg.conv_2d_nhwc_hwcf", epilogue=epilogue)
+    if sizes[0] != 1:
+        return op
+    dropped = Op("conv", CONV_ROLES[1:], sizes[1:], types, None, epilogue=epilogue)
+    return Op(
+        "conv", CONV_ROLES, sizes, types, "linalg.conv_2d_nhwc_hwcf", epilogue=epilogue, codegen=(("rocm", dropped),)
+    )
+
+
+def quantized_op(m: int, n: int, k: int, epilogue: bool = True) -> Op:
+    """linalg.quantized_matmul (i8 x i8 with zero points -> i32) at the graph level; codegen
+    sees the i8 x i8 -> i32 linalg.matmul IREE rewrites it to (its zero-point fix-up fused)."""
+    types = ("i8", "i8", "i32")
+    matmul = Op("matmul", ("m", "n", "k"), (m, n, k), types, "linalg.matmul", "mk_kn", epilogue=epilogue)
+    return Op(
+        "quantized",
+        ("m", "n", "k"),
+        (m, n, k),
+        types,
+        "linalg.quantized_matmul",
+        codegen=tuple((backend, matmul) for backend in BACKENDS),
+    )
+
+
+@st.composite
+def model_ops(draw: Draw, family: str) -> Op:
+    """Ops of the forms real models have: a quantized matmul, a named transpose of a head
+    split, a masked-softmax generic (an i1 or i8 mask selecting -inf)."""
+    if family == "quantized":
+        return quantized_op(*(_pick(draw, [16, 32, 64]) for _ in range(3)))
+    if family == "transpose":
+        return Op("transpose", None, (None,) * 4, ("f32", "f32", "f32"), "linalg.transpose")
+    mask = _pick(draw, ["i1", "i8"])
+    return Op("generic", None, (None,) * _pick(draw, [2, 3]), ("f32", mask, "f32"), "linalg.generic")
 
 
 # --------------------------------------------------------------------------------------
@@ -176,17 +232,11 @@ def matchers(draw: Draw, op: Op, codegen_phase: bool, backend: str, exact: bool 
                     leaf["k_min"] = _pick(draw, [1, 16, 128])
     elif op.family == "conv":
         leaf = {"kind": "convolution", **typed}
-        for g, value in (
-            ("batch", [2]),
-            ("output_image", [32, 32]),
-            ("output_channel", [64]),
-            ("filter", [3, 3]),
-            ("input_channel", [32]),
-            ("strides", [1, 1]),
-            ("dilations", [1, 1]),
-        ):
+        for g, value in (*_conv_groups(op), ("strides", [1, 1]), ("dilations", [1, 1])):
             if exact or draw(st.booleans()):
                 leaf[g] = value
+    elif op.family == "quantized" or op.family == "transpose":
+        leaf = {"kind": "op_name", "names": [op.named]}
     elif op.family == "pack":
         rank = op.loops
         count = draw(st.integers(1, rank))
@@ -213,6 +263,20 @@ def matchers(draw: Draw, op: Op, codegen_phase: bool, backend: str, exact: bool 
 
 # --------------------------------------------------------------------------------------
 # Strategies.
+
+
+def _conv_groups(op: Op) -> list[tuple[str, list[Optional[int]]]]:
+    """The convolution matcher's groups of a 2-D NHWC conv op (its batch may be dropped)."""
+    sizes = list(op.sizes)
+    batch = sizes[:1] if op.roles and op.roles[0] == "b" else []
+    rest = sizes[len(batch) :]
+    return [
+        ("batch", batch),
+        ("output_image", rest[0:2]),
+        ("output_channel", rest[2:3]),
+        ("filter", rest[3:5]),
+        ("input_channel", rest[5:6]),
+    ]
 
 
 def _roles(op: Op) -> tuple[str, ...]:
@@ -491,7 +555,7 @@ def rules(
 ) -> Data:
     op = op if op is not None else draw(ops())
     kinds = ["data_layout", "cpu_lowering" if backend == "llvm-cpu" else "gpu_lowering"] + (
-        [] if op.epilogue else ["codegen"]
+        [] if op.at_codegen(backend).epilogue else ["codegen"]
     )
     kinds += ["graph_cpu_lowering"] if backend == "llvm-cpu" and op.family != "pack" else []
     kind = _pick(draw, kinds + kinds[1:2])  # lowering configs twice as often
@@ -499,6 +563,8 @@ def rules(
         kind = "cpu_lowering" if backend == "llvm-cpu" else "data_layout"
     name = f"{kind.split('_')[0]}{index}"
     codegen_phase = kind not in ("data_layout", "graph_cpu_lowering")
+    if codegen_phase:
+        op = op.at_codegen(backend)
     match = draw(matchers(op, codegen_phase, backend, exact))
     if kind == "data_layout":
         strategy = draw(data_layouts(name, op, specialize_ok))

@@ -18,18 +18,27 @@ from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .. import bindings as mlir
 from ..errors import StrategyNotApplied, TargetError
 from ..files import atomic_write, staged
+from ..model.all_of import leaves
 from ..model.kinds import Phase
+from ..model.matchers import OpNameMatch
+from ..programs.load import not_a_payload
 from ..render import LAYOUT_RULE_MARKER, PREPROCESSING, Rendered, injections, render
 from ..sets.loader import as_strategy_set
 from ..sets.strategy_set import StrategySet
 from ..targets import Target, named, target_names
 from ..targets.knobs import program_knobs
-from .diagnostics import CompilerDiagnostic, locate_in_dispatches, rule_names
+from .diagnostics import (
+    CompilerDiagnostic,
+    locate_by_op_name,
+    locate_in_dispatches,
+    locate_tile_levels,
+    rule_names,
+)
 from .dispatches import STATISTICS_FILE, DispatchSummary, launches_in, statistics_flags, summarize_dump
 from .flags import rendered_flags, with_threading
 from .hsaco import KernelResources, resources
@@ -133,8 +142,9 @@ def compile_with_options(
 ) -> CompileReport:
     """:func:`compile` with its ``iree-compile`` options as one value."""
     payload = Path(payload)
-    if not payload.is_file():
-        raise CompileFailed(f"payload {str(payload)!r} does not exist")
+    problem = not_a_payload(payload)
+    if problem is not None:
+        raise CompileFailed(problem)
     outputs = _checked_outputs(payload, output, dump_ir, dump_ir_to, keep_dump)
     if strategies is None:
         return _compile_iree_default(payload, default_target(target), outputs, options, progress)
@@ -254,12 +264,7 @@ def _build_set(
         dump.mkdir()
         with ExitStack() as stack:
             module = stack.enter_context(staged(outputs.module)) if outputs.module is not None else None
-            names = rule_names(
-                strategy_set.name, [(i, r.strategy.name, r.strategy.kind) for i, r in strategy_set.rules_for(name)]
-            )
-
-            def locate(diagnostics: Sequence[CompilerDiagnostic]) -> tuple[CompilerDiagnostic, ...]:
-                return locate_in_dispatches(diagnostics, dump, names)
+            locate = _locator(strategy_set, name, dump)
 
             with progress.step("compile", "strategy build"):
                 result = run_iree_compile(
@@ -307,6 +312,26 @@ def _build_set(
         launch_counts=launch_counts,
         knobs=program_knobs(target_model),
     )
+
+
+def _locator(
+    strategy_set: StrategySet, target: str, dump: Path
+) -> Callable[[Sequence[CompilerDiagnostic]], tuple[CompilerDiagnostic, ...]]:
+    """Maps a failed build's diagnostics to the rules of ``strategy_set`` for ``target``:
+    the rules that configured the dispatch an error is in, the tile level and loop IREE
+    refused, the rule whose matcher names the op an error is on."""
+    indexed = strategy_set.rules_for(target)
+    names = rule_names(strategy_set.name, [(i, r.strategy.name, r.strategy.kind) for i, r in indexed])
+    strategies = {i: r.strategy for i, r in indexed}
+    op_names = {
+        i: tuple(n for leaf in leaves(r.match) if isinstance(leaf, OpNameMatch) for n in leaf.names) for i, r in indexed
+    }
+
+    def locate(diagnostics: Sequence[CompilerDiagnostic]) -> tuple[CompilerDiagnostic, ...]:
+        found = locate_tile_levels(locate_in_dispatches(diagnostics, dump, names), names, strategies)
+        return locate_by_op_name(found, names, op_names)
+
+    return locate
 
 
 def _strategy_flags(rendered: Rendered, scripts: Path, dump: Path, options: CompileOptions) -> list[str]:

@@ -7,7 +7,11 @@ A codegen error inside a dispatch (``large vector sizes``, ``exceeded stack allo
 limit``, ...) carries no tdsl location: IREE points it into the executable dump
 (``configured_module_<executable>.mlir``). :func:`locate_in_dispatches` reads the
 ``tdsl.rule`` / ``tdsl.layout_rule`` markers of that dispatch and names the rules that
-configured it (``<set>.rules[i]``, the strategy name and kind).
+configured it (``<set>.rules[i]``, the strategy name and kind). An error on a tile
+level (``expected only parallel dims to be set in the distribution tiling level, but tile
+size at index (6) was also set``) names the level and loop of the rule that set it
+(:func:`locate_tile_levels`): where the matcher does not fix a convolution's loop order,
+only IREE knows which loops are reductions.
 """
 
 from __future__ import annotations
@@ -218,3 +222,82 @@ def locate_in_dispatches(
 def rule_names(set_name: str, indexed: Sequence[tuple[int, str, str]]) -> dict[int, RuleName]:
     """{index: RuleName} for the (index, strategy name, kind) of a set's rules."""
     return {index: RuleName(f"{set_name}.rules[{index}]", name, kind) for index, name, kind in indexed}
+
+
+_TILE_LEVEL = re.compile(
+    r"expected only (?P<kind>parallel|reduction) dims to be set in the (?P<level>\w+) tiling level, "
+    r"but tile size at index \((?P<index>\d+)\)"
+)
+
+
+def locate_tile_levels(
+    diagnostics: Sequence[CompilerDiagnostic], rules: Mapping[int, RuleName], strategies: Mapping[int, object]
+) -> tuple[CompilerDiagnostic, ...]:
+    """``diagnostics`` with each error on a tile level that no strategy location names
+    attributed to ``<strategy>.<level>[<loop>]`` of the first rule (among those that
+    configured its dispatch, when known) whose strategy (``strategies``, by rule index)
+    sets a tile at that loop of that level."""
+    located = []
+    for d in diagnostics:
+        m = _TILE_LEVEL.search(d.message)
+        if d.severity != "error" or m is None or (d.strategy_field and d.strategy_field not in _rule_paths(rules)):
+            located.append(d)
+            continue
+        level, loop = m.group("level"), int(m.group("index"))
+        configured = [i for i, name in rules.items() if str(name) in d.rules] or list(rules)
+        setting = [i for i in configured if _tile(strategies.get(i), level, loop)]
+        if not setting:
+            located.append(d)
+            continue
+        first = rules[setting[0]]
+        located.append(
+            replace(
+                d,
+                strategy_field=f"{first.strategy}.{level}[{loop}]",
+                message=f"{d.message} (loop {loop} is a "
+                f"{'reduction' if m.group('kind') == 'parallel' else 'parallel'} loop of the matched op: "
+                f"set {level}[{loop}] to 0)",
+                rules=tuple(str(rules[i]) for i in setting),
+            )
+        )
+    return tuple(located)
+
+
+def _rule_paths(rules: Mapping[int, RuleName]) -> set[str]:
+    return {name.path for name in rules.values()}
+
+
+def _tile(strategy: object, level: str, loop: int) -> bool:
+    """``strategy`` has a tile level ``level`` with a non-zero tile at ``loop``."""
+    sizes = getattr(strategy, level, None)
+    return isinstance(sizes, tuple) and loop < len(sizes) and isinstance(sizes[loop], int) and sizes[loop] != 0
+
+
+_ON_OP = re.compile(r"^'(?P<op>[A-Za-z_][\w.]*)' op ")
+
+
+def locate_by_op_name(
+    diagnostics: Sequence[CompilerDiagnostic], rules: Mapping[int, RuleName], op_names: Mapping[int, Sequence[str]]
+) -> tuple[CompilerDiagnostic, ...]:
+    """``diagnostics`` with each error that no location names and that is on an op
+    (``'linalg.fill' op multiple ops within dispatch trying to set the translation info``)
+    attributed to the rules whose matcher names that op (``op_names``: the op names each
+    rule's matcher names, by rule index): where IREE fails before a configured dispatch is
+    written, the op is what ties the error to a rule."""
+    located = []
+    for d in diagnostics:
+        m = _ON_OP.match(d.message)
+        naming = [i for i, names in op_names.items() if m is not None and m.group("op") in names and i in rules]
+        if d.severity != "error" or d.strategy_field or not naming:
+            located.append(d)
+            continue
+        located.append(
+            replace(
+                d,
+                strategy_field=f"{rules[naming[0]].path}.match",
+                message=f"{d.message} (the rule's matcher selects {m.group('op') if m else 'the op'}; "
+                "narrow it to the op it is meant for)",
+                rules=tuple(str(rules[i]) for i in naming),
+            )
+        )
+    return tuple(located)

@@ -28,6 +28,7 @@ from typing import Callable, Sequence
 from .. import bindings as mlir
 from ..errors import TdslError
 from ..files import atomic_write, failure_dir, staged
+from ..programs.load import not_a_payload
 from ..programs.precision import program_flags
 from .diagnostics import CompilerDiagnostic, parse_diagnostics
 from .options import DEFAULT_OPTIONS, CompileOptions
@@ -116,8 +117,9 @@ def run_iree_compile(
     (:func:`~tdsl.compiler.diagnostics.locate_in_dispatches`).
     """
     payload = Path(payload)
-    if not payload.is_file():
-        raise CompileFailed(f"payload {str(payload)!r} does not exist")
+    problem = not_a_payload(payload)
+    if problem is not None:
+        raise CompileFailed(problem)
     added = program_flags(payload, flags)
     flags = [*added, *flags]
     if output is None:

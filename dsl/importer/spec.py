@@ -381,6 +381,8 @@ def read_file(
 ) -> Imported:
     """:func:`read_spec` of the file at ``path``."""
     p = Path(path)
+    if p.is_dir():
+        raise SpecImportError(str(p), None, "", "expected a transform-dialect spec file (.mlir), received a directory")
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:

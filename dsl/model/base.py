@@ -492,6 +492,13 @@ def _anchor_name(annotation: object, node: object) -> str | None:
 
 _PATH_PART = re.compile(r"[A-Za-z0-9_.\[\]]+")
 _INDEX_PARTS = re.compile(r"(\[\d+\])+")
+_KEY_PART = re.compile(r"\[('(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\")\]")
+
+
+def key_path(key: str) -> str:
+    """The field path part of a dict key (``['a b']``), for ``problem``: a key is always
+    shown quoted in brackets, whatever it holds, so ``path_text`` keeps it as it is."""
+    return f"[{fmt(key)}]"
 
 
 def path_text(parts: Iterable[object]) -> str:
@@ -504,7 +511,7 @@ def path_text(parts: Iterable[object]) -> str:
             text += f"[{part}]"
         elif not part and part != 0:
             continue
-        elif isinstance(part, str) and _INDEX_PARTS.fullmatch(part):
+        elif isinstance(part, str) and (_INDEX_PARTS.fullmatch(part) or _KEY_PART.fullmatch(part)):
             text += part
         elif isinstance(part, str) and _PATH_PART.fullmatch(part):
             text += ("." if text else "") + part

@@ -71,6 +71,7 @@ from __future__ import annotations
 from typing import Annotated, ClassVar, Literal, Optional, Union
 
 from pydantic import Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from .base import (
     Described,
@@ -222,6 +223,20 @@ class PackTranspose(StrategyModel):
         if self.inner_perm is not None:
             parts.append(f"inner_perm: {list(self.inner_perm)}")
         return "{" + ", ".join(parts) + "}"
+
+
+def _matmul_operands(roles: tuple[str, ...]) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """The loops of each operand in linalg.(batch_)matmul's layout (b m k, b k n, b m n)."""
+    of = [tuple(loop for role in order for loop, r in enumerate(roles) if r == role) for order in ("bmk", "bkn", "bmn")]
+    return of[0], of[1], of[2]
+
+
+def _mmt4d_packed(roles: tuple[str, ...], tiles: list[list[int]]) -> bool:
+    """Specialize makes linalg.(batch_)mmt4d of the packed op: one m, n, k loop (at most one
+    batch), each packed (``tiles``: each operand's packed loops); else it stays a generic."""
+    if sorted(r for r in roles if r != "b") != ["k", "m", "n"] or roles.count("b") > 1:
+        return False
+    return sorted(roles[loop] for loop in tiles[0] + tiles[1] + tiles[2]) == sorted("mkmnkn")
 
 
 class DataLayout(StrategyKind):
@@ -428,7 +443,11 @@ class DataLayout(StrategyKind):
         shape = match.loop_shape()
         if self.fold_unit_dims:
             shape = self._folded_shape(leaves, shape)
-        if self.pack is None or shape is None:
+        if self.pack is None:
+            return
+        if shape is None:
+            if self.specialize and self._packs_three_loops():
+                raise self._unknown_layout()
             return
         loops = list(range(len(shape.roles)))
         if self.interchange is not None:
@@ -448,8 +467,28 @@ class DataLayout(StrategyKind):
         for i, t in enumerate(self.pack_transposes):
             j = t.operand_index
             self._check_transpose(i, t, shape.ranks[j], [shape.roles[loop] for loop in tiles[j]], self.name)
-        if self.specialize and shape.operands is not None:
-            self._check_mmt4d(shape, shape.operands, tiles)
+        if self.specialize and _mmt4d_packed(shape.roles, tiles):
+            # Without operand_layout the matcher's op is taken in linalg.(batch_)matmul's layout.
+            self._check_mmt4d(shape, shape.operands or _matmul_operands(shape.roles), tiles)
+
+    def _unknown_layout(self) -> PydanticCustomError:
+        return problem(
+            "specialize",
+            "a matcher that fixes the loops (a contraction matcher with batch, m, n and k, and operand_layout "
+            "or maps, or op_name linalg.matmul / linalg.batch_matmul) when specialize may get a "
+            "packed m, n and k: IREE 3.13 makes linalg.mmt4d of the packed op whatever its operands' layout, and "
+            "another layout gives an invalid op ('linalg.mmt4d' op inferred input/output operand #1 ...), so "
+            "pack_transposes must be checked against the layout",
+            True,
+            hint="set operand_layout (e.g. 'mk_kn') and batch on the matcher, or leave specialize out",
+            strategy=self.name,
+        )
+
+    def _packs_three_loops(self) -> bool:
+        """The pack step may pack an m, an n and a k loop (what specialize makes mmt4d of)."""
+        if isinstance(self.pack, PackGreedily):
+            return len(self.pack.packed_roles()) == 3
+        return isinstance(self.pack, Pack) and sum(map(bool, self.pack.packed_sizes)) >= 3
 
     def _folded_shape(self, leaves: tuple[MatcherKind, ...], shape: Optional[LoopShape]) -> LoopShape:
         """The loops of the matched op once ``fold_unit_dims`` dropped its unit batch: the
@@ -501,10 +540,6 @@ class DataLayout(StrategyKind):
 
     def _check_mmt4d(self, shape: LoopShape, operands: tuple[tuple[int, ...], ...], tiles: list[list[int]]) -> None:
         roles = shape.roles
-        if sorted(r for r in roles if r != "b") != ["k", "m", "n"] or roles.count("b") > 1:
-            return
-        if sorted(roles[loop] for loop in tiles[0] + tiles[1] + tiles[2]) != sorted("mkmnkn"):
-            return  # not every one of m, n, k packed: the packed op stays a linalg.generic
         given = {t.operand_index: t for t in self.pack_transposes}
         wrong: list[str] = []
         needed: list[PackTranspose] = []
@@ -532,10 +567,11 @@ class DataLayout(StrategyKind):
             f"{OPERANDS[j]} {_dims_text(['b'] * roles.count('b') + list(_MMT4D[j][0]), list(_MMT4D[j][1]))}"
             for j in range(3)
         )
+        layout = shape.source or "linalg.matmul's layout (the matcher has no operand_layout)"
         raise problem(
             "pack_transposes",
             f"the transposes that give linalg.{'batch_' if 'b' in roles else ''}mmt4d's layout for specialize "
-            f"({want}); with {shape.source or 'the matched layout'} these pack the {', the '.join(wrong)}",
+            f"({want}); with {layout} these pack the {', the '.join(wrong)}",
             Described("[" + ", ".join(t.spelled() for t in self.pack_transposes) + "]"),
             hint="use pack_transposes: [" + ", ".join(t.spelled() for t in needed) + "]",
             strategy=self.name,

@@ -38,6 +38,7 @@ from .base import (
     check_non_negative,
     check_permutation,
     in_range,
+    key_path,
     problem,
 )
 from .kinds import Backend, Injection, MatcherKind, StrategyKind
@@ -224,16 +225,18 @@ def _llvm_func_attrs(value: dict[str, str]) -> dict[str, str]:
     for key, text in value.items():
         if not _LLVM_KEY.fullmatch(key):
             raise problem(
-                f"[{key!r}]" if key else "", "an LLVM function attribute name such as 'amdgpu-waves-per-eu'", key
+                key_path(key),
+                "an LLVM function attribute name (letters, digits, '_', '.', '-'), such as 'amdgpu-waves-per-eu'",
+                key,
             )
         if not text.isprintable() or '"' in text or "\\" in text:
-            raise problem(key, "a printable value without quotes or backslashes", text)
+            raise problem(key_path(key), "a printable value without quotes or backslashes", text)
         if key == "amdgpu-waves-per-eu" and not (_positive_ints(text) and text.count(",") <= 1):
-            raise problem(key, "'N' or 'MIN,MAX' waves per execution unit (positive integers)", text)
+            raise problem(key_path(key), "'N' or 'MIN,MAX' waves per execution unit (positive integers)", text)
         if key == "amdgpu-flat-work-group-size" and not (_positive_ints(text) and text.count(",") == 1):
-            raise problem(key, "'MIN,MAX' threads (positive integers)", text)
+            raise problem(key_path(key), "'MIN,MAX' threads (positive integers)", text)
         if key.startswith("denormal-fp-math") and not all(part in _DENORMAL for part in text.split(",")):
-            raise problem(key, "a denormal mode: " + ", ".join(_DENORMAL) + " (or 'OUT,IN')", text)
+            raise problem(key_path(key), "a denormal mode: " + ", ".join(_DENORMAL) + " (or 'OUT,IN')", text)
     return dict(sorted(value.items()))
 
 

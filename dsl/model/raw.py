@@ -100,9 +100,12 @@ def _check_sequences(sequence: str, helpers: tuple[str, ...], what: str) -> tupl
         )
     module = bindings.parse(in_module("\n".join((*helpers, sequence))))
     ops = [op.operation for op in module.body.operations]
+    if len(ops) != len(helpers) + 1 or ops[-1].name != "transform.named_sequence":
+        received = "no op (empty or only comments)" if len(ops) == len(helpers) else f"{len(ops) - len(helpers)} ops"
+        raise problem("sequence", f"one transform.named_sequence ({what})", Described(received))
     last = ops[-1]
-    if last.name != "transform.named_sequence" or len(ops) != len(helpers) + 1:
-        raise problem("sequence", f"one transform.named_sequence ({what})", Described(f"{len(ops) - len(helpers)} ops"))
+    if not len(last.regions[0].blocks):
+        raise problem("sequence", f"a transform.named_sequence with a body ({what})", Described("a declaration"))
     return module, last
 
 

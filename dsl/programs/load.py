@@ -66,6 +66,18 @@ def _writable_cache() -> Path:
         return fallback
 
 
+PAYLOAD_FILES = "a payload file (.mlir or .onnx)"
+
+
+def not_a_payload(path: Path, what: str = "payload") -> str | None:
+    """None when ``path`` is a regular file; else the one-line problem: what was expected
+    (a payload file) and what was received (a directory, nothing, a special file)."""
+    if path.is_file():
+        return None
+    received = "a directory" if path.is_dir() else "a special file" if path.exists() else "a path that does not exist"
+    return f"{what} {str(path)!r}: expected {PAYLOAD_FILES}, received {received}"
+
+
 def load_program(
     path: Path | str,
     *,
@@ -91,8 +103,9 @@ def load_program(
     :class:`MissingExtra` without ``tdsl[onnx]``, :class:`ImportFailed`.
     """
     source = Path(path)
-    if not source.is_file():
-        raise ArgumentError(f"program {str(source)!r} does not exist")
+    problem = not_a_payload(source, "program")
+    if problem is not None:
+        raise ArgumentError(problem)
     suffix = source.suffix.lower()
     if suffix == ".onnx":
         if parameters:
@@ -387,8 +400,9 @@ def parse_dims(specs: Iterable[str]) -> dict[str, int]:
 def payload_signatures(payload: Path) -> tuple[str, list[mlir.FunctionSignature]]:
     """The payload's text and the signatures of its public functions; a payload that is
     missing, does not parse or has arguments tdsl cannot feed is a one-line error."""
-    if not payload.is_file():
-        raise PayloadError(f"payload {str(payload)!r} does not exist")
+    problem = not_a_payload(payload)
+    if problem is not None:
+        raise PayloadError(problem)
     try:
         text = payload.read_text()
     except (OSError, UnicodeDecodeError) as err:
@@ -418,6 +432,6 @@ def program_of(
         text = path.read_text() if path.is_file() else ""
         if "!torch." not in text:
             payload_signatures(path)
-    elif not path.is_file():
-        raise PayloadError(f"payload {str(path)!r} does not exist")
+    elif not_a_payload(path) is not None:
+        raise PayloadError(str(not_a_payload(path)))
     return load_program(path, dims=dims, weights_seed=weights_seed, parameters=parameters)

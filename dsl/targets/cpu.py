@@ -223,6 +223,7 @@ class CpuTarget(TargetKind):
                     _check_vector_size(strategy, shape, contraction, limit, self.cpu)
                 elif contraction is not None and limit is not None and strategy.pipeline == "DataTiling":
                     _check_data_tiling(strategy, shape, contraction, limit, self.cpu)
+            _check_convolution_loops(strategy, match)
             for leaf in leaves(match):
                 if isinstance(leaf, ConvolutionMatch) and leaf.batch == ((1,),):
                     raise problem(
@@ -328,6 +329,44 @@ def _check_loop_roles(strategy: CpuLowering, shape: LoopShape) -> None:
                     f"{level}[{i}]",
                     f"0: loop {i} is a {other} loop ({shape.roles[i]} of the matched loops {roles}) and "
                     f"{level} tiles only {kind} loops",
+                    size,
+                    hint="tile reduction loops in cache_reduction or vector_reduction"
+                    if parallel
+                    else "tile parallel loops in distribution, cache_parallel or vector_common_parallel",
+                    strategy=strategy.name,
+                )
+
+
+NAMED_CONVOLUTIONS = ("linalg.conv_", "linalg.depthwise_conv_", "linalg.pooling_")
+"""Name prefixes of linalg's named convolutions: their loops are the parallel ones first."""
+
+
+def _check_convolution_loops(strategy: CpuLowering, match: MatcherKind) -> None:
+    """IREE refuses a tile on a convolution's reduction loop (filter, input channel) in a
+    parallel level and vice versa; checked where the matcher fixes the loop order (its
+    ``maps``, or an op name of linalg's named convolutions). Elsewhere IREE's error is
+    mapped back to the level and loop (``tdsl.compiler.diagnostics``)."""
+    found = leaves(match)
+    conv = next((m for m in found if isinstance(m, ConvolutionMatch)), None)
+    if conv is None:
+        return
+    named = any(isinstance(m, OpNameMatch) and all(n.startswith(NAMED_CONVOLUTIONS) for n in m.names) for m in found)
+    source = (
+        "its maps" if conv.maps is not None else "a named convolution: parallel loops, then filter and input channel"
+    )
+    for level in PARALLEL_LEVELS + REDUCTION_LEVELS:
+        sizes = getattr(strategy, level)
+        reductions = None if sizes is None else conv.reduction_loops(named, len(sizes))
+        if sizes is None or reductions is None:
+            continue
+        parallel = level in PARALLEL_LEVELS
+        for i, size in enumerate(sizes):
+            if size and (i in reductions) == parallel:
+                kind, other = ("parallel", "reduction") if parallel else ("reduction", "parallel")
+                raise problem(
+                    f"{level}[{i}]",
+                    f"0: loop {i} of the matched convolution is a {other} loop ({source}; reduction loops "
+                    f"{list(reductions)}) and {level} tiles only {kind} loops",
                     size,
                     hint="tile reduction loops in cache_reduction or vector_reduction"
                     if parallel

@@ -576,7 +576,9 @@ def test_run_on_a_payload_it_cannot_feed_is_one_line(
 
 def test_run_missing_payload_is_one_line(tmp_path: Path, capsys, no_compile: None) -> None:
     assert main(["run", str(tmp_path / "nope.mlir"), "--strategies", str(PACK / "strategy.py")]) == 2
-    assert one_line(capsys) == f"payload {str(tmp_path / 'nope.mlir')!r} does not exist"
+    assert one_line(capsys) == (
+        f"payload {str(tmp_path / 'nope.mlir')!r}: expected a payload file (.mlir or .onnx), received a path that does not exist"
+    )
 
 
 def _run_inputs(*paths: Path) -> list[str]:
@@ -731,3 +733,28 @@ def test_console_script_exit_code(tmp_path: Path) -> None:
     folder.mkdir()
     proc = subprocess.run([sys.executable, "-m", "tdsl", "show", str(folder)], capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["compile", "{p}", "--target", "cpu"],
+        ["run", "{p}", "--strategies", "auto()"],
+        ["bench", "{p}", "--strategies", "auto()"],
+        ["ops", "{p}", "--target", "cpu"],
+        ["tune", "{p}", "--target", "cpu", "-o", "{p}.py"],
+    ],
+    ids=lambda c: c[0],
+)
+@pytest.mark.parametrize("what", ["directory", "missing"])
+def test_a_payload_that_is_no_file_says_what_was_expected_and_received(
+    tmp_path: Path, capsys, command: list[str], what: str
+) -> None:
+    payload = tmp_path / ("models" if what == "directory" else "missing.mlir")
+    if what == "directory":
+        payload.mkdir()
+    assert main([part.replace("{p}", str(payload)) for part in command]) == 2
+    received = "a directory" if what == "directory" else "a path that does not exist"
+    assert one_line(capsys) == (
+        f"payload {str(payload)!r}: expected a payload file (.mlir or .onnx), received {received}"
+    )

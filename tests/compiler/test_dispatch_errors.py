@@ -18,7 +18,15 @@ from tdsl import (
     compile,
     render,
 )
-from tdsl.compiler.diagnostics import CompilerDiagnostic, RuleName, locate_in_dispatches, parse_diagnostics
+from tdsl.compiler.diagnostics import (
+    CompilerDiagnostic,
+    RuleName,
+    locate_by_op_name,
+    locate_in_dispatches,
+    locate_tile_levels,
+    parse_diagnostics,
+    rule_names,
+)
 from tdsl.compiler.iree_compile import CompileFailed, CompileResult, describe_failure
 from tdsl.compiler.options import CompileOptions
 
@@ -266,3 +274,85 @@ def test_deferred_layout_work_of_a_rule_scoped_to_a_missing_function_is_a_no_op(
     assert "transform.structured.match attributes {tdsl.layout_rule = 0 : i64} in %root :" in text
     report = compile(EXAMPLES / "bert_heads" / "payload.mlir", strategies, "cpu")
     assert not report.rules[0].applied
+
+
+TILE_LEVEL_ERROR = (
+    "/tmp/x/dump/module_conv_dispatch_0.mlir:18:8: error: 'linalg.generic' op expected only parallel dims to be set "
+    "in the distribution tiling level, but tile size at index (6) was also set"
+)
+
+
+def test_a_tile_level_error_names_the_level_and_loop_of_the_rule_that_set_it() -> None:
+    """Where only the payload knows a convolution's reduction loops, IREE's refusal of a tile
+    names the strategy field that set it, not a dump file."""
+    conv = {"kind": "convolution", **F32}
+    data = {
+        "name": "s",
+        "targets": [{"kind": "llvm-cpu", "name": "cpu"}],
+        "rules": [
+            {"target": "cpu", "match": conv, "strategy": {"kind": "cpu_lowering", "name": "a", "distribution": [8, 8]}},
+            {
+                "target": "cpu",
+                "match": conv,
+                "strategy": {"kind": "cpu_lowering", "name": "c0", "distribution": [1] * 7},
+            },
+        ],
+    }
+    sset = StrategySet.model_validate(data)
+    names = rule_names("s", [(i, r.strategy.name, r.strategy.kind) for i, r in sset.rules_for("cpu")])
+    strategies = {i: r.strategy for i, r in sset.rules_for("cpu")}
+    (found,) = locate_tile_levels(parse_diagnostics(TILE_LEVEL_ERROR), names, strategies)
+    assert found.strategy_field == "c0.distribution[6]" and found.rules == ("s.rules[1] (c0, cpu_lowering)",)
+    assert found.describe().startswith("strategy field c0.distribution[6]: error: 'linalg.generic' op expected only")
+    assert found.message.endswith("(loop 6 is a reduction loop of the matched op: set distribution[6] to 0)")
+    other = parse_diagnostics("/tmp/x/dump/module_a.mlir:3:1: error: something else")
+    assert locate_tile_levels(other, names, strategies) == tuple(other)
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("kind", ["cpu_lowering", "graph_cpu_lowering"])
+def test_a_convolution_distribution_tile_on_a_reduction_loop_names_the_field(kind: str) -> None:
+    conv = {"kind": "convolution", **F32, "batch": [2], "output_image": [32, 32], "output_channel": [64]}
+    strategy = {"kind": kind, "name": "c0", "distribution": [1, 8, 32, 64, 0, 0, 8]}
+    data = {
+        "name": "s",
+        "targets": [{"kind": "llvm-cpu", "name": "cpu", "ukernels": "none"}],
+        "rules": [{"target": "cpu", "match": conv, "strategy": strategy}],
+    }
+    with pytest.raises(CompileFailed) as caught:
+        compile(EXAMPLES / "conv_tuning" / "payload.mlir", StrategySet.model_validate(data), "cpu")
+    assert "strategy field c0.distribution[6]: error:" in str(caught.value).splitlines()[0]
+
+
+def test_an_error_on_an_op_before_configuration_names_the_rule_whose_matcher_names_it() -> None:
+    """'multiple ops within dispatch trying to set the translation info': a matcher that
+    selects linalg.fill configures every fill of a softmax dispatch."""
+    text = (
+        "/tmp/x/dump/module_main_dispatch_1.mlir:14:8: error: 'linalg.fill' op multiple ops within dispatch "
+        "trying to set the translation info"
+    )
+    names = rule_names("fuzz", [(0, "cpu1", "cpu_lowering"), (1, "cpu0", "cpu_lowering")])
+    op_names = {0: ("linalg.transpose",), 1: ("linalg.fill",)}
+    (found,) = locate_by_op_name(parse_diagnostics(text), names, op_names)
+    assert found.strategy_field == "fuzz.rules[1].match" and found.rules == ("fuzz.rules[1] (cpu0, cpu_lowering)",)
+    assert found.message.endswith("(the rule's matcher selects linalg.fill; narrow it to the op it is meant for)")
+    assert locate_by_op_name(parse_diagnostics(text), names, {0: ("linalg.transpose",)})[0].strategy_field is None
+
+
+@pytest.mark.compile
+def test_a_matcher_of_every_fill_in_a_softmax_dispatch_names_the_rule() -> None:
+    data = {
+        "name": "fuzz",
+        "targets": [{"kind": "llvm-cpu", "name": "cpu", "ukernels": "none"}],
+        "rules": [
+            {
+                "target": "cpu",
+                "match": {"kind": "op_name", "names": ["linalg.fill"]},
+                "strategy": {"kind": "cpu_lowering", "name": "cpu0", "distribution": [32, 64, 0]},
+            }
+        ],
+    }
+    payload = ROOT / "tests" / "payloads" / "fuzz" / "masked_scores_i8.mlir"
+    with pytest.raises(CompileFailed) as caught:
+        compile(payload, StrategySet.model_validate(data), "cpu")
+    assert "strategy field fuzz.rules[0].match: error: 'linalg.fill' op multiple ops" in str(caught.value)

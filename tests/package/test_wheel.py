@@ -28,7 +28,11 @@ def test_wheel_installs_and_renders_outside_the_repo(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "tdsl/templates/preprocessing.mlir.j2" in names and "tdsl/templates/strategies/codegen.mlir.j2" in names
     assert "tdsl/templates/matchers/contraction.mlir.j2" in names and "tdsl/py.typed" in names
-    assert "tdsl/cli/__init__.py" in names and not any(n.startswith(("dsl/", "tests/")) for n in names)
+    assert (
+        "tdsl/cli/__init__.py" in names
+        and "tdsl_entry.py" in names
+        and not any(n.startswith(("dsl/", "tests/")) for n in names)
+    )
 
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)

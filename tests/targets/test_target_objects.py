@@ -76,9 +76,14 @@ def test_a_cpu_target_accepts_graph_level_mmt4d_with_ukernels_off() -> None:
             rules=[
                 tdsl.Rule(
                     target="cpu",
-                    match=tdsl.ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32"),
+                    match=tdsl.ContractionMatch(
+                        lhs_type="f32", rhs_type="f32", output_type="f32", batch=[], operand_layout="mk_kn"
+                    ),
                     strategy=tdsl.DataLayout(
-                        name="p", pack=tdsl.PackGreedily(matmul_packed_sizes=[8, 32, 1]), specialize=True
+                        name="p",
+                        pack=tdsl.PackGreedily(matmul_packed_sizes=[8, 32, 1]),
+                        pack_transposes=[tdsl.PackTranspose(operand="rhs", outer_perm=[1, 0])],
+                        specialize=True,
                     ),
                 )
             ],

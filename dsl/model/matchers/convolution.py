@@ -10,7 +10,7 @@ from pydantic import model_validator
 
 from ..element_types import ElementType
 from ..kinds import MatcherKind
-from .dims import AffineMapText, Dims, check_maps, check_sequence_count, dim_alternatives, group_rank
+from .dims import AffineMapText, Dims, check_maps, check_sequence_count, dim_alternatives, group_rank, map_dims
 
 
 class ConvolutionMatch(MatcherKind):
@@ -91,6 +91,25 @@ class ConvolutionMatch(MatcherKind):
         if depth is None:
             return (count, count + 1) if self.depth is None else None
         return count + depth, count + depth
+
+    def reduction_loops(self, named: bool, count: int) -> Optional[tuple[int, ...]]:
+        """The reduction loops of a matched op with ``count`` loops, where the matcher fixes
+        them: from ``maps`` (the loops the output map leaves out), or, for ``named`` ops
+        (linalg's named convolutions and poolings, whose loops are the parallel ones, then
+        the filter and input channel loops), from the ranks of the groups. None where only
+        the payload knows (a generic convolution may order its loops otherwise) or where
+        the op cannot have ``count`` loops."""
+        if self.maps is not None:
+            output = map_dims(self.maps[-1])
+            if output is None or output[0] != count:
+                return None
+            return tuple(i for i in range(count) if i not in output[1])
+        loops = self.convolution_loops(igemm=False)
+        reductions = [group_rank(getattr(self, g)) for g in ("filter", "input_channel")]
+        if not named or loops is None or not loops[0] <= count <= loops[1] or any(r is None for r in reductions):
+            return None
+        reduced = sum(r or 0 for r in reductions)
+        return tuple(range(count - reduced, count))
 
     def alternatives(self) -> list[dict[str, object]]:
         combos = itertools.product(*(dim_alternatives(getattr(self, g)) for g in self.GROUPS))
