@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.tdsl-installed
 
-.PHONY: demo test check lint goldens bench clean
+.PHONY: demo test check lint goldens bench clean models
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,7 +19,12 @@ demo: $(STAMP)
 # One pytest worker per core, at most 4 (each test file stays on one worker: module fixtures
 # such as the two-node Ray cluster start once); the 15 slowest tests are listed at the end.
 test: $(STAMP) lint
-	$(VENV)/bin/pytest -q -n auto --maxprocesses=4 --dist loadfile --durations=15
+	$(VENV)/bin/pytest -q -n auto --maxprocesses=4 --dist loadfile --durations=15 -m "not models"
+
+# Every command (ops, compile and run with auto(), run) on every example model and committed
+# ONNX node test: what `make test` samples (5 minutes on two cores).
+models: $(STAMP)
+	$(VENV)/bin/pytest -q -n auto --maxprocesses=4 -m models tests/cli/test_real_models.py
 
 # The fast lane for the inner loop: the unit tests, without iree-compile runs, slow, Ray or
 # end-to-end tests (under two minutes on two cores).

@@ -7,8 +7,9 @@ Payloads: every model of examples/models/ (the torch exports, six of them transf
 architectures with random weights) and the ONNX backend node tests committed under
 tests/payloads/onnx/node/ and numerics/ (run on their own inputs against onnxruntime, which
 agrees with their expected outputs: they exit 0). The node tests are tiny (seconds per command); the
-models take 10-60 s per command on two cores. Without ``-m slow`` only the node tests' runs
-and GPT-2's run with auto() are tried (75 s on two cores).
+models take 10-60 s per command on two cores. ``make test`` tries the node tests' runs and
+GPT-2's run with auto() (75 s on two cores); the whole matrix is marker ``models``
+(``make models``, 5 min on two cores), left out of ``make test`` to keep it in its budget.
 ``benchmarks/node_tests.py`` runs the same commands on the whole node test suite or on
 examples/models/.
 
@@ -38,16 +39,18 @@ NODE_TESTS = {
 COMMANDS = ("ops", "compile auto()", "run auto()", "run")
 pytestmark = [pytest.mark.e2e, pytest.mark.compile]
 
-# What runs without -m slow: the node tests' runs (one build each way, tiny programs) and
-# GPT-2's run with auto() (its i1 causal mask); the rest (10-60 s a command) is slow.
+# What make test runs: the node tests' runs (one build each way, tiny programs) and GPT-2's
+# run with auto() (its i1 causal mask); the rest (10-60 s a command) is marker ``models``.
 FAST = {"run auto()", "run"}
 FAST_MODEL_CASES = {("gpt2", "run auto()")}
 
 
 def _cases(names: list[str], fast: set[tuple[str, str]]) -> list[object]:
-    """One case per payload and command, slow unless ``fast``."""
+    """One case per payload and command, marker ``models`` unless ``fast``."""
     return [
-        pytest.param(name, command, marks=[] if (name, command) in fast else [pytest.mark.slow], id=f"{name}-{command}")
+        pytest.param(
+            name, command, marks=[] if (name, command) in fast else [pytest.mark.models], id=f"{name}-{command}"
+        )
         for name in names
         for command in COMMANDS
     ]

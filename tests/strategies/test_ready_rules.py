@@ -16,11 +16,11 @@ AUTO = ROOT / "examples" / "cpu_auto" / "payload.mlir"
 BATCH1 = ROOT / "tests" / "payloads" / "cpu" / "batch1_matmul.mlir"
 
 
-def _user_rule(batch: int, specialize: bool = False) -> Rule:
+def _user_rule(batch: int, specialize: bool = False, match: ContractionMatch | None = None) -> Rule:
     layout = mmt4d_layout(f"b{batch}_pack", inner_tile("avx2", "f32", "f32", "f32"), batch=True)
     return Rule(
         target="cpu",
-        match=ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", batch=[batch]),
+        match=match or ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", batch=[batch]),
         strategy=layout.model_copy(update={"specialize": specialize}),
     )
 
@@ -47,7 +47,13 @@ def test_op_left_on_the_default_pipeline_is_warned() -> None:
     """A packed batch matmul that is specialized becomes linalg.contract on the Default
     pipeline (27-30x slower): the report says so; mmt4d_layout(batch=True) does not
     specialize, and its generic reaches DoubleTilingExpert: no warning."""
-    strategies = StrategySet(name="b1", targets=[CpuTarget(ukernels="none")], rules=[_user_rule(1, specialize=True)])
+    # specialize needs a matcher that fixes the loops and the operands' layout
+    fixed = ContractionMatch(
+        lhs_type="f32", rhs_type="f32", output_type="f32", batch=[1], m=[128], n=[384], k=[256], operand_layout="mk_kn"
+    )
+    strategies = StrategySet(
+        name="b1", targets=[CpuTarget(ukernels="none")], rules=[_user_rule(1, specialize=True, match=fixed)]
+    )
     report = compile(BATCH1, strategies, "cpu")
     warned = report.unintended_pipelines()
     assert (
