@@ -43,9 +43,11 @@ def dropped_note(target: Target, failed: CompileFailed) -> str:
 
 def with_knob_hint(failed: CompileFailed, target: Target) -> CompileFailed:
     """``failed``, its message naming the knobs the user set on ``target`` and how to turn
-    each off (they may be the cause); ``failed`` itself when there are none."""
+    each off (they may be the cause); ``failed`` itself when there are none, or when the
+    first error already names a strategy field or rule (the knobs are not its cause)."""
     own: list[ProgramKnob] = [k for k in program_knobs(target) if not k.optional]
-    if not own:
+    errors = [d for d in failed.result.diagnostics if d.severity == "error"] if failed.result else []
+    if not own or (errors and errors[0].strategy_field):
         return failed
     hints = "; ".join(f"{k.phrase()} (turn off: {k.turn_off()})" for k in own)
     message, evidence = str(failed), ""

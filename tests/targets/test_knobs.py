@@ -88,3 +88,25 @@ def test_knobs_are_exactly_the_fields_off_iree_defaults(
     plain = without_ready_knobs(target)
     assert {k.field for k in program_knobs(plain)} == expected - optional
     assert all(not k.optional for k in program_knobs(plain))
+
+
+def test_the_knob_hint_stays_out_of_errors_that_name_a_field() -> None:
+    from tdsl.compiler.diagnostics import CompilerDiagnostic
+    from tdsl.compiler.iree_compile import CompileFailed, CompileResult
+    from tdsl.compiler.knob_fallback import with_knob_hint
+
+    def failure(field: str | None) -> CompileFailed:
+        diagnostic = CompilerDiagnostic("error", "boom", strategy_field=field)
+        result = CompileResult(("iree-compile",), 1, "error: boom", (diagnostic,), 0.1, None)
+        return CompileFailed("iree-compile failed (exit 1): boom; full output in /tmp/x/iree-compile.log", result)
+
+    mine = CpuTarget(data_tiling=True)
+    hinted = str(with_knob_hint(failure(None), mine))
+    assert hinted == (
+        "iree-compile failed (exit 1): boom [program knobs in force: data tiling on (turn off: data_tiling=False or "
+        "--iree-flag=--iree-opt-data-tiling=false)]; full output in /tmp/x/iree-compile.log"
+    )
+    named = failure("mine.rules[0]")
+    assert with_knob_hint(named, mine) is named
+    plain = failure(None)
+    assert with_knob_hint(plain, CpuTarget()) is plain
