@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import ClassVar, Literal
+from typing import Callable, ClassVar, Literal, Sequence
 
 from pydantic import field_validator, model_validator
 from typing_extensions import Self
@@ -317,18 +317,33 @@ def _split_role(shape: LoopShape) -> bool:
 def _check_loop_roles(strategy: CpuLowering, shape: LoopShape) -> None:
     """IREE refuses a tile on a reduction loop in a parallel level and vice versa."""
     roles = "".join(shape.roles)
+    _check_level_kinds(
+        strategy,
+        lambda count: [i for i in range(count) if not shape.parallel(i)],
+        lambda i, other, _: f"loop {i} is a {other} loop ({shape.roles[i]} of the matched loops {roles})",
+    )
+
+
+def _check_level_kinds(
+    strategy: CpuLowering,
+    reduction_loops: Callable[[int], Sequence[int] | None],
+    describe: Callable[[int, str, Sequence[int]], str],
+) -> None:
+    """Raises ``problem`` at the first tile of a parallel level on a reduction loop, or of a
+    reduction level on a parallel loop. ``reduction_loops(n)``: the reduction loops among
+    ``n`` (None: unknown); ``describe(i, kind, reductions)``: what loop ``i`` of that kind is."""
     for level in PARALLEL_LEVELS + REDUCTION_LEVELS:
         sizes = getattr(strategy, level)
-        if sizes is None:
+        reductions = None if sizes is None else reduction_loops(len(sizes))
+        if sizes is None or reductions is None:
             continue
         parallel = level in PARALLEL_LEVELS
         for i, size in enumerate(sizes):
-            if size and shape.parallel(i) != parallel:
+            if size and (i in reductions) == parallel:
                 kind, other = ("parallel", "reduction") if parallel else ("reduction", "parallel")
                 raise problem(
                     f"{level}[{i}]",
-                    f"0: loop {i} is a {other} loop ({shape.roles[i]} of the matched loops {roles}) and "
-                    f"{level} tiles only {kind} loops",
+                    f"0: {describe(i, other, reductions)} and {level} tiles only {kind} loops",
                     size,
                     hint="tile reduction loops in cache_reduction or vector_reduction"
                     if parallel
@@ -354,25 +369,13 @@ def _check_convolution_loops(strategy: CpuLowering, match: MatcherKind) -> None:
     source = (
         "its maps" if conv.maps is not None else "a named convolution: parallel loops, then filter and input channel"
     )
-    for level in PARALLEL_LEVELS + REDUCTION_LEVELS:
-        sizes = getattr(strategy, level)
-        reductions = None if sizes is None else conv.reduction_loops(named, len(sizes))
-        if sizes is None or reductions is None:
-            continue
-        parallel = level in PARALLEL_LEVELS
-        for i, size in enumerate(sizes):
-            if size and (i in reductions) == parallel:
-                kind, other = ("parallel", "reduction") if parallel else ("reduction", "parallel")
-                raise problem(
-                    f"{level}[{i}]",
-                    f"0: loop {i} of the matched convolution is a {other} loop ({source}; reduction loops "
-                    f"{list(reductions)}) and {level} tiles only {kind} loops",
-                    size,
-                    hint="tile reduction loops in cache_reduction or vector_reduction"
-                    if parallel
-                    else "tile parallel loops in distribution, cache_parallel or vector_common_parallel",
-                    strategy=strategy.name,
-                )
+    _check_level_kinds(
+        strategy,
+        lambda count: conv.reduction_loops(named, count),
+        lambda i, other, reductions: (
+            f"loop {i} of the matched convolution is a {other} loop ({source}; reduction loops {list(reductions)})"
+        ),
+    )
 
 
 def _check_vector_size(
