@@ -43,7 +43,7 @@ from .dispatches import STATISTICS_FILE, DispatchSummary, launches_in, statistic
 from .flags import rendered_flags, with_threading
 from .hsaco import KernelResources, resources
 from .iree_compile import CompileFailed, run_iree_compile
-from .knob_fallback import dropped_note, retries_without_knobs, with_knob_hint, without_ready_knobs_set
+from .knob_fallback import build_with_fallback
 from .options import DEFAULT_MEMORY_GB, DEFAULT_OPTIONS, DEFAULT_TIMEOUT_S, CompileOptions, flag_tuple
 from .outputs import check_dump_dir, check_output_file, keep_dump_dir
 from .phases import compile_to_phase, phase_of
@@ -226,17 +226,8 @@ def _compile_strategies(
     build = partial(
         _build_set, payload, outputs=outputs, options=options, strict=strict, baseline=baseline, progress=progress
     )
-    try:
-        return build(strategy_set, target_model)
-    except CompileFailed as failed:
-        if not retries_without_knobs(target_model, failed):
-            raise with_knob_hint(failed, target_model) from None
-        plain_set, plain = without_ready_knobs_set(strategy_set, target_model)
-        try:
-            report = build(plain_set, plain)
-        except CompileFailed as again:
-            raise with_knob_hint(again, plain) from None
-        return replace(report, notes=(*report.notes, dropped_note(target_model, failed)))
+    report, notes = build_with_fallback(strategy_set, target_model, build)
+    return replace(report, notes=(*report.notes, *notes))
 
 
 def _build_set(

@@ -10,10 +10,14 @@ causal bool mask), :func:`without_ready_knobs_set` is the set to build instead a
 
 from __future__ import annotations
 
+from typing import Callable, TypeVar
+
 from ..sets.strategy_set import StrategySet
 from ..targets import Target
 from ..targets.knobs import ProgramKnob, program_knobs, without_ready_knobs
 from .iree_compile import CompileFailed, failure_kind
+
+_Built = TypeVar("_Built")
 
 EVIDENCE = "; full output in "
 """How a compile failure's message ends (:func:`tdsl.compiler.iree_compile.describe_failure`)."""
@@ -55,3 +59,20 @@ def with_knob_hint(failed: CompileFailed, target: Target) -> CompileFailed:
         message, evidence = message.rsplit(EVIDENCE, 1)
         evidence = EVIDENCE + evidence
     return CompileFailed(f"{message} [program knobs in force: {hints}]{evidence}", failed.result, failed.evidence)
+
+
+def build_with_fallback(
+    strategy_set: StrategySet, target: Target, build: Callable[[StrategySet, Target], _Built]
+) -> tuple[_Built, tuple[str, ...]]:
+    """``build(strategy_set, target)``; where it fails with ready knobs, ``build`` of the set
+    without them and the note that says so. A failure that stays raises, with the knob hint."""
+    try:
+        return build(strategy_set, target), ()
+    except CompileFailed as failed:
+        if not retries_without_knobs(target, failed):
+            raise with_knob_hint(failed, target) from None
+        plain_set, plain = without_ready_knobs_set(strategy_set, target)
+        try:
+            return build(plain_set, plain), (dropped_note(target, failed),)
+        except CompileFailed as again:
+            raise with_knob_hint(again, plain) from None

@@ -42,7 +42,7 @@ from ..targets import Target, resolve
 from ..targets.cpu import PREPROCESSING_PIPELINE
 from .dispatches import STATISTICS_FILE, Launches, read_launches, statistics_flags
 from .iree_compile import CompileFailed, run_iree_compile
-from .knob_fallback import dropped_note, retries_without_knobs, without_ready_knobs_set
+from .knob_fallback import build_with_fallback
 from .options import DEFAULT_OPTIONS, CompileOptions
 from .phases import compile_to_phase
 
@@ -507,14 +507,9 @@ def _coverage_or_note(
     build fails with them; a build that fails anyway is a note, never the listing's end."""
     strategy_set, target_model = ready.for_target(target)
     try:
-        return coverage(payload, strategy_set, target, options), ()
+        covered, notes = build_with_fallback(
+            strategy_set, target_model, lambda found, _: coverage(payload, found, target, options)
+        )
     except CompileFailed as failed:
-        if retries_without_knobs(target_model, failed):
-            plain_set, _ = without_ready_knobs_set(strategy_set, target_model)
-            try:
-                return coverage(payload, plain_set, target, options), (
-                    f"coverage of {ready.name}: {dropped_note(target_model, failed)}",
-                )
-            except CompileFailed as again:
-                failed = again
         return {}, (f"coverage of {ready.name} unknown (no 'covered by' lines): its build failed: {failed}",)
+    return covered, tuple(f"coverage of {ready.name}: {note}" for note in notes)
