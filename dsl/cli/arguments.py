@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 from pathlib import Path
 from typing import Callable, NoReturn, TypeAlias, TypeVar
 
@@ -80,16 +81,26 @@ def nonnegative_int(text: str) -> int:
 
 
 def thread_counts(text: str) -> tuple[int, ...]:
-    """``"1,2"`` -> (1, 2): a comma-separated list of positive integers."""
-    what = "a comma-separated list of thread counts of at least 1, e.g. 1,2"
+    """``"1,2"`` -> (1, 2): a comma-separated list of positive integers, where ``all`` is
+    the CPUs this process may use (``len(os.sched_getaffinity(0))``)."""
+    what = "a comma-separated list of thread counts of at least 1 or 'all', e.g. 1,all"
     parts = [p.strip() for p in text.split(",")]
     try:
-        counts = tuple(int(p) for p in parts)
+        counts = tuple(usable_cpus() if p == "all" else int(p) for p in parts)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected {what}, received {text!r}") from None
     if not counts or any(c < 1 for c in counts):
         raise argparse.ArgumentTypeError(f"expected {what}, received {text!r}")
     return counts
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask; the CPU count where the
+    platform has none)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
 
 
 def memory_gb(text: str) -> float:
