@@ -54,9 +54,9 @@ class Profiled:
         for p in self.profiles:
             lines += profile_table(p.rows, p.roofline, self.covers)
         lines.append(
-            f"  {MARK}: a dispatch of at least {MARK_TIME_SHARE:.0%} of the time below {MARK_ROOFLINE_SHARE:.0%} of its"
-            " roofline (achieved over min(peak, flops per byte x bandwidth); GB/s over bandwidth without flops;"
-            " bytes: the buffers it binds, each once)"
+            f"  {MARK}: at least {MARK_TIME_SHARE:.0%} of the time, below {MARK_ROOFLINE_SHARE:.0%} of its roofline."
+            " roofline: achieved / min(peak, flops per byte x bandwidth), or GB/s / bandwidth without flops;"
+            " bytes are the buffers a dispatch binds, each once (a floor: above 100%, they stayed in cache)"
         )
         return lines
 

@@ -95,7 +95,7 @@ def _read(path: Path) -> tuple[dict[str, dict[str, object]], str]:
     not a roofline cache). A missing file is an empty cache."""
     try:
         text = path.read_text()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no cache yet (or none can be made there)
         return {}, ""
     except (OSError, UnicodeDecodeError) as err:
         return {}, f"roofline cache {path} could not be read ({err}); measured now"
