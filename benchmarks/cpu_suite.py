@@ -158,7 +158,7 @@ def main() -> int:
     threads = tuple(int(t) for t in args.threads.split(","))
     peaks = {t: machine_roofline(t) for t in threads}
     for roofline in peaks.values():
-        print(roofline.footer())
+        print(roofline.footer(), roofline.methods())
     print(f"weights: {args.weights}")
     strategies = load(args.strategies) if args.strategies else auto(weights=args.weights)
     print(f"strategies: {strategies.name}; ISA: {detect_isa()}")

@@ -58,7 +58,7 @@ def main() -> int:
     )
     roofline = machine_roofline(1)
     peak, bandwidth = roofline.peak_gflops, roofline.bandwidth_gb_s
-    print(roofline.footer())
+    print(roofline.footer(), roofline.methods())
     options = TuneOptions(budget=args.budget, rounds=args.rounds)
     ratios: dict[str, float] = {}
     ceilings: dict[str, float] = {}

@@ -53,11 +53,11 @@ class Profiled:
         lines = []
         for p in self.profiles:
             lines += profile_table(p.rows, p.roofline, self.covers)
-        lines.append(
+        lines += [
             f"  {MARK}: at least {MARK_TIME_SHARE:.0%} of the time, below {MARK_ROOFLINE_SHARE:.0%} of its roofline."
-            " roofline: achieved / min(peak, flops per byte x bandwidth), or GB/s / bandwidth without flops;"
-            " bytes are the buffers a dispatch binds, each once (a floor: above 100%, they stayed in cache)"
-        )
+            " roofline: achieved / min(peak, flops per byte x bandwidth),",
+            "     or GB/s / bandwidth without flops; bytes: the buffers it binds, each once (a floor: past 100%, in cache)",
+        ]
         return lines
 
     def to_json(self) -> dict[str, object]:

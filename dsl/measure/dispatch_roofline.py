@@ -166,10 +166,16 @@ def short_names(names: Sequence[str]) -> dict[str, str]:
     return short if len(set(short.values())) == len(short) else {name: name for name in names}
 
 
+def _ms(seconds: float) -> str:
+    """Milliseconds, three decimals (two significant digits below 0.01 ms)."""
+    ms = seconds * 1e3
+    return f"{ms:.3f}" if ms >= 0.01 or ms == 0 else f"{ms:.2g}"
+
+
 def profile_table(rows: Sequence[DispatchRoofline], roofline: Roofline, covers: Mapping[str, str]) -> list[str]:
     """The lines of one thread count's profile: a row per dispatch (mark, share of the time,
     ms per call, GFLOP/s or GB/s, share of its roofline, what covers it, its name), then
-    the roofline's footer and its notes."""
+    the roofline's footer, how it was measured, and its notes."""
     names = short_names([r.name for r in rows])
     width = max([len("covered by"), *(len(covers.get(r.name, "none")) for r in rows)])
     threads = f"{roofline.threads} thread{'s' if roofline.threads > 1 else ''}"
@@ -181,9 +187,9 @@ def profile_table(rows: Sequence[DispatchRoofline], roofline: Roofline, covers: 
         mark = MARK if r.below_roofline else ""
         share = f"{r.roofline_share:.0%}" if r.roofline_share is not None else "-"
         lines.append(
-            f"  {mark:1} {r.time_share:>6.1%} {r.seconds * 1e3:>9.3f} {r.rate():>14} {share:>8}  "
+            f"  {mark:1} {r.time_share:>6.1%} {_ms(r.seconds):>9} {r.rate():>14} {share:>8}  "
             f"{covers.get(r.name, 'none'):<{width}}  {names[r.name]}"
         )
-    lines.append(f"  {roofline.footer()}")
+    lines += [f"  {roofline.footer()}", f"  {roofline.methods()}"]
     lines += [f"  note: {note}" for note in roofline.notes]
     return lines

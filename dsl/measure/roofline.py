@@ -62,9 +62,12 @@ class Roofline:
         threads = f"{self.threads} thread{'s' if self.threads > 1 else ''}"
         return (
             f"roofline of {self.cpu}, {ISA_NAMES.get(self.isa, self.isa)}, {self.cores or '?'} cores, {threads}: "
-            f"f32 peak {self.peak_gflops:.1f} GFLOP/s ({self.peak_method}), "
-            f"read bandwidth {self.bandwidth_gb_s:.1f} GB/s ({self.bandwidth_method}); {self.source}"
+            f"f32 peak {self.peak_gflops:.1f} GFLOP/s, read bandwidth {self.bandwidth_gb_s:.1f} GB/s; {self.source}"
         )
+
+    def methods(self) -> str:
+        """One line: how the peak and the bandwidth were measured."""
+        return f"(peak: {self.peak_method}; bandwidth: {self.bandwidth_method})"
 
     def to_json(self) -> RooflineJson:
         return {

@@ -46,7 +46,8 @@ def test_the_roofline_is_measured_once_per_thread_count_and_cached(
     machine_roofline(1, cache)
     assert calls == [2, 1] and len(json.loads(cache.read_text())["rooflines"]) == 2
     footer = again.footer()
-    assert "2 threads" in footer and "200.0 GFLOP/s (fake FMA loop)" in footer and str(cache) in footer
+    assert "2 threads" in footer and "200.0 GFLOP/s" in footer and "20.0 GB/s" in footer and str(cache) in footer
+    assert again.methods() == "(peak: fake FMA loop; bandwidth: fake read loop)"
 
 
 @pytest.mark.parametrize(
