@@ -28,11 +28,10 @@ from .options import compile_options
 
 @dataclass(frozen=True)
 class ThreadProfile:
-    """One thread count's profile: per dispatch its time and launches, share of its
-    function's time and roofline, and the machine's roofline at that count."""
+    """One thread count's profile: per dispatch its share of its function's time and its
+    roofline (seconds and launches per call included), and the machine's roofline there."""
 
     threads: int
-    times: dict[str, DispatchTime]
     shares: dict[str, float]
     roofline: Roofline
     rows: list[DispatchRoofline]
@@ -145,6 +144,6 @@ def profiled(
     for t in threads:
         roofline = machine_roofline(t)
         rows = dispatch_rooflines(listing, times[t], shares[t], roofline)
-        profiles.append(ThreadProfile(t, times[t], shares[t], roofline, rows))
+        profiles.append(ThreadProfile(t, shares[t], roofline, rows))
     spaces = tune_spaces(listing, {name: d.seconds for name, d in times[threads[0]].items()})
     return Profiled(listing, profiles, coverage_text(listing, spaces), spaces)
