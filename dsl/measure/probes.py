@@ -1,6 +1,6 @@
 """The probes of a machine's roofline: the f32 FMA peak (GFLOP/s) and the read bandwidth
-from memory (GB/s) of ``threads`` cores, each measured by that many single-threaded probe
-processes side by side, their rates summed.
+from memory (GB/s) of ``threads`` threads, each measured by that many single-threaded probe
+processes side by side (no more than the CPUs this process may use), their rates summed.
 
 The probes are C programs shipped with tdsl (``c_probes/fma_peak.c`` and
 ``c_probes/read_bandwidth.c``), built with ``cc -O2 -march=native`` into the user cache on
@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ..errors import BenchFailed
 from ..files import cache_root
+from .machine import usable_cpus
 from .timing import run_tool
 
 C_PROBES = Path(__file__).with_name("c_probes")
@@ -49,10 +50,10 @@ class Probed:
     notes: tuple[str, ...] = ()
 
 
-def bandwidth_mib(threads: int) -> int:
+def bandwidth_mib(copies: int) -> int:
     """MiB each bandwidth probe reads: 256 MiB in all, at least 64 MiB each (far beyond the
     cache a core has)."""
-    return max(64, 256 // threads)
+    return max(64, 256 // copies)
 
 
 def c_compiler() -> str | None:
@@ -118,44 +119,52 @@ def _side_by_side(command: list[str], copies: int, what: str, env: dict[str, str
 
 
 def _measured(
-    name: str, c_args: list[str], numpy_args: list[str], threads: int, c_method: str, np_method: str
+    name: str, c_args: list[str], numpy_args: list[str], copies: int, c_method: str, np_method: str
 ) -> Probed:
-    """The C probe ``name`` run ``threads`` times side by side, else the numpy stand-in."""
+    """The C probe ``name`` run ``copies`` times side by side, else the numpy stand-in."""
     with tempfile.TemporaryDirectory(prefix="tdsl-probe-") as scratch:
         exe, why = _built(name, Path(scratch))
         if exe is not None:
             try:
-                return Probed(_side_by_side([str(exe), *c_args], threads, f"the {name} probe"), c_method)
+                return Probed(_side_by_side([str(exe), *c_args], copies, f"the {name} probe"), c_method)
             except BenchFailed as failed:
                 why = str(failed)
     env = {**os.environ, **ONE_THREAD_ENV}
-    rate = _side_by_side([sys.executable, str(NUMPY_PROBE), *numpy_args], threads, f"the numpy {name} probe", env)
+    rate = _side_by_side([sys.executable, str(NUMPY_PROBE), *numpy_args], copies, f"the numpy {name} probe", env)
     return Probed(rate, f"{np_method}: no C probe", (f"{name}: {why}; numpy measured instead",))
 
 
+def probe_copies(threads: int) -> int:
+    """How many probe processes measure ``threads`` threads: one per thread, but no more
+    than the CPUs this process may use (more threads than CPUs share them)."""
+    return max(1, min(threads, usable_cpus()))
+
+
 def measure_peak(threads: int, seconds: float = PROBE_SECONDS) -> Probed:
-    """The f32 FMA peak of ``threads`` cores in GFLOP/s: one FMA loop per thread, side by
-    side (numpy's float32 GEMM where no C probe runs)."""
+    """The f32 FMA peak of ``threads`` threads in GFLOP/s: one FMA loop per thread
+    (:func:`probe_copies`), side by side (numpy's float32 GEMM where no C probe runs)."""
+    copies = probe_copies(threads)
     return _measured(
         "fma_peak",
         [str(seconds)],
         ["peak", str(seconds)],
-        threads,
-        "FMA loop, cc -O2 -march=native",
-        "numpy float32 GEMM",
+        copies,
+        f"FMA loop x {copies}, cc -O2 -march=native",
+        f"numpy float32 GEMM x {copies}",
     )
 
 
 def measure_bandwidth(threads: int, seconds: float = PROBE_SECONDS) -> Probed:
-    """The read bandwidth from memory of ``threads`` cores in GB/s: one read loop per
-    thread over :func:`bandwidth_mib` MiB each, side by side (a numpy sum where no C probe
-    runs)."""
-    mib = bandwidth_mib(threads)
+    """The read bandwidth from memory of ``threads`` threads in GB/s: one read loop per
+    thread (:func:`probe_copies`) over :func:`bandwidth_mib` MiB each, side by side (a
+    numpy sum where no C probe runs)."""
+    copies = probe_copies(threads)
+    mib = bandwidth_mib(copies)
     return _measured(
         "read_bandwidth",
         [str(seconds), str(mib)],
         ["bandwidth", str(seconds), str(mib)],
-        threads,
-        f"read loop over {mib} MiB per thread",
-        f"numpy sum over {mib} MiB per thread",
+        copies,
+        f"read loop x {copies} over {mib} MiB each",
+        f"numpy sum x {copies} over {mib} MiB each",
     )

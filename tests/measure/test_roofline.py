@@ -104,7 +104,16 @@ def test_without_a_c_compiler_numpy_measures_and_says_so(tmp_path: Path, monkeyp
     assert peak.rate > 0 and peak.method.startswith("numpy float32 GEMM")
     [note] = peak.notes
     assert "no C compiler" in note and "numpy measured instead" in note
-    assert probes.measure_bandwidth(1, seconds=0.05).method.startswith("numpy sum over 256 MiB")
+    assert probes.measure_bandwidth(1, seconds=0.05).method.startswith("numpy sum x 1 over 256 MiB")
+
+
+def test_no_more_probes_than_cpus_measure_more_threads() -> None:
+    """Threads beyond the CPUs this process may use share them: the probes do not count
+    them twice."""
+    from tdsl.measure.machine import usable_cpus
+
+    assert probes.probe_copies(1) == 1 and probes.probe_copies(10_000) == usable_cpus()
+    assert probes.bandwidth_mib(1) == 256 and probes.bandwidth_mib(64) == 64
 
 
 positive = st.floats(min_value=1e-9, max_value=1e15, allow_nan=False, allow_infinity=False)
