@@ -64,7 +64,7 @@ from .bench_report import (
 )
 from .execute import numpy_reference
 from .machine import machine
-from .peers import PEERS, install_command, installed_peers, missing_peers_note, peer_round
+from .peers import choose_peers, peer_round
 from .timing import ALLOCATORS, SAMPLE_TIMEOUT_S, iree_sample, time_round
 
 __all__ = [
@@ -263,7 +263,7 @@ def bench_with_options(
     report = BenchReport(str(program.source), [], machine=_machine())
     report.notes.extend(program.notes)
     report.notes.extend(_setup_notes(program.text(), allocator))
-    peer_names = _peers(program, len(functions), peers, report.notes)
+    peer_names = choose_peers(peers, program.onnx_path is not None, len(functions), report.notes)
     with tempfile.TemporaryDirectory(prefix="tdsl-bench-") as tmp:
         work = Path(tmp)
         modules, flags = _compile_variants(
@@ -318,38 +318,6 @@ def _compared_sets(also: Mapping[str, StrategySet | str | Path], target: Target 
             )
         compared[name] = as_strategy_set(value).for_target(target)[0]
     return compared
-
-
-def _peers(program: Program, functions: int, wanted: bool | Sequence[str], notes: list[str]) -> tuple[str, ...]:
-    """The peer runtimes to time, for an ``.onnx`` model of one function (a note says why
-    there are none otherwise): every installed one (``True``, a note names the missing), none
-    (``False``) or exactly those named, each of which must be installed."""
-    if wanted is False:
-        return ()
-    found = installed_peers()
-    if wanted is not True:
-        named = tuple(dict.fromkeys(wanted))
-        unknown = [p for p in named if p not in PEERS]
-        if unknown:
-            raise BenchFailed(f"peers: expected some of {list(PEERS)}, received {unknown[0]!r}")
-        absent = [p for p in named if p not in found]
-        if absent:
-            raise BenchFailed(
-                f"peers: expected installed runtimes, received {absent[0]!r}, which is not installed "
-                f"({install_command(absent[0])})"
-            )
-        found = tuple(p for p in PEERS if p in named)
-    if program.onnx_path is None:
-        notes.append("no peer runtimes: they run .onnx models, and the payload is MLIR")
-        return ()
-    if functions != 1:
-        notes.append(f"no peer runtimes: the model has {functions} public functions, the peers run one graph")
-        return ()
-    if wanted is True and (missing := missing_peers_note(found)):
-        notes.append(missing)
-    if OPENVINO in found:
-        notes.append("OpenVINO runs with INFERENCE_PRECISION_HINT=f32 (an f32 comparison on CPUs with AMX or BF16)")
-    return found
 
 
 def _compile_variants(

@@ -16,7 +16,7 @@ import importlib.util
 import json
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Sequence, Union
 
 from ..errors import BenchFailed
 from .timing import run_tool
@@ -100,6 +100,44 @@ def missing_peers_note(found: Sequence[str]) -> str | None:
     if not missing:
         return None
     return "; ".join(f"{p} is not installed, so it has no row ({_INSTALL[p]})" for p in missing)
+
+
+PeerChoice = Union[bool, Sequence[str]]
+"""Which peers to time: every installed one (True), none (False) or exactly those named."""
+
+
+def choose_peers(wanted: PeerChoice, onnx: bool, functions: int, notes: list[str]) -> tuple[str, ...]:
+    """The peers to time, in :data:`PEERS` order: for an ``.onnx`` model (``onnx``) of one
+    function, every installed one (``True``; a note names the missing), none (``False``) or
+    exactly those named, each of which must be installed (else one
+    :class:`~tdsl.errors.BenchFailed` line, before any work). Notes say why there are none
+    and how OpenVINO runs."""
+    if wanted is False:
+        return ()
+    found = installed_peers()
+    if wanted is not True:
+        named = tuple(dict.fromkeys(wanted))
+        unknown = [p for p in named if p not in PEERS]
+        if unknown:
+            raise BenchFailed(f"peers: expected some of {list(PEERS)}, received {unknown[0]!r}")
+        absent = [p for p in named if p not in found]
+        if absent:
+            raise BenchFailed(
+                f"peers: expected installed runtimes, received {absent[0]!r}, which is not installed "
+                f"({install_command(absent[0])})"
+            )
+        found = tuple(p for p in PEERS if p in named)
+    if not onnx:
+        notes.append("no peer runtimes: they run .onnx models, and the payload is MLIR")
+        return ()
+    if functions != 1:
+        notes.append(f"no peer runtimes: the model has {functions} public functions, the peers run one graph")
+        return ()
+    if wanted is True and (missing := missing_peers_note(found)):
+        notes.append(missing)
+    if OPENVINO in found:
+        notes.append("OpenVINO runs with INFERENCE_PRECISION_HINT=f32 (an f32 comparison on CPUs with AMX or BF16)")
+    return found
 
 
 def peer_round(

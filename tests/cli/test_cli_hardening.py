@@ -770,3 +770,13 @@ def test_a_payload_that_is_no_file_says_what_was_expected_and_received(
     assert one_line(capsys) == (
         f"payload {str(payload)!r}: expected a payload file (.mlir or .onnx), received {received}"
     )
+
+
+def test_tune_takes_the_count_it_tunes_for_first_and_the_peers(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
+    args = cli.parser().parse_args(["tune", "m.onnx", "--target", "cpu", "-o", "out", "--threads", "all,1"])
+    assert args.threads == (8, 1) and args.peers is True
+    args = cli.parser().parse_args(["tune", "m.onnx", "--target", "cpu", "-o", "out", "--peers", "openvino"])
+    assert args.peers == ("openvino",)

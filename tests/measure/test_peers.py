@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from tdsl.errors import BenchFailed
-from tdsl.measure import bench as bench_module
 from tdsl.measure import peers
 from tdsl.measure.bench_report import DEFAULT, ONNXRUNTIME, OPENVINO, STRATEGY, BenchReport, Row
 from tdsl.programs.inputs import make_inputs
@@ -67,23 +66,26 @@ def test_unknown_peers_are_refused(names: list[str], tmp_path: Path) -> None:
 
 
 def test_a_named_peer_that_is_not_installed_is_refused_before_any_build(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(bench_module, "installed_peers", lambda: (ONNXRUNTIME,))
-    program = load_program(GPT2)
-    with pytest.raises(
-        BenchFailed, match=r"received 'openvino', which is not installed \(pip install 'tdsl\[peers\]'\)"
-    ):
-        bench_module._peers(program, 1, [OPENVINO], [])
+    monkeypatch.setattr(peers, "installed_peers", lambda: (ONNXRUNTIME,))
+    missing = r"received 'openvino', which is not installed \(pip install 'tdsl\[peers\]'\)"
+    with pytest.raises(BenchFailed, match=missing):
+        peers.choose_peers([OPENVINO], True, 1, [])
+    with pytest.raises(BenchFailed, match=missing):
+        peers.choose_peers([OPENVINO], False, 1, [])  # on an MLIR payload too: the setting is wrong
     notes: list[str] = []
-    assert bench_module._peers(program, 1, True, notes) == (ONNXRUNTIME,)
+    assert peers.choose_peers(True, True, 1, notes) == (ONNXRUNTIME,)
     assert notes == ["openvino is not installed, so it has no row (pip install 'tdsl[peers]')"]
-    assert bench_module._peers(program, 1, False, notes) == ()
+    assert peers.choose_peers(False, True, 1, notes) == ()
 
 
-def test_mlir_payloads_and_several_functions_have_no_peer_rows(tmp_path: Path) -> None:
-    program = load_program(GPT2)
+def test_mlir_payloads_and_several_functions_have_no_peer_rows() -> None:
     notes: list[str] = []
-    assert bench_module._peers(program, 2, True, notes) == ()
-    assert notes == ["no peer runtimes: the model has 2 public functions, the peers run one graph"]
+    assert peers.choose_peers(True, True, 2, notes) == ()
+    assert peers.choose_peers(True, False, 1, notes) == ()
+    assert notes == [
+        "no peer runtimes: the model has 2 public functions, the peers run one graph",
+        "no peer runtimes: they run .onnx models, and the payload is MLIR",
+    ]
 
 
 @given(

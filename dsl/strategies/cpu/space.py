@@ -157,9 +157,7 @@ def thread_constraint(view: OpView, distribution: Sequence[TileEntry], threads: 
     work; None on one thread."""
     if threads <= 1:
         return None
-    smallest = {
-        e.name: min(x for x in e.values() if isinstance(x, int)) for e in distribution if isinstance(e, Knob)
-    }
+    smallest = {e.name: min(x for x in e.values() if isinstance(x, int)) for e in distribution if isinstance(e, Knob)}
     need = min(threads, _workgroups(view.loop_sizes, distribution, smallest))
     if need <= 1:
         return None
