@@ -82,6 +82,15 @@ def tuned_set(text: str) -> tuple[str, StrategySet]:
         raise argparse.ArgumentTypeError(f"{name}={file}: {first_line(err)}") from None
 
 
+def output_file(text: str) -> Path:
+    """A file to write, in a folder that exists (argparse type): checked before hours of timing."""
+    path = Path(text)
+    if path.is_dir() or not path.parent.is_dir():
+        what = "a directory" if path.is_dir() else f"a file in {str(path.parent)!r}, which is no directory"
+        raise argparse.ArgumentTypeError(f"expected a file path in an existing folder, received {what}")
+    return path
+
+
 def model_name(path: Path) -> str:
     return path.parent.name if path.name == "model.onnx" else path.stem
 
@@ -348,20 +357,27 @@ def parser() -> argparse.ArgumentParser:
         metavar="NAME=FILE",
         help="a strategy set file (FILE:SET for one of several) timed as the column NAME; repeatable",
     )
-    p.add_argument("--markdown", type=Path, help="write the table for a docs page here")
-    p.add_argument("--json", type=Path, help="write every sample and ratio here")
+    p.add_argument("--markdown", type=output_file, help="write the table for a docs page here")
+    p.add_argument("--json", type=output_file, help="write every sample and ratio here")
     return p
+
+
+def write_outputs(args: argparse.Namespace, results: Sequence[Result], columns: Sequence[str]) -> None:
+    """The ``--markdown`` table and ``--json`` document of the results so far, each replaced whole."""
+    if args.markdown:
+        atomic_write(args.markdown, markdown(results, columns, args.threads, args.repetitions))
+    if args.json:
+        atomic_write(args.json, json.dumps(to_json(results, args.threads, args.repetitions), indent=2) + "\n")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     models: list[Path] = args.models or list(zoo_models().values())
-    threads = tuple(dict.fromkeys(args.threads))
     tuned: list[tuple[str, StrategySet]] = args.tuned
-    settings = Settings(threads, args.repetitions, args.min_time)
+    settings = Settings(args.threads, args.repetitions, args.min_time)
     found = installed_peers()
     columns = [*found, *IREE_BUILDS, AUTO, *(n for n, _ in tuned)]
-    print(machine_line(threads, args.repetitions))
+    print(machine_line(args.threads, args.repetitions))
     print(versions_line())
     missing = missing_peers_note(found)
     if missing:
@@ -372,16 +388,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         for result in measure(model, columns, tuned, settings):
             results.append(result)
             print("\n".join(text_rows(result)), flush=True)
-    print(machine_line(threads, args.repetitions))
+        try:  # after every model, so a long run interrupted keeps what it measured
+            write_outputs(args, results, columns)
+        except OSError as err:
+            print(f"peers.py: cannot write {err.filename}: {err.strerror}", file=sys.stderr)
+            return 2
+    print(machine_line(args.threads, args.repetitions))
     print(versions_line())
-    try:
-        if args.markdown:
-            atomic_write(args.markdown, markdown(results, columns, threads, args.repetitions))
-        if args.json:
-            atomic_write(args.json, json.dumps(to_json(results, threads, args.repetitions), indent=2) + "\n")
-    except OSError as err:
-        print(f"peers.py: cannot write {err.filename}: {err.strerror}", file=sys.stderr)
-        return 2
     return 0
 
 

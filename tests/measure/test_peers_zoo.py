@@ -139,6 +139,7 @@ def test_the_script_prints_its_usage() -> None:
         (["--tuned", "auto()=x.py"], "NAME: expected a name other than auto()"),
         (["--tuned", "mine=no_such_file.py"], "mine=no_such_file.py: strategy file"),
         (["--threads", "0"], "expected 1, all, or a comma-separated list"),
+        (["--json", "no_such_folder/peers.json"], "which is no directory"),
     ],
 )
 def test_bad_arguments_are_one_line_and_exit_2(
