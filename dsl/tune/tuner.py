@@ -72,8 +72,8 @@ from ..compiler.progress import NO_PROGRESS, Progress
 from ..errors import TdslError
 from ..measure.dispatch_profile import with_measured_launches
 from ..measure.machine import Machine
-from ..measure.peers import choose_peers
 from ..measure.numerics import RunReport
+from ..measure.peers import choose_peers
 from ..programs.load import load_program
 from ..programs.parameters import check_runnable, externalize_weights
 from ..programs.program import Program
