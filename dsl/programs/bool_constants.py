@@ -13,8 +13,8 @@ the i1 operand of the masked contraction     IREE 3.13 with data tiling
 an initializer or ``Constant``              fails; stored as u8 and cast here: compiles
 computed in the graph from non-bool data    compiles (the cast fuses into the consumer)
   (``Cast`` of an int64 mask, ``Less``)     once the constants it meets are rewritten
-a bool graph input                          fails; no ONNX rewrite helps (IREE folds a
-                                            bool -> u8 -> bool round trip back to i1)
+a bool graph input                          fails; a ``Cast`` round trip through u8
+                                            fails too (left to auto()'s fallback)
 ==========================================  =============================================
 
 :func:`store_bool_constants_as_u8` rewrites every boolean initializer and ``Constant`` of
