@@ -31,14 +31,21 @@ def _model(nodes: list[object], inputs: list[object], output: object, initialize
 @st.composite
 def masked_selects(draw: st.DrawFn) -> tuple[object, dict[str, np.ndarray], bool]:
     """``Where(And(mask, bool(valid)), x, -inf)`` of a drawn rank and shape; the constant
-    mask (broadcast over leading dimensions) an initializer or a ``Constant`` node."""
+    mask (broadcast over leading dimensions) an initializer or a ``Constant`` node, stored as raw
+    bytes or as ``int32_data``."""
     shape = draw(st.lists(st.integers(1, 6), min_size=1, max_size=4))
     mask_rank = draw(st.integers(1, len(shape)))
     mask_shape = [draw(st.sampled_from([1, d])) for d in shape[-mask_rank:]]
     seed = draw(st.integers(0, 2**16))
-    as_node = draw(st.booleans())
+    as_node, raw = draw(st.booleans()), draw(st.booleans())
     rng = np.random.default_rng(seed)
-    mask = numpy_helper.from_array(rng.random(mask_shape) < 0.5, "mask")
+    values = rng.random(mask_shape) < 0.5
+    # raw bytes, or one int32_data entry an element
+    mask = (
+        numpy_helper.from_array(values, "mask")
+        if raw
+        else helper.make_tensor("mask", TensorProto.BOOL, mask_shape, values.ravel().tolist())
+    )
     nodes = [helper.make_node("Constant", [], ["mask"], value=mask)] if as_node else []
     nodes += [
         helper.make_node("Cast", ["valid"], ["valid_bool"], to=TensorProto.BOOL),
