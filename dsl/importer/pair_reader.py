@@ -24,6 +24,7 @@ from .actions import (
 from .configs import ConfigReader
 from .entry import PER_OP, TUNING_APPLIED, Pair, own_index, sanitize
 from .folding import loop_roles, root_op
+from .imperative import Chain, chain_action, chain_matcher, chain_name, chain_text
 from .ir import Module, Sequence
 from .matchers import Leaf, ReadMatcher, read_matcher
 from .problems import Note, SpecImportError, Unsupported
@@ -86,6 +87,40 @@ class PairReader:
             raw_leaves = True
         strategy, marks, raw_action = self._action(action, read, name, pair)
         return PairRead(pair, read.leaves, strategy, marks, raw_leaves or raw_action)
+
+    def read_chain(self, chain: Chain, entry: Sequence) -> PairRead:
+        """One chain of an imperative entry point: its match as the matcher, the ops on the
+        matched handle as the action (typed, else refused, or with ``allow_raw`` that chain
+        alone kept as a raw action on the typed matcher, with a note naming its ops)."""
+        name = chain_name(chain)
+        pair = Pair(name, name, None, chain.line)
+        try:
+            leaf = Leaf(chain_matcher(chain.match), None, chain.line)
+        except Unsupported as problem:
+            raise SpecImportError(self.path, problem.line, problem.op, problem.missing) from None
+        if not chain.ops:
+            raise SpecImportError(
+                self.path, chain.line, chain.match.name, "ops on the handle it matches (the match is unused)"
+            )
+        read = ReadMatcher([leaf], (chain.handle,), {})
+        try:
+            strategy, marks, _ = self._typed_action(chain_action(chain, name), {}, read, name, {})
+            return PairRead(pair, [leaf], strategy, marks, False)
+        except Unsupported as problem:
+            if not self.allow_raw:
+                raise self.refuse(problem, f"the ops on the handle of line {chain.line}") from None
+            try:
+                strategy = RAW_ACTION[self.injection](name=name, sequence=chain_text(chain, entry.op.value_names, name))
+            except StrategyError as err:
+                raise SpecImportError(
+                    self.path, problem.line, problem.op, f"{problem.missing}; and as raw MLIR: {err}"
+                ) from None
+            ops = ", ".join(dict.fromkeys(op.name for op in chain.ops))
+            self.note(
+                problem.line,
+                f"{problem.op}: {problem.missing}; the ops on the handle of line {chain.line} ({ops}) are kept as a raw action ({name}) on its typed matcher",
+            )
+            return PairRead(pair, [leaf], strategy, Marks(), True)
 
     def _raw_matcher(self, matcher: Sequence, problem: Unsupported) -> ReadMatcher:
         try:

@@ -29,6 +29,7 @@ from ..targets import Target, named, target_names
 from ..targets.registry import default_for
 from .entry import deferred_fields, find_entry, own_index, read_pairs, sanitize
 from .folding import dag_root, fold_alternatives, rule_matcher
+from .imperative import is_imperative, read_chains
 from .ir import Module, Op, Sequence, read_module
 from .pair_reader import PairRead, PairReader
 from .problems import Note, SpecImportError
@@ -147,6 +148,11 @@ def _read_pairs(text: str, path: str, injection: Optional[Injection], allow_raw:
     upgraded, notes = upgrade(text, path)
     module = read_module(upgraded)
     entry, injection = find_entry(module, injection, path)
+    if is_imperative(entry):
+        reader = PairReader(module, path, allow_raw, injection)
+        reader.notes.extend(notes)
+        reads = [reader.read_chain(chain, entry) for chain in read_chains(entry, path)]
+        return _ReadPairs(module, entry, injection, reader, reads, False, upgraded)
     deferred: list[Op] = []
     pairs = read_pairs(entry, path, deferred if (module.name or "").startswith("tdsl_") else None)
     own = (module.name or "").startswith("tdsl_") and all(own_index(p.action) is not None for p in pairs)

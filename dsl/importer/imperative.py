@@ -1,0 +1,147 @@
+"""Imperative entry points: a plain sequence (``@__transform_main``, ``@__kernel_config``,
+...) that selects ops itself with ``transform.structured.match ops{[..]} in %root`` and
+runs a chain of transform ops on each matched handle, instead of ``foreach_match`` pairs.
+
+:func:`read_chains` splits the entry into one :class:`Chain` per match (the match, then
+every op that uses its handle or a handle derived from it, in order). Each chain is read
+like a pair (:meth:`tdsl.importer.pair_reader.PairReader.read_chain`): the match becomes the
+matcher (:func:`chain_matcher`), the chain the action (:func:`chain_action`, a sequence on
+the matched op), and with ``allow_raw`` a chain tdsl has no typed kind for is kept as the
+MLIR of that chain alone (:func:`chain_text`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..errors import StrategyError
+from ..model.matchers import OpNameMatch
+from .entry import is_scope
+from .ir import Block, Op, Sequence
+from .problems import SpecImportError, Unsupported
+
+MATCH = "transform.structured.match"
+
+
+@dataclass
+class Chain:
+    """One ``structured.match`` of the entry and the ops run on what it matched."""
+
+    match: Op
+    ops: list[Op] = field(default_factory=list)
+
+    @property
+    def line(self) -> Optional[int]:
+        return self.match.line
+
+    @property
+    def handle(self) -> int:
+        return self.match.results[0]
+
+
+def _selects(op: Op, entry: Sequence) -> bool:
+    """Whether ``op`` is a match of payload ops in the entry's root (not a function scope)."""
+    return op.name == MATCH and bool(op.operands) and op.operands[0] in entry.args and not is_scope(op)
+
+
+def is_imperative(entry: Sequence) -> bool:
+    """Whether ``entry`` selects ops with ``structured.match`` itself and runs no
+    ``foreach_match``."""
+    ops = entry.op.body.ops
+    return not any(_runs_matchers(op) for op in ops) and any(_selects(op, entry) for op in ops)
+
+
+def _runs_matchers(op: Op) -> bool:
+    if op.name == "transform.foreach_match":
+        return True
+    return any(_runs_matchers(child) for region in op.regions for block in region for child in block.ops)
+
+
+def _uses(op: Op) -> set[int]:
+    """The values ``op`` and the ops of its regions use."""
+    used = set(op.operands)
+    for region in op.regions:
+        for block in region:
+            for child in block.ops:
+                used |= _uses(child)
+    return used
+
+
+def read_chains(entry: Sequence, path: str) -> list[Chain]:
+    """The entry's chains in order. An op that acts on the payload root itself, or on the
+    handles of two matches at once, is refused (tdsl's rules act on the ops one match
+    selects)."""
+    chains: list[Chain] = []
+    owner: dict[int, Chain] = {}
+    for op in entry.op.body.ops:
+        if op.name == "transform.yield":
+            continue
+        if _selects(op, entry):
+            chain = Chain(op)
+            chains.append(chain)
+            owner[op.results[0]] = chain
+            continue
+        found = {id(owner[v]): owner[v] for v in sorted(_uses(op)) if v in owner}
+        if len(found) != 1:
+            what = (
+                "the payload root itself (tdsl's rules act on the ops a transform.structured.match selects)"
+                if not found
+                else f"the ops of {len(found)} matches at once (tdsl's rules act on the ops of one match)"
+            )
+            raise SpecImportError(path, op.line, op.name, f"an op of the entry point @{entry.name} that acts on {what}")
+        chain = next(iter(found.values()))
+        chain.ops.append(op)
+        for result in op.results:
+            owner[result] = chain
+    return chains
+
+
+def chain_matcher(match: Op) -> OpNameMatch:
+    """The matcher of ``structured.match ops{[..]}``: an :class:`OpNameMatch` of its names.
+    Raises :class:`Unsupported` for the match's other filters (tdsl has no matcher for
+    them)."""
+    others = sorted(set(match.attrs) - {"ops"})
+    if others:
+        raise Unsupported(
+            match.name,
+            match.line,
+            f"a match by op names only (ops{{[...]}}); tdsl has no typed matcher for its {', '.join(others)}",
+        )
+    names = match.attr("ops")
+    if not isinstance(names, tuple) or not names or not all(isinstance(n, str) for n in names):
+        raise Unsupported(match.name, match.line, "a match by op names (ops{[...]})")
+    try:
+        return OpNameMatch(names=tuple(str(n) for n in names))
+    except StrategyError as err:
+        raise Unsupported(match.name, match.line, f"op names an OpNameMatch accepts ({err})") from None
+
+
+def chain_name(chain: Chain) -> str:
+    """A rule name from what the chain matches and its first op: ``matmul_pack_greedily``."""
+    names = chain.match.attr("ops")
+    matched = str(names[0]).rsplit(".", 1)[-1] if isinstance(names, tuple) and names else "op"
+    first = chain.ops[0].name.rsplit(".", 1)[-1] if chain.ops else "match"
+    return f"{matched}_{first}"
+
+
+def chain_action(chain: Chain, name: str) -> Sequence:
+    """The chain as an action sequence ``@name`` whose one argument is the matched op."""
+    body = Block((chain.handle,), (chain.match.result_types[0],), list(chain.ops))
+    op = Op("transform.named_sequence", (), (), (), {"sym_name": name}, [[body]], chain.line, None)
+    return Sequence(name, op, ({},), ())
+
+
+def chain_text(chain: Chain, names: dict[int, str], name: str) -> str:
+    """The chain as the MLIR of an action ``@name`` taking the matched op
+    (``!transform.any_op``, cast to the match's result type where that is narrower)."""
+    handle = names[chain.handle]
+    handle_type = chain.match.result_types[0]
+    argument = handle if handle_type == "!transform.any_op" else "%matched"
+    lines = [f"transform.named_sequence @{name}({argument}: !transform.any_op {{transform.consumed}}) {{"]
+    if argument != handle:
+        lines.append(f"  {handle} = transform.cast {argument} : !transform.any_op to {handle_type}")
+    for op in chain.ops:
+        lines.extend("  " + line for line in op.scoped_text.splitlines())
+    lines += ["  transform.yield", "}"]
+    return "\n".join(lines)
