@@ -232,6 +232,8 @@ def _build(op: Op, declared: TransformOp, model: type[M], **given: object) -> M:
         return declared.build(model, op.attrs, **given)
     except OpAttributeError as err:
         raise Unsupported(op.name, op.line, f"{err.attribute}: {err.expected}") from None
+    except StrategyError as err:
+        raise Unsupported(op.name, op.line, f"attributes {model.__name__} accepts ({err})") from None
 
 
 def _param(op: Op, state: _Layout) -> bool:
