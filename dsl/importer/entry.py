@@ -34,6 +34,31 @@ class Pair:
     line: Optional[int]
 
 
+def check_spec(module: Module, path: str) -> None:
+    """Refuses a file without operations (empty) and a module without transform
+    sequences (not a transform spec), naming what it holds instead."""
+    if not module.sequences and not module.others:
+        raise SpecImportError(path, None, "", "a transform-dialect spec, received an empty spec (no operation)")
+    if module.sequences:
+        return
+    old = next((op for op in module.others if op.name == "transform.sequence"), None)
+    if old is not None:
+        raise SpecImportError(
+            path,
+            old.line,
+            old.name,
+            "the older top-level entry point: write it as transform.named_sequence @__transform_main(%root: "
+            "!transform.any_op) in a module with the transform.with_named_sequence attribute",
+        )
+    held = ", ".join(dict.fromkeys(op.name for op in module.others))
+    raise SpecImportError(
+        path,
+        module.others[0].line,
+        "",
+        f"a transform-dialect spec (transform.named_sequence ops), received not a transform spec: it holds {held}",
+    )
+
+
 def find_entry(module: Module, kind: Optional[Injection], path: str) -> tuple[Sequence, Injection]:
     marked = [s for s in module.sequences if isinstance(s.op.attrs.get(TUNING_ENTRY_ATTR), Unit)]
     if len(marked) > 1:
