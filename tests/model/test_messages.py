@@ -198,11 +198,11 @@ def test_matcher_messages() -> None:
     ):
         ContractionMatch(**F32, operand_layout="mk_nk")
     with raises(
-        "ContractionMatch.m: expected None (any size), an int, a list of ints, or a set of lists {one_of: [[..], ..]}, received 'big'"
+        "ContractionMatch.m: expected None (any size), an int, a list of ints ('?' or -1 for a dynamic dimension), or a set of lists {one_of: [[..], ..]}, received 'big'"
     ):
         ContractionMatch(**F32, m="big")
-    with raises("ContractionMatch.k: expected a non-negative size, received -1"):
-        ContractionMatch(**F32, k=-1)
+    with raises("ContractionMatch.k: expected a size, or -1 (or '?') for a dynamic dimension, received -2"):
+        ContractionMatch(**F32, k=-2)
     with raises("ContractionMatch.lhs_type: expected 'f64', 'f32', 'f16'"):
         ContractionMatch(lhs_type="f31", rhs_type="f32", output_type="f32")
     with raises(
