@@ -27,7 +27,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
 from .errors import TdslError
-from .model.base import MAX_RANK, OP_NAME_RE, SYMBOL_RE
+from .model.base import MARKER_RE, MAX_RANK, OP_NAME_RE, SYMBOL_RE
 from .model.matchers import MAX_SEQUENCES
 from .sets.strategy_set import StrategySet
 
@@ -109,6 +109,7 @@ _AFTER: dict[str, Callable[[Validator, JsonSchemaValue], JsonSchemaValue]] = {
     "tdsl.model.base.in_range.<locals>.check": _in_range,
     "tdsl.model.base._symbol": _pattern(SYMBOL_RE.pattern),
     "tdsl.model.base._op_name": _pattern(OP_NAME_RE.pattern),
+    "tdsl.model.base._marker_name": _pattern(MARKER_RE.pattern),
     "tdsl.model.base._sizes_length": _max_items,
 }
 

@@ -8,6 +8,7 @@ from typing import Optional
 
 from ..bindings import Attr
 from ..errors import StrategyError
+from ..model.base import MARKER_RE
 from ..model.kinds import Injection, StrategyKind
 from ..model.matchers import OpNameMatch
 from ..model.raw import RawAnnotation, RawCodegenAction, RawConfig, RawMatch, RawPreprocessingAction, RawTuningAction
@@ -213,6 +214,7 @@ class PairReader:
     def _config(self, config: ConfigAction, name: str, read: ReadMatcher, line: Optional[int]) -> StrategyKind:
         info: Optional[Attr] = None
         decomposition: Optional[Attr] = None
+        markers: list[str] = []
         info_line = line
         for label, value, at in config.annotations:
             if label == "compilation_info" and info is None:
@@ -226,11 +228,13 @@ class PairReader:
                         f"the {TUNING_APPLIED!r} marker IREE's default specs set is not kept (tdsl marks ops with tdsl.applied)",
                     )
                     self.dropped_applied = True
+            elif value is None and MARKER_RE.fullmatch(label):
+                markers.append(label)
             else:
                 raise Unsupported(
                     "transform.annotate",
                     at,
-                    f"the annotation {label!r} (tdsl's lowering strategies set compilation_info and decomposition_config)",
+                    f"the annotation {label!r} (tdsl's lowering strategies set compilation_info, decomposition_config and __*_applied__ markers)",
                 )
         if info is None:
             raise Unsupported(
@@ -238,6 +242,8 @@ class PairReader:
             )
         reader = ConfigReader(info_line, loop_roles(read.leaves))
         strategy = reader.strategy(name, info, decomposition)
+        if markers:
+            strategy = type(strategy).model_validate({**strategy.model_dump(), "markers": markers})
         for at, text in reader.notes:
             self.note(at, text)
         return strategy
