@@ -19,7 +19,7 @@ from ..errors import StrategyError
 from ..model.matchers import OpNameMatch
 from .entry import is_scope
 from .ir import Block, Op, Sequence
-from .problems import SpecImportError, Unsupported
+from .problems import Note, SpecImportError, Unsupported
 
 MATCH = "transform.structured.match"
 
@@ -68,14 +68,17 @@ def _uses(op: Op) -> set[int]:
     return used
 
 
-def read_chains(entry: Sequence, path: str) -> list[Chain]:
-    """The entry's chains in order. An op that acts on the payload root itself, or on the
-    handles of two matches at once, is refused (tdsl's rules act on the ops one match
-    selects)."""
+def read_chains(entry: Sequence, path: str, notes: list[Note]) -> list[Chain]:
+    """The entry's chains in order. A ``transform.print`` (debug output) is dropped with a
+    note; an op that acts on the payload root itself, or on the handles of two matches at
+    once, is refused (tdsl's rules act on the ops one match selects)."""
     chains: list[Chain] = []
     owner: dict[int, Chain] = {}
     for op in entry.op.body.ops:
         if op.name == "transform.yield":
+            continue
+        if op.name == "transform.print":
+            notes.append(Note(op.line, "transform.print (debug output of the transform interpreter) is not kept"))
             continue
         if _selects(op, entry):
             chain = Chain(op)

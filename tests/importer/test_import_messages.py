@@ -120,3 +120,75 @@ def test_iree_never_applies_an_attention_matcher() -> None:
     assert comparison.same
     default = configured(payload, imported.strategy_set.target("gfx942").compile_flags())
     assert default == comparison.original
+
+
+# --------------------------------------------------------------------------------------
+# Older syntax: the upgrades the refusal promises, each with a note
+
+
+PRINTED = """module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%module: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %module : (!transform.any_op) -> !transform.any_op
+    transform.print {name = "before packing"}
+    transform.print %mm {name = "the matmuls"} : !transform.any_op
+    transform.structured.pack %mm packed_sizes = [2, 3, 4] : (!transform.any_op) -> !transform.op<"linalg.generic">
+    transform.yield
+  }
+}
+"""
+
+
+def test_print_with_its_name_as_an_attribute_is_upgraded() -> None:
+    imported = read_spec(PRINTED, "printed.mlir")
+    notes = [(n.line, n.text) for n in imported.notes if n.text.startswith("transform.print")]
+    assert notes == [
+        (
+            4,
+            'transform.print: {name = "before packing"} (the name as an attribute) upgraded to name = "before packing"',
+        ),
+        (4, "transform.print (debug output of the transform interpreter) is not kept"),
+        (5, 'transform.print: {name = "the matmuls"} (the name as an attribute) upgraded to name = "the matmuls"'),
+        (5, "transform.print (debug output of the transform interpreter) is not kept"),
+    ]
+    assert 'transform.print %mm name = "the matmuls" : !transform.any_op' in imported.upgraded
+    assert imported.raw == [] and len(imported.strategy_set.rules) == 1
+
+
+def test_attention_properties_inside_a_dag_region_are_upgraded() -> None:
+    maps = ",\n".join(
+        f"          affine_map<(d0, d1, d2, d3, d4, d5) -> ({m})>"
+        for m in ("d0, d1, d2, d4", "d0, d1, d5, d4", "d0, d1, d3, d5", "", "d0, d1, d2, d3")
+    )
+    t = "tensor<2x10x4096x64xf16>"
+    text = f"""module attributes {{transform.with_named_sequence}} {{
+  transform.named_sequence @match_attn(%arg0: !transform.any_op {{transform.readonly}}) -> !transform.any_op {{
+    %ins, %outs = transform.iree.match.cast_compatible_dag_from_root %arg0 {{
+    ^bb0(%q: {t}, %k: tensor<2x10x64x64xf16>, %v: tensor<2x10x64x64xf16>, %s: f16, %o: {t}):
+      %0 = iree_linalg_ext.attention {{indexing_maps = [
+{maps}]}}
+          ins(%q, %k, %v, %s : {t}, tensor<2x10x64x64xf16>, tensor<2x10x64x64xf16>, f16) outs(%o : {t}) {{
+        ^bb0(%score: f32):
+          iree_linalg_ext.yield %score : f32
+        }} -> {t}
+    }} : (!transform.any_op) -> (!transform.any_value, !transform.any_value)
+    transform.yield %arg0 : !transform.any_op
+  }}
+  transform.named_sequence @mark(%arg0: !transform.any_op {{transform.readonly}}) {{
+    transform.annotate %arg0 "seen" : !transform.any_op
+    transform.yield
+  }}
+  transform.named_sequence @__kernel_config(%arg0: !transform.any_op {{transform.consumed}}) -> !transform.any_op attributes {{iree_codegen.tuning_spec_entrypoint}} {{
+    %r = transform.foreach_match in %arg0 @match_attn -> @mark : (!transform.any_op) -> !transform.any_op
+    transform.yield %r : !transform.any_op
+  }}
+}}
+"""
+    with pytest.raises(SpecImportError) as err:  # parsed after the upgrade: the action is what is refused
+        read_spec(text, "dag.mlir", target="gfx942")
+    assert str(err.value).startswith("dag.mlir:19: transform.annotate: the annotation 'seen'")
+    imported = read_spec(text, "dag.mlir", target="gfx942", allow_raw=True)
+    assert (
+        5,
+        "iree_linalg_ext.attention: properties written as attributes {indexing_maps = ..} upgraded to <{indexing_maps = ..}>",
+    ) in [(n.line, n.text) for n in imported.notes]
+    assert "iree_linalg_ext.attention <{indexing_maps" in imported.upgraded
