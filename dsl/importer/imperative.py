@@ -1,6 +1,7 @@
 """Imperative entry points: a plain sequence (``@__transform_main``, ``@__kernel_config``,
-...) that selects ops itself with ``transform.structured.match ops{[..]} in %root`` and
-runs a chain of transform ops on each matched handle, instead of ``foreach_match`` pairs.
+...) that selects ops itself with ``transform.structured.match ops{[..]} in %root`` (or in
+the root's functions, all or one by ``sym_name``) and runs a chain of transform ops on each
+matched handle, instead of ``foreach_match`` pairs.
 
 :func:`read_chains` splits the entry into one :class:`Chain` per match (the match, then
 every op that uses its handle or a handle derived from it, in order). Each chain is read
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..errors import StrategyError
+from ..model.kinds import Injection
 from ..model.matchers import OpNameMatch
 from .entry import is_scope
 from .ir import Block, Op, Sequence
@@ -30,6 +32,8 @@ class Chain:
 
     match: Op
     ops: list[Op] = field(default_factory=list)
+    scope: Optional[str] = None
+    """The function the match looks in (``structured.match attributes {sym_name = ..}``)."""
 
     @property
     def line(self) -> Optional[int]:
@@ -40,16 +44,31 @@ class Chain:
         return self.match.results[0]
 
 
-def _selects(op: Op, entry: Sequence) -> bool:
-    """Whether ``op`` is a match of payload ops in the entry's root (not a function scope)."""
-    return op.name == MATCH and bool(op.operands) and op.operands[0] in entry.args and not is_scope(op)
+FUNCTIONS = (("func.func",), ("util.func",), ("func.func", "util.func"))
+"""The ``ops`` of a match of payload functions."""
+
+
+def _selects(op: Op, containers: dict[int, Optional[str]]) -> bool:
+    """Whether ``op`` is a match of payload ops in the root or in payload functions
+    (``containers``: those handles, with the function a scope names)."""
+    return op.name == MATCH and bool(op.operands) and op.operands[0] in containers and not is_scope(op)
+
+
+def _functions(op: Op, injection: Injection) -> bool:
+    """Whether ``op`` matches every payload function (no other filter) at ``injection``: IREE
+    preprocesses ``util.func`` ops and configures ``func.func`` ops (a match of the other
+    kind finds nothing there, and stays an op of its own chain)."""
+    names = op.attr("ops")
+    kind = "util.func" if injection is Injection.PREPROCESSING else "func.func"
+    return names in FUNCTIONS and isinstance(names, tuple) and kind in names and set(op.attrs) == {"ops"}
 
 
 def is_imperative(entry: Sequence) -> bool:
     """Whether ``entry`` selects ops with ``structured.match`` itself and runs no
     ``foreach_match``."""
     ops = entry.op.body.ops
-    return not any(_runs_matchers(op) for op in ops) and any(_selects(op, entry) for op in ops)
+    on_root = (op for op in ops if op.name == MATCH and op.operands and op.operands[0] in entry.args)
+    return not any(_runs_matchers(op) for op in ops) and any(True for _ in on_root)
 
 
 def _runs_matchers(op: Op) -> bool:
@@ -68,22 +87,30 @@ def _uses(op: Op) -> set[int]:
     return used
 
 
-def read_chains(entry: Sequence, path: str, notes: list[Note]) -> list[Chain]:
+def read_chains(entry: Sequence, path: str, notes: list[Note], injection: Injection) -> list[Chain]:
     """The entry's chains in order. A ``transform.print`` (debug output) is dropped with a
     note; an op that acts on the payload root itself, or on the handles of two matches at
     once, is refused (tdsl's rules act on the ops one match selects)."""
     chains: list[Chain] = []
     owner: dict[int, Chain] = {}
+    containers: dict[int, Optional[str]] = dict.fromkeys(entry.args)
     for op in entry.op.body.ops:
         if op.name == "transform.yield":
             continue
         if op.name == "transform.print":
             notes.append(Note(op.line, "transform.print (debug output of the transform interpreter) is not kept"))
             continue
-        if _selects(op, entry):
-            chain = Chain(op)
+        if op.name == MATCH and op.operands and op.operands[0] in entry.args and is_scope(op):
+            name = op.attr("op_attrs")
+            assert isinstance(name, dict)
+            containers[op.results[0]] = str(name["sym_name"])
+            continue
+        if _selects(op, containers):
+            chain = Chain(op, scope=containers[op.operands[0]])
             chains.append(chain)
             owner[op.results[0]] = chain
+            if _functions(op, injection) and chain.scope is None:
+                containers[op.results[0]] = None  # matches in it look in every function
             continue
         found = {id(owner[v]): owner[v] for v in sorted(_uses(op)) if v in owner}
         if len(found) != 1:
@@ -97,7 +124,16 @@ def read_chains(entry: Sequence, path: str, notes: list[Note]) -> list[Chain]:
         chain.ops.append(op)
         for result in op.results:
             owner[result] = chain
-    return chains
+    # a match of every function that only served as the place other matches look in
+    kept = [c for c in chains if c.ops or not _functions(c.match, injection) or c.handle not in containers]
+    if not kept:
+        raise SpecImportError(
+            path,
+            entry.line,
+            "transform.named_sequence",
+            f"a transform.structured.match of payload ops in the entry point @{entry.name} (it selects no op)",
+        )
+    return kept
 
 
 def chain_matcher(match: Op) -> OpNameMatch:

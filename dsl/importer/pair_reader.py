@@ -94,7 +94,7 @@ class PairReader:
         matched handle as the action (typed, else refused, or with ``allow_raw`` that chain
         alone kept as a raw action on the typed matcher, with a note naming its ops)."""
         name = chain_name(chain)
-        pair = Pair(name, name, None, chain.line)
+        pair = Pair(name, name, chain.scope, chain.line)
         try:
             leaf = Leaf(chain_matcher(chain.match), None, chain.line)
         except Unsupported as problem:

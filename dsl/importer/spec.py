@@ -169,7 +169,7 @@ def _read_pairs(text: str, path: str, injection: Optional[Injection], allow_raw:
     if is_imperative(entry):
         reader = PairReader(module, path, allow_raw, injection)
         reader.notes.extend(notes)
-        reads = [reader.read_chain(chain, entry) for chain in read_chains(entry, path, reader.notes)]
+        reads = [reader.read_chain(chain, entry) for chain in read_chains(entry, path, reader.notes, injection)]
         return _ReadPairs(module, entry, injection, reader, reads, False, upgraded)
     deferred: list[Op] = []
     pairs = read_pairs(entry, path, deferred if (module.name or "").startswith("tdsl_") else None)

@@ -18,8 +18,9 @@ import pytest
 from tdsl import render
 from tdsl.cli import main
 from tdsl.importer import SpecImportError, read_file, read_spec
+from tdsl.model.all_of import AllOf
 from tdsl.model.layout import DataLayout, Pack, PackTranspose
-from tdsl.model.matchers import OpNameMatch
+from tdsl.model.matchers import FunctionMatch, OpNameMatch
 from tdsl.model.raw import RawPreprocessingAction
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -145,3 +146,44 @@ def test_imperative_specs_rewrite_payloads_like_the_originals(spec: str) -> None
     assert comparison.same, "\n".join(comparison.differences())
     # The spec rewrote the graph: without it the preprocessed IR is another.
     assert rewritten(payload, imported.strategy_set.target("cpu").compile_flags()) != comparison.original
+
+
+def _in_functions(container: str) -> str:
+    return f"""module attributes {{transform.with_named_sequence}} {{
+  transform.named_sequence @__transform_main(%module: !transform.any_op {{transform.readonly}}) {{
+    %f = transform.structured.match {container} in %module : (!transform.any_op) -> !transform.any_op
+    %mm = transform.structured.match ops{{["linalg.matmul"]}} in %f : (!transform.any_op) -> !transform.any_op
+    transform.structured.pack_greedily %mm matmul_packed_sizes = [8, 16, 32] matmul_inner_dims_order = [1, 2, 0]
+      : (!transform.any_op) -> !transform.op<"linalg.generic">
+    transform.yield
+  }}
+}}
+"""
+
+
+EVERY_FUNCTION = _in_functions('ops{["util.func"]}')
+ONE_FUNCTION = _in_functions('ops{["util.func"]} attributes {sym_name = "matmul_mk_kn_mn"}')
+
+
+def test_matches_in_the_payload_functions_are_rules_scoped_like_them() -> None:
+    every = read_spec(EVERY_FUNCTION, "every.mlir").strategy_set.rules
+    assert [r.match for r in every] == [OpNameMatch(names=("linalg.matmul",))]
+    (one,) = read_spec(ONE_FUNCTION, "one.mlir").strategy_set.rules
+    assert one.match == AllOf(
+        matchers=(FunctionMatch(function="matmul_mk_kn_mn"), OpNameMatch(names=("linalg.matmul",)))
+    )
+    # IREE preprocesses util.func ops: a match of func.func finds nothing there, and the
+    # match in it is an op of that chain, not a rule of its own
+    with pytest.raises(SpecImportError) as err:
+        read_spec(_in_functions('ops{["func.func"]}'), "func.mlir")
+    assert str(err.value).startswith("func.mlir:4: transform.structured.match: ")
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("text", [EVERY_FUNCTION, ONE_FUNCTION], ids=["every function", "one function"])
+def test_matches_in_functions_rewrite_like_the_originals(text: str) -> None:
+    from tdsl.importer.check import compare
+
+    comparison = compare(read_spec(text, "functions.mlir"), PAYLOADS / "mm_1023x127x255_f32.mlir")
+    assert comparison.same, "\n".join(comparison.differences())
+    assert any(c.op == "linalg.pack" for c in comparison.original)
