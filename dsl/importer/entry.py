@@ -54,7 +54,7 @@ def check_spec(module: Module, path: str) -> None:
     raise SpecImportError(
         path,
         module.others[0].line,
-        "",
+        module.others[0].name,
         f"a transform-dialect spec (transform.named_sequence ops), received not a transform spec: it holds {held}",
     )
 

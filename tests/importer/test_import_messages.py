@@ -30,7 +30,8 @@ SPEC = SPECS / "llvm_pack_greedily_matmul.mlir"
         ("module {\n}\n", "s.mlir: a transform-dialect spec, received an empty spec (no operation)"),
         (
             "func.func @f() {\n  return\n}\n",
-            "s.mlir:1: a transform-dialect spec (transform.named_sequence ops), received not a transform spec: it holds func.func",
+            "s.mlir:1: func.func: a transform-dialect spec (transform.named_sequence ops), received not a transform spec: "
+            "it holds func.func",
         ),
         (
             "transform.sequence failures(propagate) {\n^bb1(%arg1: !transform.any_op):\n}\n",
