@@ -7,9 +7,10 @@ matrix-vector product, a 3x3 conv 1x56x56x64 -> 64 (NHWC, input pre-padded), a 1
 matmul followed by a transposed add, and one followed by bias + ReLU. ``--weights
 runtime`` (default): every operand is a function argument, packed on every call;
 ``--weights constant``: the second matmul operand (the weights) is a ``util.global``
-constant, so IREE may pack it at compile time (no numpy column then). The f32 peak is
-measured first with an FMA loop (benchmarks/fma_peak.c, built with ``cc -O2
--march=native``); the table's last column is tdsl's GFLOP/s as a share of it. Usage:
+constant, so IREE may pack it at compile time (no numpy column then). The f32 peak at
+each thread count comes first (tdsl.measure.roofline.machine_roofline: an FMA loop per
+thread, built with ``cc -O2 -march=native``, cached per machine); the table's last column
+is tdsl's GFLOP/s as a share of it. Usage:
 
     python benchmarks/cpu_suite.py [--threads 1,2] [--repetitions 3] [--weights runtime|constant] [--only mm1024]
                                    [--strategies FILE[:NAME]]
@@ -21,14 +22,12 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
-import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
 from tdsl import load
 from tdsl.measure.bench import DATA_TILING, DEFAULT, NUMPY, STRATEGY, bench
+from tdsl.measure.roofline import machine_roofline
 from tdsl.strategies.cpu import auto, detect_isa
 
 HERE = Path(__file__).resolve().parent
@@ -140,34 +139,6 @@ def payloads(constant_weights: bool) -> dict[str, str]:
     return out
 
 
-def c_probe(name: str) -> float | None:
-    """The first number ``benchmarks/NAME.c`` prints (built with ``cc -O2 -march=native``, run
-    for 1 s), or None without a C compiler."""
-    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
-    if cc is None:
-        return None
-    with tempfile.TemporaryDirectory() as tmp:
-        exe = Path(tmp) / name
-        built = subprocess.run(
-            [cc, "-O2", "-march=native", str(HERE / f"{name}.c"), "-o", str(exe)], capture_output=True, text=True
-        )
-        if built.returncode != 0:
-            return None
-        out = subprocess.run([str(exe), "1.0"], capture_output=True, text=True, check=True).stdout
-    match = re.match(r"([\d.]+) ", out)
-    return float(match.group(1)) if match else None
-
-
-def measure_peak() -> float | None:
-    """Single-core f32 GFLOP/s of the FMA loop in fma_peak.c, or None without a C compiler."""
-    return c_probe("fma_peak")
-
-
-def measure_bandwidth() -> float | None:
-    """Single-core read GB/s of the loop in read_bandwidth.c, or None without a C compiler."""
-    return c_probe("read_bandwidth")
-
-
 def geomean(values: list[float]) -> float:
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
@@ -185,8 +156,9 @@ def main() -> int:
     parser.add_argument("--strategies", default=None, help="a strategy file (default: auto() for this machine)")
     args = parser.parse_args()
     threads = tuple(int(t) for t in args.threads.split(","))
-    peak = measure_peak()
-    print(f"f32 peak, 1 core, FMA loop: {peak:.1f} GFLOP/s" if peak else "f32 peak: not measured (no C compiler)")
+    peaks = {t: machine_roofline(t) for t in threads}
+    for roofline in peaks.values():
+        print(roofline.footer(), roofline.methods())
     print(f"weights: {args.weights}")
     strategies = load(args.strategies) if args.strategies else auto(weights=args.weights)
     print(f"strategies: {strategies.name}; ISA: {detect_isa()}")
@@ -220,7 +192,7 @@ def main() -> int:
                 if NUMPY in med:
                     vs_numpy[t].append(ratio_np)
                 gflops = FLOPS[name] / (med[STRATEGY] * 1e-3) / 1e9
-                share = f"{100 * gflops / (peak * t):6.0f}%" if peak else "      -"
+                share = f"{100 * gflops / peaks[t].peak_gflops:6.0f}%"
                 print(
                     f"{name:<16} {t:>3} {med[STRATEGY]:9.3f} {med[DEFAULT]:9.3f} {med[DATA_TILING]:9.3f} "
                     f"{med.get(NUMPY, float('nan')):9.3f} {ratio_best:11.2f} {ratio_np:8.2f} {gflops:8.1f} {share}",

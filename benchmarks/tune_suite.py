@@ -12,8 +12,8 @@ and samples on this machine) and shows the warm-cache wall time.
 ``rules`` counts the op-level rules the tuning chose (the ready library's rules a tuned
 base keeps are not counted).
 
-The roofline of this core is measured first: the f32 FMA peak (``fma_peak.c``) and the
-read bandwidth from memory (``read_bandwidth.c``, 256 MiB). ``GFLOP/s`` is the tuned
+The roofline of this core comes first (``tdsl.measure.roofline.machine_roofline``, cached per
+machine): the f32 FMA peak and the read bandwidth from memory. ``GFLOP/s`` is the tuned
 program's. ``ceiling`` is the most any tuning could gain over the better IREE path on a
 compute-bound shape (flops per byte moved above the machine balance, peak / bandwidth;
 bytes: every operand read once and the result written once): the time of that path over
@@ -30,8 +30,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from cpu_suite import BYTES, FLOPS, measure_bandwidth, measure_peak, payloads
+from cpu_suite import BYTES, FLOPS, payloads
 from tdsl.measure.machine import ISA_NAMES, machine
+from tdsl.measure.roofline import machine_roofline
 from tdsl.tune import LocalExecutor, TuneCache, TuneOptions, tune, write_outputs
 from tdsl.tune.measure import speedup
 
@@ -55,12 +56,9 @@ def main() -> int:
     print(
         f"machine: {m['cpu']}, ISA {ISA_NAMES.get(m['isa'], m['isa'])}, {m['cores']} cores; 1 thread; weights {args.weights}; budget {args.budget}"
     )
-    peak, bandwidth = measure_peak(), measure_bandwidth()
-    print(
-        f"roofline of one core: f32 FMA peak {peak or 0:.1f} GFLOP/s, read bandwidth {bandwidth or 0:.1f} GB/s"
-        if peak and bandwidth
-        else "roofline: no C compiler, no ceiling column"
-    )
+    roofline = machine_roofline(1)
+    peak, bandwidth = roofline.peak_gflops, roofline.bandwidth_gb_s
+    print(roofline.footer(), roofline.methods())
     options = TuneOptions(budget=args.budget, rounds=args.rounds)
     ratios: dict[str, float] = {}
     ceilings: dict[str, float] = {}
@@ -93,11 +91,11 @@ def main() -> int:
                 median = getattr(v, "median", None)
                 return f"{median * 1e3:.3f}" if median else "-"
 
-            compute_bound = bool(peak and bandwidth and FLOPS[name] / BYTES[name] > peak / bandwidth)
-            if compute_bound and peak and best.median:
+            compute_bound = FLOPS[name] / BYTES[name] > peak / bandwidth
+            if compute_bound and best.median:
                 ceilings[name] = best.median / (FLOPS[name] / (peak * 1e9))
             rate = f"{FLOPS[name] / chosen.median / 1e9:.0f}" if chosen.median else "-"
-            ceiling = f"{ceilings[name]:.2f}x" if name in ceilings else ("memory" if peak and bandwidth else "-")
+            ceiling = f"{ceilings[name]:.2f}x" if name in ceilings else "memory"
             print(
                 f"{name:<18} {ms(default):>13} {ms(tiling):>12} {ms(chosen):>10} {ratio:>7.2f}x {len(chosen.rules):>5}  {time.monotonic() - shape_start:>5.0f} {rate:>8} {ceiling:>8}"
             )

@@ -7,6 +7,8 @@ destination only if the block succeeds; :func:`atomic_write` writes bytes or tex
 :func:`replace_files` replaces a whole set of files in a directory at once (a render's
 scripts and ``flags.txt``), so the directory never mixes two sets. :func:`failure_dir`
 makes the directory that keeps the evidence of a failure after tdsl returns.
+:func:`cache_root` is where tdsl keeps what it caches for this user (imported models, the
+tuning store, the machine's roofline).
 """
 
 from __future__ import annotations
@@ -213,3 +215,12 @@ def failure_dir(what: str = "failure") -> Path:
     parent.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return Path(tempfile.mkdtemp(prefix=f"tdsl-{what}-{stamp}-", dir=parent))
+
+
+def cache_root() -> Path:
+    """The user's tdsl cache directory: ``$TDSL_CACHE_DIR``, else ``$XDG_CACHE_HOME/tdsl``
+    (``~/.cache/tdsl``). Not created here."""
+    root = os.environ.get("TDSL_CACHE_DIR")
+    if root:
+        return Path(root)
+    return Path(os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")) / "tdsl"

@@ -1,5 +1,5 @@
 """The documentation's runnable blocks by page and section: the Python snippets and the
-`tdsl` / `iree-compile` command lines of README.md, docs/*.md and the example READMEs, and a
+`tdsl` / `iree-compile` command lines of README.md, docs/*.md and the example and benchmark READMEs, and a
 runner that plays one section in a scratch directory holding a copy of the examples
 (sections are independent of each other)."""
 
@@ -20,6 +20,7 @@ def pages() -> list[str]:
     """Every documentation page, relative to the repository root."""
     found = ["README.md", *(p.relative_to(ROOT).as_posix() for p in sorted((ROOT / "docs").glob("*.md")))]
     found += [p.relative_to(ROOT).as_posix() for p in sorted((ROOT / "examples").glob("*/README.md"))]
+    found += [p.relative_to(ROOT).as_posix() for p in sorted((ROOT / "benchmarks").glob("*/README.md"))]
     return found
 
 

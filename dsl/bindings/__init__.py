@@ -57,6 +57,7 @@ __all__ = [
     "convert",
     "function_types",
     "linalg_ops",
+    "bound_types",
     "location_key",
     "onnx_import_command",
     "parse",
@@ -266,8 +267,10 @@ def print_module(module: Any, debug_info: bool = False) -> str:
 
 
 # --------------------------------------------------------------------------------------
-# Structured (linalg) ops as codegen and the graph level see them: in :mod:`.linalg`.
+# Structured (linalg) ops as codegen and the graph level see them: in :mod:`.linalg`; the
+# buffers each dispatch function binds: in :mod:`.interface`.
 
+from .interface import bound_types  # noqa: E402
 from .linalg import LinalgOp, linalg_ops, location_key  # noqa: E402
 
 # --------------------------------------------------------------------------------------

@@ -37,6 +37,9 @@ class LinalgOp:
     maps: tuple[str, ...] = ()
     """The indexing maps of the op generalized, printed without ``affine_map<>`` (e.g.
     ``(d0, d1, d2) -> (d0, d2)``), one per operand; empty when it has none."""
+    body: tuple[str, ...] = ()
+    """The names of the ops in the body of the op generalized (``arith.mulf``,
+    ``arith.addf``; the yield left out): what one point of its loops computes."""
 
     def sizes(self, role: str) -> tuple[int, ...]:
         """The loop sizes of ``role`` (``m``, ``batch``, ``output_image``, ...)."""
@@ -143,6 +146,17 @@ def _loops(op: Any, typed: list[TensorType | None]) -> tuple[list[int], tuple[st
     return sizes, iterators, tuple(str(m) for m in maps)
 
 
+def _body(op: Any) -> tuple[str, ...]:
+    """The names of the ops in ``op``'s body, its yield left out."""
+    return tuple(
+        child.operation.name
+        for region in op.regions
+        for block in region.blocks
+        for child in block.operations
+        if child.operation.name != "linalg.yield"
+    )
+
+
 _SKIPPED = {"linalg.fill", "linalg.yield", "linalg.index"}
 
 
@@ -227,6 +241,7 @@ def linalg_ops(text: str) -> list[LinalgOp]:
                     values,
                     zero_points,
                     printed,
+                    _body(op),
                 )
             )
     return ops

@@ -80,16 +80,43 @@ def nonnegative_int(text: str) -> int:
 
 
 def thread_counts(text: str) -> tuple[int, ...]:
-    """``"1,2"`` -> (1, 2): a comma-separated list of positive integers."""
-    what = "a comma-separated list of thread counts of at least 1, e.g. 1,2"
-    parts = [p.strip() for p in text.split(",")]
+    """``"1,2"`` -> (1, 2); ``all`` is every CPU this process may run on (``1,all`` -> (1, 16)
+    on 16); repeats are dropped."""
+    from ..measure.machine import usable_cpus
+
+    what = "1, all, or a comma-separated list of thread counts of at least 1, e.g. 1,all"
+    parts = [p.strip().lower() for p in text.split(",")]
     try:
-        counts = tuple(int(p) for p in parts)
+        counts = tuple(usable_cpus() if p == "all" else int(p) for p in parts)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected {what}, received {text!r}") from None
     if not counts or any(c < 1 for c in counts):
         raise argparse.ArgumentTypeError(f"expected {what}, received {text!r}")
-    return counts
+    return tuple(dict.fromkeys(counts))
+
+
+def peer_names(text: str) -> bool | tuple[str, ...]:
+    """``installed`` -> True (every installed peer), ``none`` -> False, ``onnxruntime,openvino``
+    -> those names."""
+    from ..measure.peers import PEERS
+
+    value = text.strip().lower()
+    if value in ("installed", "none"):
+        return value == "installed"
+    names = tuple(p.strip() for p in value.split(","))
+    if not names or any(n not in PEERS for n in names):
+        raise argparse.ArgumentTypeError(
+            f"expected installed, none or a comma-separated list of {', '.join(PEERS)}, received {text!r}"
+        )
+    return names
+
+
+def compared_set(text: str) -> tuple[str, str]:
+    """``NAME=FILE[:SET]`` -> (name, strategy file): a strategy set to time under NAME."""
+    name, sep, path = text.partition("=")
+    if not sep or not name.strip() or not path.strip() or any(c.isspace() for c in name.strip()):
+        raise argparse.ArgumentTypeError(f"expected NAME=FILE[:SET] (a name without spaces), received {text!r}")
+    return name.strip(), path.strip()
 
 
 def memory_gb(text: str) -> float:

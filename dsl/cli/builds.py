@@ -15,7 +15,9 @@ from .arguments import (
     add_flag_args,
     add_limits,
     add_payload_args,
+    compared_set,
     nonnegative_int,
+    peer_names,
     positive_float,
     positive_int,
     thread_counts,
@@ -96,8 +98,8 @@ def add_bench(sub: Commands) -> None:
     p = add_command(
         sub,
         "bench",
-        help="time the strategy against IREE default, IREE data tiling and numpy",
-        description="Compile the payload with the strategies, with IREE's default pipeline and with --iree-opt-data-tiling, and time every function side by side with numpy (plain matmul / batch matmul / convolution): interleaved repetitions, IREE's builds called in turn in one process in each, medians, ratios paired by repetition, GFLOP/s (counted from the contractions and convolutions). numpy rows on other than float32/float64 data are marked 'not comparable' and left out of the ratios.",
+        help="time the strategy against IREE default, IREE data tiling, onnxruntime, OpenVINO and numpy",
+        description="Compile the payload with the strategies, with IREE's default pipeline and with --iree-opt-data-tiling, and time every function side by side with the runtimes users deploy (.onnx models: onnxruntime, and OpenVINO where installed) and numpy (plain matmul / batch matmul / convolution), at each thread count: interleaved repetitions, IREE's builds called in turn in one process and the peers in turn in another, medians, ratios paired by repetition, GFLOP/s (counted from the contractions and convolutions). numpy rows on other than float32/float64 data are marked 'not comparable' and left out of the ratios.",
     )
     add_payload_args(p, cpu_only=True)
     _add_input_range(p)
@@ -105,8 +107,8 @@ def add_bench(sub: Commands) -> None:
         "--threads",
         type=thread_counts,
         default=(1,),
-        metavar="N[,N...]",
-        help="comma-separated thread counts, e.g. 1,2 (default 1)",
+        metavar="1|all|N[,N...]",
+        help="thread counts of every variant: 1, all (every CPU this process may use) or a list, e.g. 1,all (default 1)",
     )
     p.add_argument("--repetitions", type=positive_int, default=5, help="interleaved rounds, at least 1 (default 5)")
     p.add_argument(
@@ -123,6 +125,21 @@ def add_bench(sub: Commands) -> None:
         help="the IREE runtime's device allocator: default (transient buffers from malloc, glibc pinned to a long-running process's steady state: under 32 MiB reused, larger ones fresh on every call) or caching (all reused across calls; its builds are then timed one iree-benchmark-module process each instead of side by side in one)",
     )
     p.add_argument("--no-numpy", action="store_true", help="skip the numpy baseline")
+    p.add_argument(
+        "--peers",
+        type=peer_names,
+        default=True,
+        metavar="installed|none|NAME[,NAME]",
+        help="peer runtimes timed on .onnx models: installed (default: onnxruntime, and OpenVINO with pip install 'tdsl[peers]'), none, or a list of onnxruntime, openvino (each must be installed)",
+    )
+    p.add_argument(
+        "--compare",
+        action="append",
+        default=[],
+        type=compared_set,
+        metavar="NAME=FILE[:SET]",
+        help="also build and time this strategy set under NAME, side by side with the others (repeatable), e.g. tuned=tuned.py",
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument(
         "--plot",
@@ -255,6 +272,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
             repetitions=args.repetitions,
             min_time_s=args.min_time,
             numpy_baseline=not args.no_numpy,
+            peers=args.peers,
+            also=dict(args.compare),
             options=options,
             allocator=args.allocator,
             progress=progress,

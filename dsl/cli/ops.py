@@ -1,17 +1,15 @@
 """``tdsl ops``: every dispatch of a program, with launches, root ops, the ready rules that
-cover it and its matchers; ``--profile`` adds each dispatch's share of the time on this CPU."""
+cover it and its matchers; ``--profile`` adds each dispatch's share of the time on this CPU
+and its roofline (:mod:`tdsl.cli.ops_profile`)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from ..compiler.ops import ProgramOps
 from ..errors import ArgumentError
 from ..files import atomic_write
-from ..programs.program import Program
 from ..sets.loader import as_strategy_set
-from ..targets import Target
 from .arguments import (
     Commands,
     add_command,
@@ -20,8 +18,10 @@ from .arguments import (
     add_program_args,
     host_targets_text,
     target_names_text,
+    thread_counts,
 )
 from .exits import EXIT_OK
+from .ops_profile import Profiled, profiled
 from .options import compile_options, print_json, program_of_args, progress_bars
 
 
@@ -49,7 +49,13 @@ def add_ops(sub: Commands) -> None:
     p.add_argument(
         "--profile",
         action="store_true",
-        help="cpu: also run the program's build on this CPU (1 thread, seeded inputs, about half a second of calls) and list the dispatches by their share of the time, with the launches the runtime counted (a dispatch in a loop launches once per iteration, where IREE's static count says once)",
+        help="cpu: also run the program's build on this CPU (seeded inputs, about half a second of calls per thread count) and list the dispatches by their share of the time, with the launches the runtime counted (a dispatch in a loop launches once per iteration, where IREE's static count says once); per dispatch a table gives ms, GFLOP/s (GB/s without flops), its share of this machine's roofline (f32 FMA peak and read bandwidth, measured once and cached) and the ready rule or tune space that covers it, marking with ! the dispatches of at least 5%% of the time below 20%% of their roofline",
+    )
+    p.add_argument(
+        "--threads",
+        type=thread_counts,
+        metavar="N[,N..]|all",
+        help="with --profile: the thread counts to profile at, e.g. 1, all or 1,all (all: the CPUs this process may use; default 1)",
     )
     add_parameters_arg(p)
     add_limits(p)
@@ -88,15 +94,20 @@ def _cmd_ops(args: argparse.Namespace) -> int:
         raise ArgumentError(
             f"--profile runs the program on this CPU: expected a {host_targets_text()} target, received {args.target!r} ({target.kind})"
         )
+    if args.threads is not None and not args.profile:
+        raise ArgumentError(
+            f"--threads {','.join(map(str, args.threads))}: expected with --profile, received without it"
+        )
     program = program_of_args(args)
     progress = progress_bars(args)
-    shares: dict[str, float] | None = None
+    found: Profiled | None = None
     try:
         with progress.step("compile", "op listing"):
             listing = list_dispatches(program.mlir_path, target, options=compile_options(args), ready=ready)
         if args.profile:
-            with progress.step("profile", "dispatch times"):
-                listing, shares = _profiled(program, target, listing, args)
+            with progress.step("profile", "dispatch times and roofline"):
+                found = profiled(program, target, listing, args.threads or (1,), args)
+                listing = found.listing
     finally:
         progress.close()
     if args.emit is not None:
@@ -106,13 +117,16 @@ def _cmd_ops(args: argparse.Namespace) -> int:
         text = emitted.python() if args.emit.suffix == ".py" else emitted.yaml()
         atomic_write(args.emit, text)
     if args.json:
-        print_json(listing.to_json(shares))
+        print_json(found.to_json() if found else listing.to_json())
     else:
-        print(listing.text(shares).replace(str(program.mlir_path), str(args.payload)))
-        if shares is not None:
+        first = found.profiles[0] if found else None
+        print(listing.text(first.shares if first else None).replace(str(program.mlir_path), str(args.payload)))
+        if found is not None and first is not None:
+            threads = f"{first.threads} thread{'s' if first.threads > 1 else ''}"
             print(
-                "  (time: the share of its function's time per call, profiled by the IREE runtime on this CPU, 1 thread; launches as the runtime counted them)"
+                f"  (time: the share of its function's time per call, profiled by the IREE runtime on this CPU, {threads}; launches as the runtime counted them)"
             )
+            print("\n".join(found.text()))
         for note in program.notes:
             print(f"  note: {note}")
         if args.emit is not None:
@@ -121,40 +135,3 @@ def _cmd_ops(args: argparse.Namespace) -> int:
                 + (f" ({len(emitted.left_out)} notes on what they leave out)" if emitted.left_out else "")
             )
     return EXIT_OK
-
-
-def _profiled(
-    program: Program, target: Target, listing: ProgramOps, args: argparse.Namespace
-) -> tuple[ProgramOps, dict[str, float]]:
-    """``listing`` with the launches the runtime counted, and each dispatch's share of its
-    function's time: ``target``'s build of ``program`` (no rules, as listed) run on this CPU
-    with seeded inputs, one function at a time. Failures are one line."""
-    import tempfile
-
-    import numpy as np
-
-    from ..compiler.iree_compile import run_iree_compile
-    from ..measure.dispatch_profile import DispatchTime, calls_for, dispatch_times, time_shares, with_measured_launches
-    from ..measure.timing import iree_sample
-    from ..programs.inputs import make_inputs
-    from ..programs.parameters import check_runnable
-    from ..programs.signatures import signatures
-
-    check_runnable(program)
-    profile: dict[str, DispatchTime] = {}
-    shares: dict[str, float] = {}
-    parameters = [a.spec for a in program.parameters]
-    with tempfile.TemporaryDirectory(prefix="tdsl-ops-profile-") as tmp:
-        vmfb = Path(tmp) / "module.vmfb"
-        options = compile_options(args)
-        run_iree_compile(program.mlir_path, [*target.compile_flags(), *options.extra_flags], vmfb, options)
-        for sig in signatures(program):
-            inputs = []
-            for i, value in enumerate(make_inputs(sig, seed=0)):
-                inputs.append(Path(tmp) / f"{sig.function}.{i}.npy")
-                np.save(inputs[-1], value)
-            once = iree_sample(vmfb, sig.function, inputs, 1, 0.05, parameters=parameters)
-            measured = dispatch_times(vmfb, sig.function, inputs, calls_for(once), parameters=parameters)
-            profile.update(measured)
-            shares.update(time_shares(measured))
-    return with_measured_launches(listing, profile), shares

@@ -18,8 +18,10 @@ from .arguments import (
     add_program_args,
     host_targets_text,
     nonnegative_int,
+    peer_names,
     positive_float,
     positive_int,
+    thread_counts,
 )
 from .exits import EXIT_INTERRUPTED, EXIT_OK, os_reason
 from .options import check_output_dir, extra_flags, program_of_args, progress_bars, verbosity
@@ -94,7 +96,20 @@ def _add_measurement_args(p: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="seconds of timed calls per build and round (default 0.05)",
     )
-    p.add_argument("--threads", type=positive_int, default=1, help="threads of the measured runs (default 1)")
+    p.add_argument(
+        "--threads",
+        type=thread_counts,
+        default=(1,),
+        metavar="1|all|N[,N...]",
+        help="the thread count to tune for (every measured run; each candidate gives every thread work), then more counts the emitted set is compared at: 1, all (every CPU this process may use) or a list, e.g. all,1 (default 1)",
+    )
+    p.add_argument(
+        "--peers",
+        type=peer_names,
+        default=True,
+        metavar="installed|none|NAME[,NAME]",
+        help="runtimes the emitted set is compared with on an .onnx model: installed (default: onnxruntime, and OpenVINO with pip install 'tdsl[peers]'), none, or a list of onnxruntime, openvino",
+    )
     p.add_argument(
         "--allocator",
         choices=("default", "caching"),
@@ -156,7 +171,9 @@ def _cmd_tune(args: argparse.Namespace) -> int:
         time_s=args.time,
         rounds=args.rounds,
         min_time_s=args.min_time,
-        threads=args.threads,
+        threads=args.threads[0],
+        compare_threads=tuple(args.threads[1:]),
+        peers=args.peers,
         allocator=args.allocator,
         ops=tuple(args.ops),
         seed=args.seed,

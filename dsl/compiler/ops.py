@@ -76,11 +76,22 @@ class OpView:
     dilations: tuple[int, ...] = ()
     zero_points: tuple[str, ...] = ()
     maps: tuple[str, ...] = ()
+    body: tuple[str, ...] = ()
+    """The ops one point of its loops computes (:attr:`tdsl.bindings.LinalgOp.body`)."""
 
     @classmethod
     def of(cls, op: bindings.LinalgOp) -> "OpView":
         return cls(
-            op.name, op.kind, op.operands, op.loop_sizes, op.roles, op.strides, op.dilations, op.zero_points, op.maps
+            op.name,
+            op.kind,
+            op.operands,
+            op.loop_sizes,
+            op.roles,
+            op.strides,
+            op.dilations,
+            op.zero_points,
+            op.maps,
+            op.body,
         )
 
     def sizes(self, role: str) -> list[int]:
@@ -135,6 +146,10 @@ class Dispatch:
     covered_by: tuple[str, ...] = field(default=())
     launches_at_load: int = 0
     """Launches in the module's initializers (once, when it loads)."""
+    bound_bytes: int | None = None
+    """Bytes of the buffers the dispatch binds (its operands and results as IREE binds
+    them), each counted once: a floor on its memory traffic per launch. None where a
+    binding's size is not static."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -148,6 +163,7 @@ class Dispatch:
             "codegen_matcher": _dump(self.codegen_matcher),
             "graph_matcher": _dump(self.graph_matcher),
             "covered_by": list(self.covered_by),
+            "bound_bytes": self.bound_bytes,
         }
 
 
@@ -390,6 +406,17 @@ def coverage(
     return applied
 
 
+def _bytes(types: Sequence[bindings.TensorType | None]) -> int | None:
+    """Bytes of the buffers of ``types`` together; None where one is not a static tensor
+    of an element type tdsl knows."""
+    total = 0
+    for t in types:
+        if t is None or t.element not in ELEMENT_BITS or any(d < 0 for d in t.shape):
+            return None
+        total += -(-math.prod(t.shape) * ELEMENT_BITS[t.element] // 8)
+    return total
+
+
 def _graph_op(root: bindings.LinalgOp, candidates: list[bindings.LinalgOp]) -> bindings.LinalgOp | None:
     """The graph-level op ``root`` came from, among the ops of its source site: one of the
     same kind (contraction, convolution), else another contraction or convolution (a 1x1
@@ -457,6 +484,7 @@ def list_dispatches(
         if op.name == "func.func" and isinstance(op.values.get("translation_info"), bindings.TranslationInfo)
     ]
     ops = bindings.linalg_ops(configured_ir)
+    bound = bindings.bound_types(configured_ir)
     dispatches: list[Dispatch] = []
     roots: list[bindings.LinalgOp | None] = []
     for func in functions:
@@ -484,6 +512,7 @@ def list_dispatches(
                 name=name,
                 launches=launches.per_call.get(name, 0),
                 launches_at_load=launches.at_load.get(name, 0),
+                bound_bytes=_bytes(bound[name]) if name in bound else None,
                 root=root,
                 graph_op=graph_view,
                 pipeline=info.pipeline,

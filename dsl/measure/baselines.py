@@ -1,6 +1,6 @@
-"""The baselines ``tdsl bench`` times beside IREE: numpy (OpenBLAS) on a plain matmul or
-convolution, and onnxruntime on the whole model, each in a fresh Python process after a
-short warm-up, returning seconds per call.
+"""The baseline ``tdsl bench`` times beside IREE on a plain matmul or convolution: numpy
+(OpenBLAS), in a fresh Python process after a short warm-up, returning seconds per call.
+The runtimes users deploy whole models with are in :mod:`tdsl.measure.peers`.
 """
 
 from __future__ import annotations
@@ -42,46 +42,10 @@ print(json.dumps({"seconds_per_call": elapsed / calls}))
 """
 
 
-_ONNXRUNTIME_TIMER = r"""
-import json, sys, time
-import numpy as np, onnxruntime as ort
-args = json.loads(sys.argv[1])
-options = ort.SessionOptions()
-options.intra_op_num_threads = args["threads"]
-options.inter_op_num_threads = 1
-options.log_severity_level = 3
-session = ort.InferenceSession(args["model"], options, providers=["CPUExecutionProvider"])
-feed = {i.name: np.load(p) for i, p in zip(session.get_inputs(), args["inputs"])}
-end = time.perf_counter() + args["warmup"]
-while time.perf_counter() < end:
-    session.run(None, feed)
-calls, start = 0, time.perf_counter()
-while True:
-    session.run(None, feed); calls += 1
-    elapsed = time.perf_counter() - start
-    if elapsed >= args["min_time"]:
-        break
-print(json.dumps({"seconds_per_call": elapsed / calls}))
-"""
-
-
 def _timer_sample(what: str, script: str, args: Mapping[str, object], env: dict[str, str] | None = None) -> float:
     """Seconds per call measured by ``script`` in a fresh Python process."""
     stdout = run_tool([sys.executable, "-c", script, json.dumps(args)], f"the {what} timer", env=env)
     return float(json.loads(stdout)["seconds_per_call"])
-
-
-def onnxruntime_sample(model: Path, inputs: Sequence[Path], threads: int, min_time_s: float) -> float:
-    """Seconds per call of the model under onnxruntime (``threads`` intra-op threads), in a
-    fresh process after a short warm-up."""
-    args = {
-        "model": str(model),
-        "inputs": [str(p) for p in inputs],
-        "threads": threads,
-        "min_time": min_time_s,
-        "warmup": 0.05,
-    }
-    return _timer_sample("onnxruntime", _ONNXRUNTIME_TIMER, args)
 
 
 def numpy_sample(kind: str, layout: str, inputs: Sequence[Path], threads: int, min_time_s: float) -> float:

@@ -24,11 +24,10 @@ from __future__ import annotations
 
 import os
 import random
-import statistics
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence, TypedDict
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -48,145 +47,44 @@ from ..sets.loader import as_strategy_set
 from ..sets.strategy_set import StrategySet
 from ..targets import CpuTarget, Target
 from ..targets.knobs import knobs_line
-from .baselines import numpy_sample, onnxruntime_sample
+from .baselines import numpy_sample
+from .bench_report import (
+    BUILT_IN_VARIANTS,
+    DATA_TILING,
+    DEFAULT,
+    NUMPY,
+    ONNXRUNTIME,
+    OPENVINO,
+    STRATEGY,
+    BenchJson,
+    BenchReport,
+    BenchRowJson,
+    Row,
+    variant_order,
+)
 from .execute import numpy_reference
 from .machine import machine
+from .peers import choose_peers, peer_round
 from .timing import ALLOCATORS, SAMPLE_TIMEOUT_S, iree_sample, time_round
 
-STRATEGY = "strategy"
-DEFAULT = "iree-default"
-DATA_TILING = "iree-data-tiling"
-NUMPY = "numpy"
-ONNXRUNTIME = "onnxruntime"
+__all__ = [
+    "DATA_TILING",
+    "DEFAULT",
+    "NUMPY",
+    "ONNXRUNTIME",
+    "OPENVINO",
+    "STRATEGY",
+    "BenchJson",
+    "BenchReport",
+    "BenchRowJson",
+    "Row",
+    "bench",
+    "bench_with_options",
+    "function_flops",
+]
+
 IREE_ROUND = "iree builds"
-
-
-@dataclass(frozen=True)
-class Row:
-    """One (function, thread count, variant) cell: its samples in seconds per call."""
-
-    function: str
-    threads: int
-    variant: str
-    samples: tuple[float, ...]
-    flops: float | None
-    not_comparable: str = ""
-    """Why this row is no fair baseline (a numpy row on f16 data, ...); empty if it is."""
-
-    @property
-    def comparable(self) -> bool:
-        return not self.not_comparable
-
-    @property
-    def median(self) -> float:
-        return statistics.median(self.samples)
-
-    @property
-    def gflops(self) -> float | None:
-        return None if self.flops is None else self.flops / self.median / 1e9
-
-
-class BenchRowJson(TypedDict):
-    """One row of ``tdsl bench --json``."""
-
-    function: str
-    threads: int
-    variant: str
-    median_ms: float
-    gflops: float | None
-    flops: float | None
-    comparable: bool
-    not_comparable: str | None
-    speedup_of_strategy: float | None
-    samples_ms: list[float]
-
-
-class BenchJson(TypedDict):
-    """``tdsl bench --json`` after the header: the payload, the machine, notes and rows."""
-
-    payload: str
-    machine: Mapping[str, object]
-    notes: list[str]
-    rows: list[BenchRowJson]
-
-
-@dataclass
-class BenchReport:
-    """Medians, ratios and samples of one benchmark run."""
-
-    payload: str
-    rows: list[Row]
-    notes: list[str] = field(default_factory=list)
-    machine: Mapping[str, object] = field(default_factory=dict)
-
-    def row(self, function: str, threads: int, variant: str) -> Row | None:
-        for r in self.rows:
-            if (r.function, r.threads, r.variant) == (function, threads, variant):
-                return r
-        return None
-
-    def speedup(self, function: str, threads: int, baseline: str) -> float | None:
-        """The median over repetitions of ``baseline / strategy``, each repetition's two samples
-        taken in one round (``median(baseline) / median(strategy)`` where the rows have
-        different sample counts): above 1 the strategy is faster. None when a row is missing
-        or the baseline is not comparable."""
-        base, ours = self.row(function, threads, baseline), self.row(function, threads, STRATEGY)
-        if base is None or ours is None or not base.comparable:
-            return None
-        if len(base.samples) != len(ours.samples):
-            return base.median / ours.median
-        return statistics.median(b / o for b, o in zip(base.samples, ours.samples))
-
-    @property
-    def threads(self) -> list[int]:
-        return sorted({r.threads for r in self.rows})
-
-    def to_json(self) -> BenchJson:
-        return {
-            "payload": self.payload,
-            "machine": self.machine,
-            "notes": self.notes,
-            "rows": [
-                {
-                    "function": r.function,
-                    "threads": r.threads,
-                    "variant": r.variant,
-                    "median_ms": r.median * 1e3,
-                    "gflops": r.gflops,
-                    "flops": r.flops,
-                    "comparable": r.comparable,
-                    "not_comparable": r.not_comparable or None,
-                    "speedup_of_strategy": self.speedup(r.function, r.threads, r.variant),
-                    "samples_ms": [s * 1e3 for s in r.samples],
-                }
-                for r in self.rows
-            ],
-        }
-
-    def table(self) -> str:
-        width = max([16] + [len(r.function) for r in self.rows])
-        header = f"{'function':<{width}} {'thr':>3} {'variant':<17} {'median ms':>10} {'GFLOP/s':>8} {'strategy x':>14}"
-        lines = [header, "-" * len(header)]
-        for r in self.rows:
-            speed = self.speedup(r.function, r.threads, r.variant)
-            gflops = f"{r.gflops:8.1f}" if r.gflops is not None else f"{'-':>8}"
-            if not r.comparable:
-                ratio = f"{'not comparable':>14}"
-            elif speed is not None and r.variant != STRATEGY:
-                ratio = f"{speed:14.2f}"
-            else:
-                ratio = f"{'':>14}"
-            lines.append(
-                f"{r.function:<{width}} {r.threads:>3} {r.variant:<17} {r.median * 1e3:10.3f} {gflops} {ratio}"
-            )
-        lines.append(
-            "strategy x = median over repetitions of variant / strategy, timed in the same repetition: above 1 the strategy is faster."
-        )
-        for r in self.rows:
-            if not r.comparable:
-                lines.append(f"not comparable: {r.function} {r.variant} ({r.threads}T): {r.not_comparable}")
-        lines += [f"note: {n}" for n in self.notes]
-        return "\n".join(lines)
+PEER_ROUND = "peer runtimes"
 
 
 COMPARABLE_DTYPES = ("float32", "float64")
@@ -294,6 +192,8 @@ def bench(
     dims: Mapping[str, int] = {},
     weights_seed: int = 0,
     numpy_baseline: bool = True,
+    peers: bool | Sequence[str] = True,
+    also: Mapping[str, StrategySet | str | Path] = {},
     timeout_s: float = DEFAULT_TIMEOUT_S,
     memory_gb: float = DEFAULT_MEMORY_GB,
     extra_flags: Sequence[str] = (),
@@ -307,8 +207,10 @@ def bench(
     ``serial_loading`` as in :func:`tdsl.compile`; ``allocator`` (one of :data:`ALLOCATORS`)
     is the IREE runtime's device allocator for the IREE builds; ``progress`` receives a ``compile`` step
     per ``iree-compile`` run and a ``sample`` step per timed sample. ``payload`` is an
-    ``.onnx`` model (then onnxruntime is timed too), a torch/ONNX-dialect or linalg
-    ``.mlir`` file, or a loaded program; seeded inputs as in :func:`tdsl.run`."""
+    ``.onnx`` model (then, with ``peers``, onnxruntime and OpenVINO where installed are
+    timed too, at the same thread counts), a torch/ONNX-dialect or linalg ``.mlir`` file,
+    or a loaded program; seeded inputs as in :func:`tdsl.run`. ``also`` names more strategy
+    sets ({variant name: set}), each built and timed side by side with IREE's builds."""
     options = CompileOptions(
         timeout_s=timeout_s, memory_gb=memory_gb, extra_flags=flag_tuple(extra_flags), serial_loading=serial_loading
     )
@@ -325,6 +227,8 @@ def bench(
         dims=dims,
         weights_seed=weights_seed,
         numpy_baseline=numpy_baseline,
+        peers=peers,
+        also=also,
         allocator=allocator,
         progress=progress,
     )
@@ -344,22 +248,30 @@ def bench_with_options(
     dims: Mapping[str, int] = {},
     weights_seed: int = 0,
     numpy_baseline: bool = True,
+    peers: bool | Sequence[str] = True,
+    also: Mapping[str, StrategySet | str | Path] = {},
     allocator: str = "default",
     progress: Progress = NO_PROGRESS,
 ) -> BenchReport:
     """:func:`bench` with its ``iree-compile`` options as one value."""
     strategy_set, target_model = as_strategy_set(strategies).for_target(target)
     _check_settings(target_model, repetitions, threads, allocator)
+    compared = _compared_sets(also, target)
     program = program_of(payload, dims, weights_seed)
     check_runnable(program)
     functions = signatures(program)
     report = BenchReport(str(program.source), [], machine=_machine())
     report.notes.extend(program.notes)
     report.notes.extend(_setup_notes(program.text(), allocator))
+    peer_names = choose_peers(peers, program.onnx_path is not None, len(functions), report.notes)
     with tempfile.TemporaryDirectory(prefix="tdsl-bench-") as tmp:
         work = Path(tmp)
-        modules, flags = _compile_variants(program, strategy_set, target_model, work, options, report.notes, progress)
-        plan = _plan(program, functions, flags, work, threads, seed, input_ranges, numpy_baseline, options, progress)
+        modules, flags = _compile_variants(
+            program, {STRATEGY: strategy_set, **compared}, target_model, work, options, report.notes, progress
+        )
+        plan = _plan(
+            program, functions, flags, work, threads, seed, input_ranges, numpy_baseline, peer_names, options, progress
+        )
         samples = _sample(plan, modules, repetitions, min_time_s, allocator, program.parameters, seed, progress)
     _add_rows(report, plan, samples, numpy_baseline)
     return report
@@ -395,25 +307,42 @@ def _setup_notes(text: str, allocator: str) -> list[str]:
     return notes
 
 
+def _compared_sets(also: Mapping[str, StrategySet | str | Path], target: Target | str) -> dict[str, StrategySet]:
+    """{variant name: set} of the compared strategy sets, each for ``target``; a name that
+    is empty, has spaces or is one of :data:`BUILT_IN_VARIANTS` is one line."""
+    compared: dict[str, StrategySet] = {}
+    for name, value in also.items():
+        if not name or any(c.isspace() for c in name) or name in BUILT_IN_VARIANTS:
+            raise BenchFailed(
+                f"also: expected variant names without spaces other than {list(BUILT_IN_VARIANTS)}, received {name!r}"
+            )
+        compared[name] = as_strategy_set(value).for_target(target)[0]
+    return compared
+
+
 def _compile_variants(
     program: Program,
-    strategy_set: StrategySet,
+    strategy_sets: Mapping[str, StrategySet],
     target: Target,
     work: Path,
     options: CompileOptions,
     notes: list[str],
     progress: Progress,
 ) -> tuple[dict[str, Path], list[str]]:
-    """The strategy build and IREE's two (default, data tiling) in ``work``: {variant: module}
-    and IREE's flags. One of IREE's that does not compile gets a note instead of a module."""
-    modules = {STRATEGY: work / "strategy.vmfb", DEFAULT: work / "default.vmfb", DATA_TILING: work / "dt.vmfb"}
-    progress.expect("compile", 2 + (program.kind != "linalg"))
-    built = compile_with_options(
-        program.mlir_path, strategy_set, target.name, modules[STRATEGY], options=options, progress=progress
-    )
-    if built.knobs:
-        notes.append(f"strategy build's program knobs: {knobs_line(built.knobs)}")
-    notes.extend(built.notes)
+    """The strategy builds ({variant: set}; the first is the strategy) and IREE's two
+    (default, data tiling) in ``work``: {variant: module} and IREE's flags. A strategy build
+    that fails raises; one of IREE's that does not compile gets a note instead of a module."""
+    modules = {name: work / f"variant{i}.vmfb" for i, name in enumerate(strategy_sets)}
+    modules.update({DEFAULT: work / "default.vmfb", DATA_TILING: work / "dt.vmfb"})
+    progress.expect("compile", len(strategy_sets) + 1 + (program.kind != "linalg"))
+    for name, strategy_set in strategy_sets.items():
+        built = compile_with_options(
+            program.mlir_path, strategy_set, target.name, modules[name], options=options, progress=progress
+        )
+        label = "strategy build" if name == STRATEGY else f"{name} build"
+        if built.knobs:
+            notes.append(f"{label}'s program knobs: {knobs_line(built.knobs)}")
+        notes.extend(built.notes)
     # IREE's own paths keep IREE's default ukernels (data tiling uses the mmt4d ukernel);
     # only the strategy build carries the target's ukernel override.
     flags = [*target.baseline().compile_flags(), *options.extra_flags]
@@ -436,7 +365,8 @@ def _compile_variants(
 @dataclass(frozen=True)
 class _Timed:
     """One item of a repetition: ``function`` at ``threads`` under IREE's builds (one round,
-    side by side), numpy (``numpy``: kind and layout) or onnxruntime (``model``)."""
+    side by side), numpy (``numpy``: kind and layout) or the peer runtimes (one round, side
+    by side, on ``model``)."""
 
     function: str
     threads: int
@@ -455,6 +385,7 @@ class _Plan:
     flops: dict[str, float | None] = field(default_factory=dict)
     numpy_odd: dict[str, str] = field(default_factory=dict)
     functions: int = 0
+    peers: tuple[str, ...] = ()
 
 
 def _plan(
@@ -466,11 +397,12 @@ def _plan(
     seed: int,
     input_ranges: Mapping[str, tuple[float, float]],
     numpy_baseline: bool,
+    peers: tuple[str, ...],
     options: CompileOptions,
     progress: Progress,
 ) -> _Plan:
     """Seeded inputs saved in ``work`` and one item per (function, threads): IREE's builds
-    as one round; numpy and onnxruntime one process each."""
+    as one round, ``peers`` as one round, numpy in a process of its own."""
     text = program.text()
     ops = mlir.linalg_ops(text)
     if program.kind == "linalg":
@@ -480,7 +412,7 @@ def _plan(
         # IREE's input conversion.
         with progress.step("compile", "linalg form (flops)"):
             counted = function_flops(graph_linalg_ops(program.mlir_path, flags, options))
-    plan = _Plan(functions=len(functions))
+    plan = _Plan(functions=len(functions), peers=peers)
     for sig in functions:
         arrays = make_inputs(sig, seed, input_ranges)
         paths = []
@@ -495,8 +427,8 @@ def _plan(
             plan.items.append(_Timed(sig.function, t, IREE_ROUND, tuple(paths)))
             if kind is not None:
                 plan.items.append(_Timed(sig.function, t, NUMPY, tuple(paths), numpy=(kind[0], kind[1])))
-            if program.onnx_path is not None and len(functions) == 1:
-                plan.items.append(_Timed(sig.function, t, ONNXRUNTIME, tuple(paths), model=program.onnx_path))
+            if peers and program.onnx_path is not None:
+                plan.items.append(_Timed(sig.function, t, PEER_ROUND, tuple(paths), model=program.onnx_path))
     return plan
 
 
@@ -513,8 +445,9 @@ def _sample(
     """{(function, threads, variant): seconds per call, one per repetition}: the plan's
     items in a fresh shuffled order each repetition, IREE's builds in a shuffled order."""
     samples: dict[tuple[str, int, str], list[float]] = {}
+    members = {IREE_ROUND: list(modules), PEER_ROUND: list(plan.peers)}
     for item in plan.items:
-        for v in list(modules) if item.variant == IREE_ROUND else [item.variant]:
+        for v in members.get(item.variant, [item.variant]):
             samples[(item.function, item.threads, v)] = []
     rng = random.Random(seed)
     progress.expect("sample", len(samples) * repetitions)
@@ -529,11 +462,13 @@ def _sample(
                     numpy_sample(item.numpy[0], item.numpy[1], item.inputs, t, min_time_s)
                 )
                 progress.advance("sample")
-            elif item.variant == ONNXRUNTIME:
+            elif item.variant == PEER_ROUND:
                 assert item.model is not None
-                progress.begin("sample", f"{function} onnxruntime {t}T")
-                samples[(function, t, ONNXRUNTIME)].append(onnxruntime_sample(item.model, item.inputs, t, min_time_s))
-                progress.advance("sample")
+                progress.begin("sample", f"{function} {'/'.join(plan.peers)} side by side {t}T")
+                timed = peer_round(plan.peers, item.model, item.inputs, t, min_time_s, rng.randrange(1 << 31))
+                for name in plan.peers:
+                    samples[(function, t, name)].append(timed[name])
+                    progress.advance("sample")
             else:
                 names = list(modules)
                 rng.shuffle(names)
@@ -558,9 +493,8 @@ def _add_rows(
     report: BenchReport, plan: _Plan, samples: dict[tuple[str, int, str], list[float]], numpy_baseline: bool
 ) -> None:
     """The report's rows, by function, threads and variant, and the closing notes."""
-    order_of = {STRATEGY: 0, DEFAULT: 1, DATA_TILING: 2, NUMPY: 3, ONNXRUNTIME: 4}
     for (function, t, variant), values in sorted(
-        samples.items(), key=lambda kv: (kv[0][0], kv[0][1], order_of[kv[0][2]])
+        samples.items(), key=lambda kv: (kv[0][0], kv[0][1], variant_order(kv[0][2]))
     ):
         odd = plan.numpy_odd.get(function, "") if variant == NUMPY else ""
         report.rows.append(Row(function, t, variant, tuple(values), plan.flops.get(function), odd))

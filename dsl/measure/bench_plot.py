@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..errors import BenchFailed
 from ..files import staged
-from .bench import DATA_TILING, DEFAULT, NUMPY, ONNXRUNTIME, STRATEGY, BenchReport
+from .bench_report import DATA_TILING, DEFAULT, NUMPY, ONNXRUNTIME, OPENVINO, STRATEGY, BenchReport, variant_order
 from .machine import ISA_NAMES
 
 
@@ -43,12 +43,10 @@ def plot(report: BenchReport, path: Path | str) -> Path:
     except ImportError:
         raise BenchFailed("--plot needs matplotlib: pip install 'tdsl[plot]'") from None
     groups = sorted({(r.function, r.threads) for r in report.rows})
-    variants = [
-        v
-        for v in (STRATEGY, DATA_TILING, NUMPY, ONNXRUNTIME)
-        if any(r.variant == v and r.comparable for r in report.rows)
-    ]
-    colors = {STRATEGY: "#1f77b4", DATA_TILING: "#ff7f0e", NUMPY: "#2ca02c"}
+    variants = sorted({r.variant for r in report.rows if r.comparable and r.variant != DEFAULT}, key=variant_order)
+    fixed = {STRATEGY: "#1f77b4", DATA_TILING: "#ff7f0e", NUMPY: "#2ca02c", ONNXRUNTIME: "#d62728", OPENVINO: "#9467bd"}
+    spare = iter(["#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"] * len(variants))
+    colors = {v: fixed.get(v) or next(spare) for v in variants}
     fig, ax = plt.subplots(figsize=(min(16.0, max(6.4, 1.1 * len(groups) * max(1, len(variants)))), 4.8))
     width = 0.8 / max(1, len(variants))
     values: list[float] = []

@@ -55,13 +55,20 @@ def calls_for(seconds_per_call: float | None, min_time_s: float = 0.5) -> int:
 
 
 def dispatch_times(
-    vmfb: Path, function: str, inputs: Sequence[Path], calls: int = 20, parameters: Sequence[str] = ()
+    vmfb: Path,
+    function: str,
+    inputs: Sequence[Path],
+    calls: int = 20,
+    parameters: Sequence[str] = (),
+    threads: int = 1,
 ) -> dict[str, DispatchTime]:
     """Seconds and launches per call of each dispatch function of ``vmfb`` (by its executable
     function name, ``main$async_dispatch_3_matmul_..``) over exactly ``calls`` back-to-back
-    calls of ``function`` (1 thread, no warm-up call, so that launches divide by the calls;
-    ``inputs`` as ``.npy`` files, weights from the ``parameters`` archives). Raises
-    :class:`~tdsl.errors.BenchFailed` (one line) where a tool fails."""
+    calls of ``function`` on ``threads`` threads (IREE's task topology, as
+    :func:`~tdsl.measure.timing.benchmark_command` sets it; a dispatch's seconds are its
+    wall time, not summed over threads), with no warm-up call, so that launches divide by
+    the calls; ``inputs`` as ``.npy`` files, weights from the ``parameters`` archives.
+    Raises :class:`~tdsl.errors.BenchFailed` (one line) where a tool fails."""
     if calls < 1:
         raise BenchFailed(f"calls: expected at least 1, received {calls}")
     with tempfile.TemporaryDirectory(prefix="tdsl-profile-") as tmp:
@@ -69,7 +76,7 @@ def dispatch_times(
         command = [
             *(
                 flag
-                for flag in benchmark_command(vmfb, function, inputs, 1, 0.0, parameters=parameters)
+                for flag in benchmark_command(vmfb, function, inputs, threads, 0.0, parameters=parameters)
                 if not flag.startswith(("--benchmark_min_time=", "--benchmark_min_warmup_time="))
             ),
             f"--benchmark_min_time={calls}x",

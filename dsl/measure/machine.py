@@ -49,6 +49,15 @@ def versions() -> dict[str, str]:
     return {name: _version(name) for name in ("tdsl", "iree-base-compiler", "iree-base-runtime")}
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, else the CPU count): what
+    ``--threads all`` means."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def cpu_model() -> str:
     """The CPU's model name (/proc/cpuinfo), else what ``platform`` knows."""
     try:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from .. import bindings as mlir
 from ..errors import ArgumentError, ParseFailure, PayloadError, RunFailed
-from ..files import atomic_write
+from ..files import atomic_write, cache_root
 from .onnx_import import DEFAULT_IMPORT_TIMEOUT_S, import_fixes, import_onnx, require_onnx
 from .parameters import parse_parameters
 from .precision import F64_NOTE, KEEP_F64, signature_flags
@@ -46,11 +46,7 @@ def cache_dir() -> Path:
     """Where imported models are kept: ``$TDSL_CACHE_DIR``, else ``$XDG_CACHE_HOME/tdsl``
     (``~/.cache/tdsl``), then ``onnx/`` under it. Entries are named by a hash of the model
     after refilling and setting dimensions, and of the compiler version."""
-    root = os.environ.get("TDSL_CACHE_DIR")
-    if root:
-        return Path(root) / "onnx"
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "tdsl" / "onnx"
+    return cache_root() / "onnx"
 
 
 def _writable_cache() -> Path:

@@ -51,7 +51,14 @@ class CpuSpaces(Protocol):
     def panelable(self, view: OpView, match: MatcherKind, isa: Isa) -> str: ...
 
     def contraction_space(
-        self, view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str, at_codegen: bool = False
+        self,
+        view: OpView,
+        match: MatcherKind,
+        isa: Isa,
+        base: CpuTarget,
+        name: str,
+        at_codegen: bool = False,
+        threads: int = 1,
     ) -> Space: ...
 
     def packing_space(self, view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str) -> Space: ...
@@ -67,6 +74,7 @@ class CpuSpaces(Protocol):
         name: str,
         pipeline: str,
         iree_config: str | None,
+        threads: int = 1,
     ) -> Space: ...
 
 

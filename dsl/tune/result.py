@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..measure.machine import ISA_NAMES, Machine
 from ..sets.strategy_set import StrategySet
 from .cache_keys import CacheStats, Verdict
 from .measure import Variant, speedup
 from .op_jobs import OpJob
+from .peer_stage import Deployment
 from .session import DATA_TILING, IREE_DEFAULT, TuneOptions
 
 
@@ -41,6 +43,8 @@ class TuneResult:
     profiled on this machine: :func:`tdsl.measure.dispatch_profile.dispatch_times`) or
     ``flops`` (flops x launches, where the profile failed; :attr:`share_note` says why)."""
     share_note: str = ""
+    deployment: Deployment | None = None
+    """The emitted set against IREE's paths and the peer runtimes at each thread count."""
 
     def variant(self, label: str) -> Variant | None:
         return next((v for v in self.final if v.label == label), None)
@@ -83,7 +87,7 @@ def _time_or_failure(v: Variant) -> str:
 def machine_line(result: TuneResult) -> str:
     m = result.machine
     isa = ISA_NAMES.get(str(m.get("isa")), str(m.get("isa")))
-    return f"{m.get('cpu')}, {isa}, {m.get('cores')} cores; {result.options.threads} thread(s), allocator {result.options.allocator}"
+    return f"{m.get('cpu')}, {isa}, {m.get('cores')} cores; tuned for {result.options.threads} thread(s), allocator {result.options.allocator}"
 
 
 def rule_comments(result: TuneResult) -> list[str]:
@@ -157,6 +161,8 @@ def notes(result: TuneResult) -> list[str]:
                 + (f"; dropped {', '.join(dropped)}" if dropped else "")
                 + "."
             )
+    if result.deployment is not None:
+        lines += [f"Compared {line.strip()}" for line in result.deployment.lines() if line.strip().startswith("at ")]
     if result.interrupted:
         lines.append("Interrupted: only what was measured before the stop is here.")
     return lines
@@ -185,6 +191,8 @@ def report_json(result: TuneResult) -> dict[str, object]:
         "program": [v.to_json() for v in result.program],
         "ops": [job.to_json() for job in result.jobs],
         "model_pass": [v.to_json() for v in result.final],
+        "deployment": result.deployment.to_json() if result.deployment is not None else [],
+        "deployment_notes": result.deployment.notes if result.deployment is not None else [],
         "cache": result.cache_stats,
     }
 
@@ -230,6 +238,9 @@ def table(result: TuneResult) -> str:
     lines.append(
         "  (base and best: medians over the rounds; speedup: the median of the per-round ratios, which drift less)"
     )
+    if result.deployment is not None and result.deployment.rows:
+        lines.append("  deployment (the emitted set against IREE's paths and the runtimes users deploy):")
+        lines += result.deployment.lines()
     return "\n".join(lines)
 
 
@@ -241,7 +252,11 @@ def plot(result: TuneResult, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     jobs = [j for j in result.jobs if j.reference is not None and j.reference.median]
-    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(jobs) + 2), 4.5))
+    deployed = result.deployment if result.deployment is not None and result.deployment.rows else None
+    fig, axes = plt.subplots(
+        1, 2 if deployed else 1, figsize=(max(6, 1.2 * len(jobs) + 2) + (6 if deployed else 0), 4.5), squeeze=False
+    )
+    ax = axes[0][0]
     for x, job in enumerate(jobs):
         base = job.reference.median if job.reference else None
         for v in job.variants:
@@ -263,6 +278,28 @@ def plot(result: TuneResult, path: Path) -> None:
     ax.set_xticks(range(len(jobs)), [j.name for j in jobs])
     ax.set_ylabel("time / base time (lower is better)")
     ax.set_title(f"tdsl tune: {Path(result.payload).name} on {machine_line(result)}", fontsize=8)
+    if deployed is not None:
+        _plot_deployment(axes[0][1], deployed)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def _plot_deployment(ax: Any, deployment: Deployment) -> None:
+    """Each variant's median time over the emitted set's, per thread count (log scale)."""
+    counts = list(dict.fromkeys(r.threads for r in deployment.rows))
+    variants = list(dict.fromkeys(r.variant for r in deployment.rows))
+    width = 0.8 / max(1, len(variants))
+    for i, variant in enumerate(variants):
+        xs, heights = [], []
+        for g, t in enumerate(counts):
+            row, ours = deployment.row(t, variant), deployment.row(t, deployment.tuned)
+            if row is not None and ours is not None and row.median and ours.median:
+                xs.append(g + (i - (len(variants) - 1) / 2) * width)
+                heights.append(row.median / ours.median)
+        ax.bar(xs, [h - 1.0 for h in heights], width * 0.9, bottom=1.0, label=variant)
+    ax.axhline(1.0, color="black", lw=1)
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(counts)), [f"{t} thread(s)" for t in counts])
+    ax.set_ylabel(f"median time / {deployment.tuned}'s (above 1: the emitted set is faster)")
+    ax.legend(fontsize=7)

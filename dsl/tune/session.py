@@ -65,6 +65,13 @@ class TuneOptions:
     rounds: int = 5
     min_time_s: float = 0.05
     threads: int = 1
+    """The thread count the tuning is for: every sample of the search runs on it, and each
+    op-level candidate gives every thread a workgroup."""
+    compare_threads: tuple[int, ...] = ()
+    """More thread counts the emitted set is compared at (with IREE's paths and the peers)."""
+    peers: bool | tuple[str, ...] = True
+    """The runtimes the emitted set is compared with on an ``.onnx`` model
+    (:func:`tdsl.measure.peers.choose_peers`)."""
     allocator: str = "default"
     finalists: int = 4
     ops: tuple[str, ...] = ()

@@ -122,7 +122,9 @@ class OpStage:
                 )
                 return
         try:
-            job.space = ready.contraction_space(view, match, self.isa, target, job.name, at_codegen=at_codegen)
+            job.space = ready.contraction_space(
+                view, match, self.isa, target, job.name, at_codegen=at_codegen, threads=self.session.options.threads
+            )
         except StrategyError as err:  # the base's target refuses every pin of this op
             job.skipped = f"no space on {base.label}: {err}"
             return
@@ -163,6 +165,7 @@ class OpStage:
             job.name,
             dispatch.pipeline or "",
             dispatch.lowering_config,
+            threads=self.session.options.threads,
         )
         make = before_base(base_set.targets, base_set)
         first = next(iter(space.take(iter([(space.index_of(v), v) for v in space.seeds]))), None) or next(

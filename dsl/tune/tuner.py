@@ -43,6 +43,10 @@ The tuner is :class:`CpuTuner` (the :class:`~tdsl.tune.target_tuner.TargetTuner`
    the same way, or no rules at all).
 5. **Numerics.** The emitted set's outputs are compared with IREE default's
    (:func:`tdsl.run`, dtype tolerance); a rule whose outputs differ is dropped.
+6. **Deployment.** The emitted build, IREE default and data tiling, and the runtimes users
+   deploy an ``.onnx`` model with (onnxruntime, OpenVINO) are timed in interleaved rounds at
+   the thread count tuned for and at every ``compare_threads``
+   (:class:`~tdsl.tune.peer_stage.DeploymentStage`).
 
 An ``.onnx`` model's candidates build from its import with the large weights in a parameter
 archive (:func:`tdsl.programs.parameters.externalize_weights`) that every run reads at load: a
@@ -69,6 +73,7 @@ from ..errors import TdslError
 from ..measure.dispatch_profile import with_measured_launches
 from ..measure.machine import Machine
 from ..measure.numerics import RunReport
+from ..measure.peers import choose_peers
 from ..programs.load import load_program
 from ..programs.parameters import check_runnable, externalize_weights
 from ..programs.program import Program
@@ -83,6 +88,7 @@ from .executor import Executor
 from .measure import Variant
 from .model_stage import ModelStage
 from .op_jobs import OpJob, fold_rebuilt, op_jobs, rebuilt
+from .peer_stage import DeploymentStage
 from .result import TuneResult
 from .search import search
 from .session import DATA_TILING, IREE_DEFAULT, Stop, TuneFailed, TuneOptions, TuneSession, tuning_session
@@ -129,6 +135,7 @@ class CpuTuner:
         stage's fastest point, then in the model pass against IREE's paths."""
         started = time.monotonic()
         check_runnable(program)
+        choose_peers(options.peers, program.onnx_path is not None, 1, [])  # a named peer not installed: before any work
         built = externalize_weights(program)  # candidates build and run with the weights in an archive
         session = TuneSession(built, options, executor, cache, progress)
         run = _Run(listing=session.listing(CpuTarget()))
@@ -152,6 +159,14 @@ class CpuTuner:
         numerics: Verdict = {"checked": False}
         if options.check_numerics and not _is_iree_default(tuned):
             tuned, numerics, chosen = _numerics(program, session, tuned, final, chosen)
+        deployment = None
+        if not run.interrupted:
+            try:
+                counts = tuple(dict.fromkeys((options.threads, *options.compare_threads)))
+                iree = [v for v in final if v.label in (IREE_DEFAULT, DATA_TILING)]
+                deployment = DeploymentStage(session, program).run(chosen, iree, counts, options.rounds)
+            except (KeyboardInterrupt, Stop):
+                run.interrupted = True
         return TuneResult(
             payload=str(program.source),
             target=CpuTarget.default_name,
@@ -169,6 +184,7 @@ class CpuTuner:
             cache_stats=cache.stats(),
             share_basis=run.share_basis,
             share_note=run.share_note,
+            deployment=deployment,
         )
 
     @staticmethod

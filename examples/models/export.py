@@ -394,11 +394,18 @@ def drop_debug_info(model: onnx.ModelProto) -> None:
         value.ClearField("metadata_props")
 
 
-def export(name: str) -> None:
-    torch.manual_seed(0)
-    module, args, inputs, outputs = MODELS[name]()
-    out_dir = HERE / name
-    out_dir.mkdir(parents=True, exist_ok=True)
+def export_stripped(
+    module: nn.Module,
+    args: tuple[torch.Tensor, ...],
+    inputs: list[str],
+    outputs: list[str],
+    opset: int,
+    out: Path,
+    description: str,
+) -> str:
+    """Exports ``module`` called with ``args`` to ``out`` (checked, weights stripped, debug
+    info dropped, ``description`` as its doc string); returns a one-line summary."""
+    out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp, torch.no_grad():
         full = Path(tmp) / "model.onnx"
         torch.onnx.export(
@@ -407,18 +414,27 @@ def export(name: str) -> None:
             str(full),
             input_names=inputs,
             output_names=outputs,
-            opset_version=OPSETS.get(name, OPSET),
+            opset_version=opset,
             dynamo=True,
             external_data=False,
         )
         model = onnx.load(str(full))
     onnx.checker.check_model(model)
-    model.doc_string = f"tdsl example model {name!r} (examples/models/export.py), weights stripped"
+    model.doc_string = description
     stripped = strip(model)
     drop_debug_info(model)
-    onnx.save(model, str(out_dir / "model.onnx"))
-    size = (out_dir / "model.onnx").stat().st_size
-    print(f"{name}: {stripped} initializers stripped, {size} bytes, opset {model.opset_import[0].version}")
+    onnx.save(model, str(out))
+    return f"{stripped} initializers stripped, {out.stat().st_size} bytes, opset {model.opset_import[0].version}"
+
+
+def export(name: str) -> None:
+    torch.manual_seed(0)
+    module, args, inputs, outputs = MODELS[name]()
+    description = f"tdsl example model {name!r} (examples/models/export.py), weights stripped"
+    summary = export_stripped(
+        module, args, inputs, outputs, OPSETS.get(name, OPSET), HERE / name / "model.onnx", description
+    )
+    print(f"{name}: {summary}")
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 import tdsl
-from tdsl.measure.bench import onnxruntime_sample
+from tdsl.measure.peers import ONNXRUNTIME, peer_round
 from tdsl.measure.timing import benchmark_tool
 from tdsl.programs.inputs import make_inputs
 from tdsl.programs.load import load_program
@@ -61,7 +61,7 @@ def iree_sample(vmfb: Path, function: str, inputs: list[Path], min_time_s: float
 
 def ort_sample(model: Path, inputs: list[Path], min_time_s: float) -> float:
     """onnxruntime, one thread: the timer ``tdsl bench`` uses."""
-    return onnxruntime_sample(model, inputs, 1, min_time_s)
+    return peer_round([ONNXRUNTIME], model, inputs, 1, min_time_s)[ONNXRUNTIME]
 
 
 def measure(name: str, work: Path, rounds: int, min_time_s: float) -> dict[str, Any]:

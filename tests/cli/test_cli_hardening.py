@@ -178,9 +178,12 @@ def test_python_file_that_exits_is_one_line(tmp_path: Path, capsys) -> None:
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--threads", "abc"], "argument --threads: expected a comma-separated list of thread counts"),
-        (["--threads", "1,0"], "argument --threads: expected a comma-separated list of thread counts"),
-        (["--threads", "1,,2"], "argument --threads: expected a comma-separated list of thread counts"),
+        (["--threads", "abc"], "argument --threads: expected 1, all, or a comma-separated list of thread counts"),
+        (["--threads", "1,0"], "argument --threads: expected 1, all, or a comma-separated list of thread counts"),
+        (["--threads", "1,,2"], "argument --threads: expected 1, all, or a comma-separated list of thread counts"),
+        (["--peers", "tvm"], "argument --peers: expected installed, none or a comma-separated list of onnxruntime"),
+        (["--compare", "tuned"], "argument --compare: expected NAME=FILE[:SET] (a name without spaces)"),
+        (["--compare", "a b=x.py"], "argument --compare: expected NAME=FILE[:SET] (a name without spaces)"),
         (["--timeout", "-1"], "argument --timeout: expected a number above 0, received '-1'"),
         (["--timeout", "0"], "argument --timeout: expected a number above 0, received '0'"),
         (["--timeout", "inf"], "argument --timeout: expected a number above 0, received 'inf'"),
@@ -212,6 +215,15 @@ def test_bad_limits_of_compile_and_run_are_one_line(capsys, command: str, extra:
 def test_threads_are_parsed_once() -> None:
     args = cli.parser().parse_args(["bench", "p.mlir", "--strategies", "s.py", "--threads", "1, 2"])
     assert args.threads == (1, 2)
+
+
+def test_all_threads_are_the_cpus_this_process_may_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    parse = cli.parser().parse_args
+    assert parse(["bench", "p.mlir", "--strategies", "s.py", "--threads", "1,all"]).threads == (1, 4)
+    assert parse(["bench", "p.mlir", "--strategies", "s.py", "--threads", "ALL,4"]).threads == (4,)
 
 
 @pytest.mark.compile
@@ -758,3 +770,13 @@ def test_a_payload_that_is_no_file_says_what_was_expected_and_received(
     assert one_line(capsys) == (
         f"payload {str(payload)!r}: expected a payload file (.mlir or .onnx), received {received}"
     )
+
+
+def test_tune_takes_the_count_it_tunes_for_first_and_the_peers(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
+    args = cli.parser().parse_args(["tune", "m.onnx", "--target", "cpu", "-o", "out", "--threads", "all,1"])
+    assert args.threads == (8, 1) and args.peers is True
+    args = cli.parser().parse_args(["tune", "m.onnx", "--target", "cpu", "-o", "out", "--peers", "openvino"])
+    assert args.peers == ("openvino",)

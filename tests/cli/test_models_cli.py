@@ -58,12 +58,16 @@ def test_run_an_onnx_model_against_onnxruntime(capsys: pytest.CaptureFixture[str
     assert any("drawn from seed" in note for note in report["notes"])
 
 
-def test_bench_an_onnx_model_times_onnxruntime(capsys: pytest.CaptureFixture[str]) -> None:
+def test_bench_an_onnx_model_times_the_peer_runtimes(capsys: pytest.CaptureFixture[str]) -> None:
+    from tdsl.measure.peers import installed_peers
+
     args = [
         "bench",
         str(MODELS / "resnet" / "model.onnx"),
         "--strategies",
         str(CPU_AUTO),
+        "--compare",
+        "again=" + str(CPU_AUTO),
         "--repetitions",
         "1",
         "--min-time",
@@ -73,7 +77,15 @@ def test_bench_an_onnx_model_times_onnxruntime(capsys: pytest.CaptureFixture[str
     ]
     assert main(args) == 0
     report = json.loads(capsys.readouterr().out)
-    assert {r["variant"] for r in report["rows"]} == {"strategy", "iree-default", "iree-data-tiling", "onnxruntime"}
+    peers = set(installed_peers())
+    assert "onnxruntime" in peers
+    variants = {"strategy", "again", "iree-default", "iree-data-tiling"}
+    assert {r["variant"] for r in report["rows"]} == variants | peers
+    [verdict] = report["peers"]
+    faster = min((r for r in report["rows"] if r["variant"] in peers), key=lambda r: r["median_ms"])
+    assert verdict["faster_peer"] == faster["variant"] and verdict["threads"] == 1
+    strategy = next(r for r in report["rows"] if r["variant"] == "strategy")
+    assert verdict["speedup_of_strategy"] == pytest.approx(faster["median_ms"] / strategy["median_ms"])
     # GFLOP/s of a frontend program: its convolutions and Gemm, counted on IREE's linalg form
     # of the model, agree with the ONNX graph's own shapes.
     flops = _onnx_flops(MODELS / "resnet" / "model.onnx")

@@ -28,6 +28,7 @@ def test_wheel_installs_and_renders_outside_the_repo(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "tdsl/templates/preprocessing.mlir.j2" in names and "tdsl/templates/strategies/codegen.mlir.j2" in names
     assert "tdsl/templates/matchers/contraction.mlir.j2" in names and "tdsl/py.typed" in names
+    assert {f"tdsl/measure/c_probes/{n}" for n in ("fma_peak.c", "read_bandwidth.c", "vec.h")} <= set(names)
     assert (
         "tdsl/cli/__init__.py" in names
         and "tdsl_entry.py" in names

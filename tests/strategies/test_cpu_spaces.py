@@ -454,3 +454,30 @@ def test_a_quantized_matmul_gets_no_space_and_says_a_pin_is_lost_with_it(tmp_pat
         "cpu",
     ).rules
     assert not rule.dispatches
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    m=st.integers(1, 600),
+    n=st.integers(1, 3000),
+    k=st.integers(1, 512),
+    threads=st.integers(1, 64),
+    batch=st.sampled_from([0, 1, 3]),
+)
+def test_every_contraction_candidate_gives_every_thread_a_workgroup(
+    m: int, n: int, k: int, threads: int, batch: int
+) -> None:
+    """Tuned for N threads, a point makes at least N workgroups (as many as the smallest
+    tiles make, where the op has less work): no thread idles on a tuned op."""
+    view = _view(m, n, k, batch=batch)
+    space = contraction_space(view, matcher_for(view), "avx2", CpuTarget(), "op0", threads=threads)
+    lanes = 8  # f32 on AVX2: the smallest tiles are one row (and batch) by one vector of columns
+    need = min(threads, (batch or 1) * m * -(-n // lanes))
+    named = [c.name for c in space.constraints if "workgroups_for" in c.name]
+    assert named == ([f"at_least_{need}_workgroups_for_{threads}_threads"] if need > 1 else [])
+    for c in space.candidates(count=8, seed=threads):
+        wg = c.strategies.rules[0].strategy.distribution
+        count = 1
+        for size, tile in zip(view.loop_sizes, wg):
+            count *= -(-size // tile) if tile else 1
+        assert count >= need

@@ -62,7 +62,7 @@ only; thresholds (K, size bounds) are not knobs here because a per-op rule needs
 from __future__ import annotations
 
 import re
-from typing import Union
+from typing import Mapping, Sequence, Union
 
 from ...compiler.ops import OpView
 from ...model.element_types import ELEMENT_BITS
@@ -140,6 +140,33 @@ def _accumulator_limit(isa: Isa, lanes: int, m_knob: str, n_knob: str) -> Constr
     return Constraint(f"at_most_{limit}_accumulator_registers", lambda v: v[m_knob] * (v[n_knob] // lanes) <= limit)
 
 
+def _workgroups(sizes: Sequence[int], distribution: Sequence[TileEntry], values: Mapping[str, object]) -> int:
+    """Workgroups a distribution tiling makes of loops of ``sizes`` (knob tiles read from
+    ``values``; a 0 tile leaves its loop whole)."""
+    count = 1
+    for size, entry in zip(sizes, distribution):
+        tile = values[entry.name] if isinstance(entry, Knob) else entry
+        if isinstance(tile, int) and tile > 0 and size > 0:
+            count *= -(-size // tile)
+    return count
+
+
+def thread_constraint(view: OpView, distribution: Sequence[TileEntry], threads: int) -> Constraint | None:
+    """On ``threads`` > 1 threads, a point must make at least as many workgroups as threads
+    (as many as its smallest tiles make, where the op has less work), so every thread gets
+    work; None on one thread."""
+    if threads <= 1:
+        return None
+    smallest = {e.name: min(x for x in e.values() if isinstance(x, int)) for e in distribution if isinstance(e, Knob)}
+    need = min(threads, _workgroups(view.loop_sizes, distribution, smallest))
+    if need <= 1:
+        return None
+    return Constraint(
+        f"at_least_{need}_workgroups_for_{threads}_threads",
+        lambda v: _workgroups(view.loop_sizes, distribution, v) >= need,
+    )
+
+
 def tunable(view: OpView) -> str:
     """Why ``view`` gets no op-level space ("" when it gets one)."""
     if view.kind == "contraction" and view.zero_points:
@@ -160,13 +187,20 @@ def tunable(view: OpView) -> str:
 
 
 def contraction_space(
-    view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str, at_codegen: bool = False
+    view: OpView,
+    match: MatcherKind,
+    isa: Isa,
+    base: CpuTarget,
+    name: str,
+    at_codegen: bool = False,
+    threads: int = 1,
 ) -> Space:
     """The op-level space of one contraction (see the module docstring): ``base`` with one
     rule pinning ``view`` (selected by ``match``) on knob tiles: a
     :class:`tdsl.GraphCpuLowering` on the graph-level op, or with ``at_codegen`` a
     :class:`tdsl.CpuLowering` on the op as codegen sees it (``view`` and ``match`` then
-    codegen's; see :func:`restructured`). Requires ``tunable(view) == ""``."""
+    codegen's; see :func:`restructured`). On ``threads`` threads every point makes a
+    workgroup per thread (:func:`thread_constraint`). Requires ``tunable(view) == ""``."""
     reason = tunable(view)
     if reason:
         raise ValueError(f"{name}: {reason}")
@@ -188,13 +222,14 @@ def contraction_space(
                 out[view.roles[role][0]] = value
         return out
 
+    distribution = place(
+        batch=1,
+        m=PowersOfTwo("wg_m", 1, min(256, _ceil_pow2(m))),
+        n=PowersOfTwo("wg_n", lanes, min(2048, max(lanes, _ceil_pow2(n)))),
+    )
     lowering = (CpuLowering if at_codegen else GraphCpuLowering)(
         name=name,
-        distribution=place(
-            batch=1,
-            m=PowersOfTwo("wg_m", 1, min(256, _ceil_pow2(m))),
-            n=PowersOfTwo("wg_n", lanes, min(2048, max(lanes, _ceil_pow2(n)))),
-        ),
+        distribution=distribution,
         cache_reduction=place(k=Choice("cache_k", cache_k)),
         vector_common_parallel=place(batch=1, m=Choice("vec_m", vec_m), n=Choice("vec_n", vec_n)),
         vector_reduction=place(k=Choice("vec_k", vec_k)),
@@ -208,6 +243,8 @@ def contraction_space(
         Constraint("k_block_holds_k_steps", lambda v: v["cache_k"] % v["vec_k"] == 0),
         _accumulator_limit(isa, lanes, "vec_m", "vec_n"),
     ]
+    if (per_thread := thread_constraint(view, distribution, threads)) is not None:
+        constraints.append(per_thread)
     space = Space(template, constraints)
     space.seeds = [
         v
@@ -290,8 +327,10 @@ def convolution_space(
     name: str,
     pipeline: str,
     iree_config: str | None = None,
+    threads: int = 1,
 ) -> Space:
-    """The op-level space of one convolution: ``base`` with one rule pinning ``view`` at the
+    """The op-level space of one convolution (every point a workgroup per thread on
+    ``threads`` threads, :func:`thread_constraint`): ``base`` with one rule pinning ``view`` at the
     graph level (:class:`tdsl.GraphCpuLowering` on ``pipeline``, IREE's own for the op;
     ``match`` with the op's indexing maps added, so one layout only) on knob tiles.
     Knobs: workgroup and register tile of the output channel (of the depthwise channel where
@@ -309,10 +348,11 @@ def convolution_space(
     rank = len(view.loop_sizes)
     lanes = _lanes(isa, view)
     knobs = _convolution_knobs(view)
+    distribution = [knobs[d][0] for d in range(rank)]
     lowering = GraphCpuLowering(
         name=name,
         pipeline=pipeline,
-        distribution=[knobs[d][0] for d in range(rank)],
+        distribution=distribution,
         vector_common_parallel=[knobs[d][1] for d in range(rank)],
         vector_reduction=[knobs[d][2] for d in range(rank)],
     )
@@ -331,6 +371,8 @@ def convolution_space(
             f"at_most_{_MAX_ACCUMULATORS[isa]}_accumulator_registers", lambda v: v["vec_f"] * v["vec_w"] <= limit
         ),
     ]
+    if (per_thread := thread_constraint(view, distribution, threads)) is not None:
+        constraints.append(per_thread)
     space = Space(StrategySet(name=f"tune_{name}", targets=[base], rules=[rule]), constraints)
     seed = _config_point(iree_config, knobs)
     space.seeds = [seed] if seed and all(k.name in seed and seed[k.name] in k.values() for k in space.knobs) else []

@@ -40,9 +40,16 @@ class ReadyCpuSpaces:
         return layout_spaces.panelable(view, match, isa)
 
     def contraction_space(
-        self, view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str, at_codegen: bool = False
+        self,
+        view: OpView,
+        match: MatcherKind,
+        isa: Isa,
+        base: CpuTarget,
+        name: str,
+        at_codegen: bool = False,
+        threads: int = 1,
     ) -> Space:
-        return space.contraction_space(view, match, isa, base, name, at_codegen=at_codegen)
+        return space.contraction_space(view, match, isa, base, name, at_codegen=at_codegen, threads=threads)
 
     def packing_space(self, view: OpView, match: MatcherKind, isa: Isa, base: CpuTarget, name: str) -> Space:
         return layout_spaces.packing_space(view, match, isa, base, name)
@@ -59,8 +66,9 @@ class ReadyCpuSpaces:
         name: str,
         pipeline: str,
         iree_config: str | None,
+        threads: int = 1,
     ) -> Space:
-        return space.convolution_space(view, match, isa, base, name, pipeline, iree_config)
+        return space.convolution_space(view, match, isa, base, name, pipeline, iree_config, threads=threads)
 
 
 register_cpu_spaces(ReadyCpuSpaces())

@@ -1,7 +1,7 @@
-/* Single-core read bandwidth: sums a 256 MiB float array with 8 independent vector
- * accumulators (AVX-512 or AVX2), best of repeated passes, in GB/s. The memory roofline of
- * benchmarks/tune_suite.py. Built and run like fma_peak.c:
- *   cc -O2 -march=native read_bandwidth.c -o read_bandwidth && ./read_bandwidth [seconds]   */
+/* Single-core read bandwidth: sums a float array (256 MiB unless told) with 8 independent
+ * vector accumulators (AVX-512 or AVX2), best of repeated passes, in GB/s. The memory roofline
+ * of tdsl.measure.roofline. Built and run like fma_peak.c:
+ *   cc -O2 -march=native read_bandwidth.c -o read_bandwidth && ./read_bandwidth [seconds] [MiB]   */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -9,7 +9,9 @@
 
 int main(int argc, char **argv) {
   double seconds = argc > 1 ? atof(argv[1]) : 1.0;
-  const long n = 64L * 1024 * 1024; /* floats: 256 MiB, far beyond any cache */
+  const long mib = argc > 2 ? atol(argv[2]) : 256; /* far beyond the cache a core has */
+  if (mib < 1) return 2;
+  const long n = mib * 1024 * 1024 / sizeof(float);
   float *data = aligned_alloc(64, n * sizeof(float));
   if (!data) return 1;
   for (long i = 0; i < n; ++i) data[i] = (float)(i & 1023) * 1e-3f;
@@ -29,7 +31,7 @@ int main(int argc, char **argv) {
     ++passes;
   }
   vec sum = ADD(ADD(ADD(s0, s1), ADD(s2, s3)), ADD(ADD(s4, s5), ADD(s6, s7)));
-  printf("%.1f GB/s read (%d lanes, best of %d passes over 256 MiB; checksum %g)\n", best, LANES, passes, first(sum));
+  printf("%.1f GB/s read (%d lanes, best of %d passes over %ld MiB; checksum %g)\n", best, LANES, passes, mib, first(sum));
   free(data);
   return 0;
 }

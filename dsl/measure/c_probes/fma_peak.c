@@ -1,6 +1,7 @@
 /* Single-core f32 FMA peak: 12 independent accumulator chains of 256-bit (AVX2) or 512-bit
  * (AVX-512) FMAs, enough to cover FMA latency x throughput on current x86 cores.
- * Prints GFLOP/s (2 FLOP per lane per FMA). Built and run by benchmarks/cpu_suite.py:
+ * Prints GFLOP/s (2 FLOP per lane per FMA). Built and run by tdsl.measure.probes (one copy
+ * per thread of the roofline, side by side):
  *   cc -O2 -march=native fma_peak.c -o fma_peak && ./fma_peak [seconds]               */
 #include <stdio.h>
 #include <stdlib.h>
