@@ -208,7 +208,7 @@ class PairReader:
                     definition.line,
                     f"{strategy_name}: the script does not name the Codegen root op; imported as root='linalg.generic' (set it to the named op for tdsl's loop checks)",
                 )
-            return read_codegen(self.module, strategy_name, definition, root), config.marks, False
+            return read_codegen(self.module, strategy_name, definition, root, strict=not self.own), config.marks, False
         return self._config(config, strategy_name, read, action.line), config.marks, False
 
     def _config(self, config: ConfigAction, name: str, read: ReadMatcher, line: Optional[int]) -> StrategyKind:

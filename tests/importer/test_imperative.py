@@ -7,7 +7,10 @@
   preprocessing phase, op by op), and that the original rewrites it at all;
 * a chain with an op tdsl has no typed step for is refused in one line (op, line), or with
   ``allow_raw`` kept as a raw action of that chain alone, on the typed matcher;
-* ops on the payload root itself, or matches with other filters, are refused in one line.
+* ops on the payload root itself, or matches with other filters, are refused in one line;
+* a codegen library another tool wrote (a lowering sequence selected by translation_info's
+  codegen_spec) imports as a ``Codegen`` only when tdsl renders every op of it: any other
+  op is refused naming it and its line.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from tdsl import render
 from tdsl.cli import main
 from tdsl.importer import SpecImportError, read_file, read_spec
 from tdsl.model.all_of import AllOf
+from tdsl.model.codegen import Codegen
 from tdsl.model.layout import DataLayout, Pack, PackTranspose
 from tdsl.model.matchers import FunctionMatch, OpNameMatch
 from tdsl.model.raw import RawPreprocessingAction
@@ -187,3 +191,50 @@ def test_matches_in_functions_rewrite_like_the_originals(text: str) -> None:
     comparison = compare(read_spec(text, "functions.mlir"), PAYLOADS / "mm_1023x127x255_f32.mlir")
     assert comparison.same, "\n".join(comparison.differences())
     assert any(c.op == "linalg.pack" for c in comparison.original)
+
+
+# --------------------------------------------------------------------------------------
+# Codegen libraries: a lowering sequence selected by translation_info's codegen_spec
+
+
+GOLDENS = ROOT / "tests" / "goldens" / "render"
+
+
+def _foreign_library() -> str:
+    """tdsl's codegen library render of examples/matmul_codegen, renamed as another tool
+    would name it (no tdsl_ module or symbols)."""
+    text = (GOLDENS / "example_matmul_codegen.cpu.codegen_library.mlir").read_text()
+    return text.replace("@tdsl_matmul_codegen", "@lib").replace("tdsl_r0_", "")
+
+
+def test_a_codegen_library_imports_as_codegen() -> None:
+    (rule,) = read_spec(_foreign_library(), "lib.mlir").strategy_set.rules
+    assert isinstance(rule.strategy, Codegen) and rule.strategy.vectorize
+
+
+def test_a_lowering_sequence_with_an_op_codegen_does_not_render_is_refused() -> None:
+    text = _foreign_library().replace(
+        "    transform.apply_cse to %func_v",
+        "    transform.apply_licm to %func_v : !transform.any_op\n    transform.apply_cse to %func_v",
+    )
+    line = text.splitlines().index("    transform.apply_licm to %func_v : !transform.any_op") + 1
+    with pytest.raises(SpecImportError) as err:
+        read_spec(text, "lib.mlir")
+    assert str(err.value).startswith(
+        f"lib.mlir:{line}: transform.apply_licm: an op of the lowering sequence @mm_cpu_td_codegen that tdsl's "
+        "Codegen does not render"
+    )
+
+
+def test_every_op_of_tdsls_lowering_sequences_is_one_the_reader_knows() -> None:
+    from tdsl.importer.actions import _unrendered
+    from tdsl.importer.ir import read_module
+
+    sequences = [
+        s
+        for path in sorted(GOLDENS.glob("*.codegen_library.mlir"))
+        for s in read_module(path.read_text()).sequences
+        if s.name.endswith("_codegen")
+    ]
+    assert len(sequences) >= 5
+    assert [(s.name, _unrendered(s.op.body.ops)) for s in sequences] == [(s.name, None) for s in sequences]
