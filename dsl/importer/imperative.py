@@ -88,12 +88,14 @@ def _uses(op: Op) -> set[int]:
 
 
 def read_chains(entry: Sequence, path: str, notes: list[Note], injection: Injection) -> list[Chain]:
-    """The entry's chains in order. A ``transform.print`` (debug output) is dropped with a
-    note; an op that acts on the payload root itself, or on the handles of two matches at
+    """The entry's chains in order; an op that reads nothing (a ``transform.param.constant``)
+    joins each chain that uses its value. A ``transform.print`` (debug output) is dropped
+    with a note; an op that acts on the payload root itself, or on the handles of two matches at
     once, is refused (tdsl's rules act on the ops one match selects)."""
     chains: list[Chain] = []
     owner: dict[int, Chain] = {}
     containers: dict[int, Optional[str]] = dict.fromkeys(entry.args)
+    constants: dict[int, Op] = {}  # values of ops that read nothing: copied into the chains using them
     for op in entry.op.body.ops:
         if op.name == "transform.yield":
             continue
@@ -112,6 +114,9 @@ def read_chains(entry: Sequence, path: str, notes: list[Note], injection: Inject
             if _functions(op, injection) and chain.scope is None:
                 containers[op.results[0]] = None  # matches in it look in every function
             continue
+        if not op.operands and not op.regions and op.name != MATCH:
+            constants.update((result, op) for result in op.results)  # a parameter, say
+            continue
         found = {id(owner[v]): owner[v] for v in sorted(_uses(op)) if v in owner}
         if len(found) != 1:
             what = (
@@ -121,6 +126,7 @@ def read_chains(entry: Sequence, path: str, notes: list[Note], injection: Inject
             )
             raise SpecImportError(path, op.line, op.name, f"an op of the entry point @{entry.name} that acts on {what}")
         chain = next(iter(found.values()))
+        chain.ops.extend(c for v in sorted(_uses(op)) if (c := constants.get(v)) is not None and c not in chain.ops)
         chain.ops.append(op)
         for result in op.results:
             owner[result] = chain
@@ -160,7 +166,8 @@ def chain_name(chain: Chain) -> str:
     """A rule name from what the chain matches and its first op: ``matmul_pack_greedily``."""
     names = chain.match.attr("ops")
     matched = str(names[0]).rsplit(".", 1)[-1] if isinstance(names, tuple) and names else "op"
-    first = chain.ops[0].name.rsplit(".", 1)[-1] if chain.ops else "match"
+    acting = next((op for op in chain.ops if op.operands), None)  # not a parameter it reads
+    first = acting.name.rsplit(".", 1)[-1] if acting is not None else "match"
     return f"{matched}_{first}"
 
 

@@ -24,6 +24,7 @@ from tdsl.importer import SpecImportError, read_file, read_spec
 from tdsl.model.all_of import AllOf
 from tdsl.model.codegen import Codegen
 from tdsl.model.layout import DataLayout, Pack, PackTranspose
+from tdsl.model.lowering import CpuLowering
 from tdsl.model.matchers import FunctionMatch, OpNameMatch
 from tdsl.model.raw import RawPreprocessingAction
 
@@ -238,3 +239,31 @@ def test_every_op_of_tdsls_lowering_sequences_is_one_the_reader_knows() -> None:
     ]
     assert len(sequences) >= 5
     assert [(s.name, _unrendered(s.op.body.ops)) for s in sequences] == [(s.name, None) for s in sequences]
+
+
+IMPERATIVE_CONFIG = """module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__kernel_config(%root: !transform.any_op {transform.consumed}) {
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_cpu.lowering_config<distribution = [32, 16, 0], vector_common_parallel = [8, 16, 0], vector_reduction = [0, 0, 1]>, translation_info = #iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<DoubleTilingExpert>>> -> !transform.any_param
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.annotate %mm "compilation_info" = %config : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+}
+"""
+
+
+def test_an_imperative_config_reads_the_parameter_it_annotates_with() -> None:
+    imported = read_spec(IMPERATIVE_CONFIG, "config.mlir")
+    (rule,) = imported.strategy_set.rules
+    assert rule.match == OpNameMatch(names=("linalg.matmul",))
+    assert isinstance(rule.strategy, CpuLowering) and rule.strategy.name == "matmul_annotate"
+    assert rule.strategy.distribution == (32, 16, 0) and imported.raw == []
+
+
+@pytest.mark.compile
+def test_an_imperative_config_configures_like_the_original() -> None:
+    from tdsl.importer.check import compare
+
+    comparison = compare(read_spec(IMPERATIVE_CONFIG, "config.mlir"), PAYLOADS / "mm_64x48x32_f32.mlir")
+    assert comparison.same, "\n".join(comparison.differences())
+    assert any("distribution = [32, 16, 0]" in v for c in comparison.original for _, v in c.attributes)
