@@ -172,7 +172,7 @@ def _read_pairs(text: str, path: str, injection: Optional[Injection], allow_raw:
         reads = [reader.read_chain(chain, entry) for chain in read_chains(entry, path, reader.notes, injection)]
         return _ReadPairs(module, entry, injection, reader, reads, False, upgraded)
     deferred: list[Op] = []
-    pairs = read_pairs(entry, path, deferred if (module.name or "").startswith("tdsl_") else None)
+    pairs = read_pairs(entry, path, deferred if (module.name or "").startswith("tdsl_") else None, notes)
     own = (module.name or "").startswith("tdsl_") and all(own_index(p.action) is not None for p in pairs)
     if deferred and not own:
         stray = deferred[0]

@@ -267,3 +267,42 @@ def test_an_imperative_config_configures_like_the_original() -> None:
     comparison = compare(read_spec(IMPERATIVE_CONFIG, "config.mlir"), PAYLOADS / "mm_64x48x32_f32.mlir")
     assert comparison.same, "\n".join(comparison.differences())
     assert any("distribution = [32, 16, 0]" in v for c in comparison.original for _, v in c.attributes)
+
+
+FOREACH_FUNCTION = """module attributes {transform.with_named_sequence} {
+  transform.named_sequence @match_matmul(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.matmul"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @pack(%op: !transform.any_op {transform.consumed}) {
+    %packed = transform.structured.pack_greedily %op matmul_packed_sizes = [8, 16, 32] matmul_inner_dims_order = [1, 2, 0] : (!transform.any_op) -> !transform.op<"linalg.generic">
+    transform.yield
+  }
+  transform.named_sequence @__transform_main(%module: !transform.any_op) {
+    %funcs = transform.structured.match ops{["util.func"]} in %module : (!transform.any_op) -> !transform.any_op
+    transform.foreach %funcs : !transform.any_op {
+      ^bb1(%func: !transform.any_op):
+        transform.foreach_match in %func @match_matmul -> @pack : (!transform.any_op) -> (!transform.any_op)
+    }
+    transform.yield
+  }
+}
+"""
+
+
+def test_a_foreach_match_in_each_function_runs_over_the_root_with_a_note() -> None:
+    """IREE's samples run foreach_match inside transform.foreach over every util.func."""
+    imported = read_spec(FOREACH_FUNCTION, "foreach.mlir")
+    (rule,) = imported.strategy_set.rules
+    assert rule.match == OpNameMatch(names=("linalg.matmul",)) and isinstance(rule.strategy, DataLayout)
+    assert (12, "transform.foreach over every payload function: the rules run over the payload root") in [
+        (n.line, n.text) for n in imported.notes
+    ]
+
+
+@pytest.mark.compile
+def test_a_foreach_match_in_each_function_rewrites_like_the_original() -> None:
+    from tdsl.importer.check import compare
+
+    comparison = compare(read_spec(FOREACH_FUNCTION, "foreach.mlir"), PAYLOADS / "mm_1023x127x255_f32.mlir")
+    assert comparison.same and any(c.op == "linalg.pack" for c in comparison.original)

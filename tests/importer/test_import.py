@@ -221,7 +221,7 @@ def test_refusals_name_the_op_the_line_and_what_is_missing() -> None:
     with pytest.raises(SpecImportError) as err:
         read_file(SPECS / "iree_mlp_spec_matmul_preprocessing.mlir")
     assert str(err.value) == (
-        f"{SPECS / 'iree_mlp_spec_matmul_preprocessing.mlir'}:92: transform.structured.match: an op in the entry point "
+        f"{SPECS / 'iree_mlp_spec_matmul_preprocessing.mlir'}:106: transform.apply_dce: an op in the entry point "
         "@__transform_main: tdsl's entry only runs foreach_match (over the root or a function)"
     )
     with pytest.raises(SpecImportError) as err:
