@@ -59,6 +59,20 @@ def check_spec(module: Module, path: str) -> None:
     )
 
 
+def guess_injection(module: Module, text: str) -> Optional[Injection]:
+    """The injection point of a spec whose entry point has no name IREE defaults to (a
+    codegen library run as ``--iree-codegen-transform-dialect-library=lib.mlir@transform_main``):
+    a codegen library where one sequence runs ``foreach_match`` and the spec's code names
+    ``hal.executable`` ops (only a codegen library sees them), else None."""
+    if any(module.sequence(name) is not None for name in ("__transform_main", "__kernel_config")):
+        return None
+    if any(isinstance(s.op.attrs.get(TUNING_ENTRY_ATTR), Unit) for s in module.sequences):
+        return None
+    runs = [s for s in module.sequences if any(op.name == "transform.foreach_match" for op in s.op.body.ops)]
+    code = "\n".join(line.split("//", 1)[0] for line in text.splitlines())
+    return Injection.CODEGEN_LIBRARY if len(runs) == 1 and "hal.executable" in code else None
+
+
 def find_entry(module: Module, kind: Optional[Injection], path: str) -> tuple[Sequence, Injection]:
     marked = [s for s in module.sequences if isinstance(s.op.attrs.get(TUNING_ENTRY_ATTR), Unit)]
     if len(marked) > 1:

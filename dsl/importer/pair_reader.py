@@ -290,6 +290,16 @@ class PairReader:
         parsed = own_index(action.name)
         return strategy, Marks(name, parsed[0] if parsed else None), True
 
+    def _without_prints(self, action: Sequence) -> str:
+        """The action's text without its ``transform.print`` ops (debug output of the
+        transform interpreter), each dropped with a note."""
+        prints = [op for op in action.op.body.ops if op.name == "transform.print"]
+        if not prints or not _print_lines(action):
+            return action.text
+        for op in prints:
+            self.note(op.line, "transform.print (debug output of the transform interpreter) is not kept")
+        return "\n".join(line for line in action.text.splitlines() if not line.strip().startswith("transform.print"))
+
     def _raw_action(
         self,
         action: Sequence,
@@ -320,7 +330,7 @@ class PairReader:
         helpers = _helpers(self.module, action)
         try:
             strategy = RAW_ACTION[self.injection](
-                name=name, sequence=action.text, helpers=tuple(h.text for h in helpers)
+                name=name, sequence=self._without_prints(action), helpers=tuple(h.text for h in helpers)
             )
         except StrategyError as err:
             raise SpecImportError(
@@ -330,6 +340,13 @@ class PairReader:
             problem.line, f"{problem.op}: {problem.missing}; the action @{action.name} is kept as raw MLIR ({name})"
         )
         return strategy, Marks(), True
+
+
+def _print_lines(action: Sequence) -> bool:
+    """Whether each ``transform.print`` of ``action``'s body is one line of its text of its own."""
+    lines = [line.strip() for line in action.text.splitlines()]
+    prints = [op for op in action.op.body.ops if op.name == "transform.print"]
+    return len(prints) == sum(line.startswith("transform.print") for line in lines)
 
 
 def _annotations(action: Sequence, bound_text: dict[int, str]) -> Optional[list[RawAnnotation]]:

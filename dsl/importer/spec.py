@@ -27,7 +27,7 @@ from ..model.matchers import AttentionMatch, DagMatch
 from ..sets.strategy_set import Rule, StrategySet
 from ..targets import Target, named, target_names
 from ..targets.registry import default_for
-from .entry import check_spec, deferred_fields, find_entry, own_index, read_pairs, sanitize
+from .entry import check_spec, deferred_fields, find_entry, guess_injection, own_index, read_pairs, sanitize
 from .folding import dag_root, fold_alternatives, rule_matcher
 from .imperative import is_imperative, read_chains
 from .ir import Module, Op, Sequence, read_module
@@ -62,6 +62,8 @@ class Imported:
     path: str = "<spec>"
     upgraded: str = ""
     """The spec as IREE 3.13 parses it (after the upgrades the notes list)."""
+    entry: str = ""
+    """The name of the spec's entry point sequence."""
 
     def report(self) -> list[str]:
         """One line per note (``path:line: text``)."""
@@ -165,6 +167,15 @@ def _read_pairs(text: str, path: str, injection: Optional[Injection], allow_raw:
     upgraded, notes = upgrade(text, path)
     module = read_module(upgraded)
     check_spec(module, path)
+    guessed = guess_injection(module, text) if injection is None else None
+    if guessed is not None:
+        injection = guessed
+        notes.append(
+            Note(
+                None,
+                f"the spec names hal.executable ops, which only a codegen library sees: imported as a {guessed.value}",
+            )
+        )
     entry, injection = find_entry(module, injection, path)
     if is_imperative(entry):
         reader = PairReader(module, path, allow_raw, injection)
@@ -372,6 +383,7 @@ def read_spec(
         spec.own,
         path,
         spec.upgraded,
+        spec.entry.name,
     )
 
 
