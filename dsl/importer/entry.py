@@ -145,13 +145,17 @@ def _run_pairs(run: Op, scope: Optional[str], path: str) -> list[Pair]:
 
 
 def read_pairs(
-    entry: Sequence, path: str, deferred: Optional[list[Op]] = None, notes: Optional[list[Note]] = None
+    entry: Sequence,
+    path: str,
+    deferred: Optional[list[Op]] = None,
+    notes: Optional[list[Note]] = None,
+    own: bool = False,
 ) -> list[Pair]:
     """The (matcher, action) pairs of the entry's ``foreach_match`` runs, in order, with the
     function each run is scoped to; a run inside ``transform.foreach`` over every payload
-    function runs over the root (noted in ``notes``). With ``deferred`` (a tdsl render), the
-    other ops of the entry (work tdsl runs after a run, located at ``<strategy>.<field>``)
-    are collected there instead of refused."""
+    function runs over the root (noted in ``notes``). With ``deferred``, the other ops of the
+    entry after a run (in a tdsl render (``own``), work tdsl runs after a run, located at
+    ``<strategy>.<field>``) are collected there instead of refused."""
     scopes: dict[int, Optional[str]] = {}
     roots = {entry.args[0]} if entry.args else set()
     pairs: list[Pair] = []
@@ -166,7 +170,7 @@ def read_pairs(
             continue
         functions, name = _function_match(op, roots)
         nested = _runs_over(op, set(scopes))
-        if functions and (name is not None or deferred is None):
+        if functions and (name is not None or not own):
             scopes[op.results[0]] = name
         elif op.name == "transform.foreach_match":
             source = op.operands[0]

@@ -76,6 +76,7 @@ class PairReader:
     def read_pair(self, pair: Pair, name: str) -> PairRead:
         matcher = self.sequence(pair.matcher, pair.line)
         action = self.sequence(pair.action, pair.line)
+        self._refuse_call_replacement(action, matcher)
         raw_leaves = False
         try:
             read = read_matcher(self.module, matcher, self.own)
@@ -88,6 +89,24 @@ class PairReader:
             raw_leaves = True
         strategy, marks, raw_action = self._action(action, read, name, pair)
         return PairRead(pair, read.leaves, strategy, marks, raw_leaves or raw_action)
+
+    def _refuse_call_replacement(self, action: Sequence, matcher: Sequence) -> None:
+        """Refuses an action that imports symbols of the spec (``transform.util.import_symbol``
+        of a function or executable it defines) to call them instead of the matched ops: no
+        tdsl kind, raw ones included, carries payload functions."""
+        imports = [op for op in action.op.body.ops if op.name == "transform.util.import_symbol"]
+        if not imports:
+            return
+        names = ", ".join("@" + getattr(op.attr("symbol"), "name", "?") for op in imports)
+        call = next((op for op in action.op.body.ops if op.name == "transform.util.cast_and_call"), imports[0])
+        raise SpecImportError(
+            self.path,
+            call.line,
+            call.name,
+            f"an action tdsl has a kind for: @{action.name} replaces what @{matcher.name} matches with a call to "
+            f"what the spec defines ({names}); tdsl's actions rewrite or configure the matched op, and no kind "
+            "(raw MLIR included) carries payload functions",
+        )
 
     def read_chain(self, chain: Chain, entry: Sequence) -> PairRead:
         """One chain of an imperative entry point: its match as the matcher, the ops on the

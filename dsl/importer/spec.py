@@ -183,20 +183,23 @@ def _read_pairs(text: str, path: str, injection: Optional[Injection], allow_raw:
         reads = [reader.read_chain(chain, entry) for chain in read_chains(entry, path, reader.notes, injection)]
         return _ReadPairs(module, entry, injection, reader, reads, False, upgraded)
     deferred: list[Op] = []
-    pairs = read_pairs(entry, path, deferred if (module.name or "").startswith("tdsl_") else None, notes)
-    own = (module.name or "").startswith("tdsl_") and all(own_index(p.action) is not None for p in pairs)
+    tdsl_render = (module.name or "").startswith("tdsl_")
+    pairs = read_pairs(entry, path, deferred, notes, tdsl_render)
+    own = tdsl_render and all(own_index(p.action) is not None for p in pairs)
+    reader = PairReader(module, path, allow_raw, injection, own)
+    reader.deferred = deferred_fields(deferred) if own else {}
+    reader.notes.extend(notes)
+    # the pairs first: what they do is what a reader of the spec needs to know first
+    reads = [reader.read_pair(pair, sanitize(pair.matcher)) for pair in pairs]
     if deferred and not own:
         stray = deferred[0]
         raise SpecImportError(
             path,
             stray.line,
             stray.name,
-            f"an op in the entry point @{entry.name}: tdsl's entry only runs foreach_match (over the root or a function)",
+            f"an op in the entry point @{entry.name} after its foreach_match runs: tdsl's entry only runs "
+            "foreach_match (over the root or a function)",
         )
-    reader = PairReader(module, path, allow_raw, injection, own)
-    reader.deferred = deferred_fields(deferred)
-    reader.notes.extend(notes)
-    reads = [reader.read_pair(pair, sanitize(pair.matcher)) for pair in pairs]
     return _ReadPairs(module, entry, injection, reader, reads, own, upgraded)
 
 
