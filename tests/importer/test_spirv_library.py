@@ -14,10 +14,12 @@ samples/transform_dialect/transform_library.mlir, examples/specs/iree_transform_
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
 from tdsl.importer import SpecImportError, read_file, read_spec
+from tdsl.importer.command import import_command
 from tdsl.model.matchers import OpNameMatch
 from tdsl.model.raw import RawCodegenAction
 
@@ -48,6 +50,14 @@ def test_the_spirv_action_is_left_out_with_a_warning_and_the_rest_kept_raw() -> 
     # the line numbers of the upgraded spec are the original's
     assert len(imported.upgraded.splitlines()) == len(LIBRARY.read_text().splitlines())
     assert "translation_info<SPIRV" not in imported.upgraded and "@use_subgroup_reduce" not in imported.upgraded
+
+
+def test_quiet_keeps_the_warning(tmp_path: Path) -> None:
+    err = io.StringIO()
+    import_command(LIBRARY, tmp_path / "lib.py", None, True, stderr=err, quiet=True)
+    lines = err.getvalue().splitlines()
+    assert len(lines) == 2 and ":19: warning: @use_subgroup_reduce sets " in lines[0]
+    assert lines[1].startswith("imported 1 rule(s) of ")
 
 
 def test_without_allow_raw_the_generalize_is_refused_in_one_line() -> None:
