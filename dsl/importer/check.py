@@ -8,7 +8,8 @@ name and attributes (tdsl's markers left out), in order (:func:`rewritten`). For
 holds its ``translation_info`` and, for each op, its ``lowering_config`` and
 ``decomposition_config`` (tdsl's markers are left out): equal lists mean the imported set
 selects and configures the same ops. A spec written for an older IREE is compiled in its
-upgraded form (:attr:`Imported.upgraded`), the form IREE 3.13 parses.
+upgraded form (:attr:`Imported.upgraded`), the form IREE 3.13 parses; a codegen library
+whose entry point is not ``__kernel_config`` is run as ``<file>@<entry>``, as its users do.
 """
 
 from __future__ import annotations
@@ -107,9 +108,10 @@ def compare(imported: Imported, payload: Path | str, target: Optional[Target] = 
     with tempfile.TemporaryDirectory(prefix="tdsl-import-check-") as tmp:
         original = Path(tmp) / "original.mlir"
         original.write_text(imported.upgraded)
-        before = outputs(
-            Path(payload), [*model.compile_flags(), f"{FLAG[imported.injection]}={original}", SERIAL_LOADING]
-        )
+        # a codegen library runs __kernel_config unless the flag names another entry point
+        named = imported.injection is Injection.CODEGEN_LIBRARY and imported.entry not in ("", "__kernel_config")
+        spec = f"{original}@{imported.entry}" if named else str(original)
+        before = outputs(Path(payload), [*model.compile_flags(), f"{FLAG[imported.injection]}={spec}", SERIAL_LOADING])
         rendered = render(imported.strategy_set, imported.target)
         scripts = Path(tmp) / "rendered"
         rendered.write(scripts)

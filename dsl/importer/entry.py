@@ -59,6 +59,20 @@ def check_spec(module: Module, path: str) -> None:
     )
 
 
+def guess_injection(module: Module, text: str) -> Optional[Injection]:
+    """The injection point of a spec whose entry point has no name IREE defaults to (a
+    codegen library run as ``--iree-codegen-transform-dialect-library=lib.mlir@transform_main``):
+    a codegen library where one sequence runs ``foreach_match`` and the spec's code names
+    ``hal.executable`` ops (only a codegen library sees them), else None."""
+    if any(module.sequence(name) is not None for name in ("__transform_main", "__kernel_config")):
+        return None
+    if any(isinstance(s.op.attrs.get(TUNING_ENTRY_ATTR), Unit) for s in module.sequences):
+        return None
+    runs = [s for s in module.sequences if any(op.name == "transform.foreach_match" for op in s.op.body.ops)]
+    code = "\n".join(line.split("//", 1)[0] for line in text.splitlines())
+    return Injection.CODEGEN_LIBRARY if len(runs) == 1 and "hal.executable" in code else None
+
+
 def find_entry(module: Module, kind: Optional[Injection], path: str) -> tuple[Sequence, Injection]:
     marked = [s for s in module.sequences if isinstance(s.op.attrs.get(TUNING_ENTRY_ATTR), Unit)]
     if len(marked) > 1:
@@ -131,13 +145,17 @@ def _run_pairs(run: Op, scope: Optional[str], path: str) -> list[Pair]:
 
 
 def read_pairs(
-    entry: Sequence, path: str, deferred: Optional[list[Op]] = None, notes: Optional[list[Note]] = None
+    entry: Sequence,
+    path: str,
+    deferred: Optional[list[Op]] = None,
+    notes: Optional[list[Note]] = None,
+    own: bool = False,
 ) -> list[Pair]:
     """The (matcher, action) pairs of the entry's ``foreach_match`` runs, in order, with the
     function each run is scoped to; a run inside ``transform.foreach`` over every payload
-    function runs over the root (noted in ``notes``). With ``deferred`` (a tdsl render), the
-    other ops of the entry (work tdsl runs after a run, located at ``<strategy>.<field>``)
-    are collected there instead of refused."""
+    function runs over the root (noted in ``notes``). With ``deferred``, the other ops of the
+    entry after a run (in a tdsl render (``own``), work tdsl runs after a run, located at
+    ``<strategy>.<field>``) are collected there instead of refused."""
     scopes: dict[int, Optional[str]] = {}
     roots = {entry.args[0]} if entry.args else set()
     pairs: list[Pair] = []
@@ -152,7 +170,7 @@ def read_pairs(
             continue
         functions, name = _function_match(op, roots)
         nested = _runs_over(op, set(scopes))
-        if functions and (name is not None or deferred is None):
+        if functions and (name is not None or not own):
             scopes[op.results[0]] = name
         elif op.name == "transform.foreach_match":
             source = op.operands[0]

@@ -151,7 +151,8 @@ def chain_matcher(match: Op) -> OpNameMatch:
         raise Unsupported(
             match.name,
             match.line,
-            f"a match by op names only (ops{{[...]}}); tdsl has no typed matcher for its {', '.join(others)}",
+            f"a match by op names only (ops{{[...]}}); tdsl has no typed matcher for its {', '.join(others)} "
+            f"({_filters(match)})",
         )
     names = match.attr("ops")
     if not isinstance(names, tuple) or not names or not all(isinstance(n, str) for n in names):
@@ -160,6 +161,18 @@ def chain_matcher(match: Op) -> OpNameMatch:
         return OpNameMatch(names=tuple(str(n) for n in names))
     except StrategyError as err:
         raise Unsupported(match.name, match.line, f"op names an OpNameMatch accepts ({err})") from None
+
+
+def _filters(match: Op) -> str:
+    """The filters of ``structured.match`` other than ``ops{[..]}``, as the spec spells them
+    (``interface{LinalgOp} attributes {..}``)."""
+    text = " ".join(match.scoped_text.split())
+    head = text.split(" in %", 1)[0]
+    names = head.find("ops{[")
+    if names >= 0:
+        end = head.find("]}", names)
+        head = head[:names] + head[end + 2 :] if end >= 0 else head
+    return head.split("transform.structured.match", 1)[-1].strip()
 
 
 def chain_name(chain: Chain) -> str:

@@ -76,6 +76,7 @@ class PairReader:
     def read_pair(self, pair: Pair, name: str) -> PairRead:
         matcher = self.sequence(pair.matcher, pair.line)
         action = self.sequence(pair.action, pair.line)
+        self._refuse_call_replacement(action, matcher)
         raw_leaves = False
         try:
             read = read_matcher(self.module, matcher, self.own)
@@ -88,6 +89,24 @@ class PairReader:
             raw_leaves = True
         strategy, marks, raw_action = self._action(action, read, name, pair)
         return PairRead(pair, read.leaves, strategy, marks, raw_leaves or raw_action)
+
+    def _refuse_call_replacement(self, action: Sequence, matcher: Sequence) -> None:
+        """Refuses an action that imports symbols of the spec (``transform.util.import_symbol``
+        of a function or executable it defines) to call them instead of the matched ops: no
+        tdsl kind, raw ones included, carries payload functions."""
+        imports = [op for op in action.op.body.ops if op.name == "transform.util.import_symbol"]
+        if not imports:
+            return
+        names = ", ".join("@" + getattr(op.attr("symbol"), "name", "?") for op in imports)
+        call = next((op for op in action.op.body.ops if op.name == "transform.util.cast_and_call"), imports[0])
+        raise SpecImportError(
+            self.path,
+            call.line,
+            call.name,
+            f"an action tdsl has a kind for: @{action.name} replaces what @{matcher.name} matches with a call to "
+            f"what the spec defines ({names}); tdsl's actions rewrite or configure the matched op, and no kind "
+            "(raw MLIR included) carries payload functions",
+        )
 
     def read_chain(self, chain: Chain, entry: Sequence) -> PairRead:
         """One chain of an imperative entry point: its match as the matcher, the ops on the
@@ -290,6 +309,16 @@ class PairReader:
         parsed = own_index(action.name)
         return strategy, Marks(name, parsed[0] if parsed else None), True
 
+    def _without_prints(self, action: Sequence) -> str:
+        """The action's text without its ``transform.print`` ops (debug output of the
+        transform interpreter), each dropped with a note."""
+        prints = [op for op in action.op.body.ops if op.name == "transform.print"]
+        if not prints or not _print_lines(action):
+            return action.text
+        for op in prints:
+            self.note(op.line, "transform.print (debug output of the transform interpreter) is not kept")
+        return "\n".join(line for line in action.text.splitlines() if not line.strip().startswith("transform.print"))
+
     def _raw_action(
         self,
         action: Sequence,
@@ -320,7 +349,7 @@ class PairReader:
         helpers = _helpers(self.module, action)
         try:
             strategy = RAW_ACTION[self.injection](
-                name=name, sequence=action.text, helpers=tuple(h.text for h in helpers)
+                name=name, sequence=self._without_prints(action), helpers=tuple(h.text for h in helpers)
             )
         except StrategyError as err:
             raise SpecImportError(
@@ -330,6 +359,13 @@ class PairReader:
             problem.line, f"{problem.op}: {problem.missing}; the action @{action.name} is kept as raw MLIR ({name})"
         )
         return strategy, Marks(), True
+
+
+def _print_lines(action: Sequence) -> bool:
+    """Whether each ``transform.print`` of ``action``'s body is one line of its text of its own."""
+    lines = [line.strip() for line in action.text.splitlines()]
+    prints = [op for op in action.op.body.ops if op.name == "transform.print"]
+    return len(prints) == sum(line.startswith("transform.print") for line in lines)
 
 
 def _annotations(action: Sequence, bound_text: dict[int, str]) -> Optional[list[RawAnnotation]]:

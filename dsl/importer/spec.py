@@ -27,7 +27,7 @@ from ..model.matchers import AttentionMatch, DagMatch
 from ..sets.strategy_set import Rule, StrategySet
 from ..targets import Target, named, target_names
 from ..targets.registry import default_for
-from .entry import check_spec, deferred_fields, find_entry, own_index, read_pairs, sanitize
+from .entry import check_spec, deferred_fields, find_entry, guess_injection, own_index, read_pairs, sanitize
 from .folding import dag_root, fold_alternatives, rule_matcher
 from .imperative import is_imperative, read_chains
 from .ir import Module, Op, Sequence, read_module
@@ -62,6 +62,8 @@ class Imported:
     path: str = "<spec>"
     upgraded: str = ""
     """The spec as IREE 3.13 parses it (after the upgrades the notes list)."""
+    entry: str = ""
+    """The name of the spec's entry point sequence."""
 
     def report(self) -> list[str]:
         """One line per note (``path:line: text``)."""
@@ -165,6 +167,15 @@ def _read_pairs(text: str, path: str, injection: Optional[Injection], allow_raw:
     upgraded, notes = upgrade(text, path)
     module = read_module(upgraded)
     check_spec(module, path)
+    guessed = guess_injection(module, text) if injection is None else None
+    if guessed is not None:
+        injection = guessed
+        notes.append(
+            Note(
+                None,
+                f"the spec names hal.executable ops, which only a codegen library sees: imported as a {guessed.value}",
+            )
+        )
     entry, injection = find_entry(module, injection, path)
     if is_imperative(entry):
         reader = PairReader(module, path, allow_raw, injection)
@@ -172,20 +183,23 @@ def _read_pairs(text: str, path: str, injection: Optional[Injection], allow_raw:
         reads = [reader.read_chain(chain, entry) for chain in read_chains(entry, path, reader.notes, injection)]
         return _ReadPairs(module, entry, injection, reader, reads, False, upgraded)
     deferred: list[Op] = []
-    pairs = read_pairs(entry, path, deferred if (module.name or "").startswith("tdsl_") else None, notes)
-    own = (module.name or "").startswith("tdsl_") and all(own_index(p.action) is not None for p in pairs)
+    tdsl_render = (module.name or "").startswith("tdsl_")
+    pairs = read_pairs(entry, path, deferred, notes, tdsl_render)
+    own = tdsl_render and all(own_index(p.action) is not None for p in pairs)
+    reader = PairReader(module, path, allow_raw, injection, own)
+    reader.deferred = deferred_fields(deferred) if own else {}
+    reader.notes.extend(notes)
+    # the pairs first: what they do is what a reader of the spec needs to know first
+    reads = [reader.read_pair(pair, sanitize(pair.matcher)) for pair in pairs]
     if deferred and not own:
         stray = deferred[0]
         raise SpecImportError(
             path,
             stray.line,
             stray.name,
-            f"an op in the entry point @{entry.name}: tdsl's entry only runs foreach_match (over the root or a function)",
+            f"an op in the entry point @{entry.name} after its foreach_match runs: tdsl's entry only runs "
+            "foreach_match (over the root or a function)",
         )
-    reader = PairReader(module, path, allow_raw, injection, own)
-    reader.deferred = deferred_fields(deferred)
-    reader.notes.extend(notes)
-    reads = [reader.read_pair(pair, sanitize(pair.matcher)) for pair in pairs]
     return _ReadPairs(module, entry, injection, reader, reads, own, upgraded)
 
 
@@ -372,6 +386,7 @@ def read_spec(
         spec.own,
         path,
         spec.upgraded,
+        spec.entry.name,
     )
 
 

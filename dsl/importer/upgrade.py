@@ -16,11 +16,16 @@ original file's:
 * an op's required properties written as its attribute dictionary over several lines
   (``iree_linalg_ext.attention {indexing_maps = [..]}`` in a DAG region): wrapped in ``<{..}>``;
 * ``transform.print {name = ".."}``: ``transform.print name = ".."``;
+* ``transform.match.structured.dim %op[-1] {reduction}`` (the loop kind as an attribute):
+  ``.. %op[-1] reduction`` (``parallel`` alike);
 * MMA intrinsics in the old operand-first order (``MFMA_F16_16x16x16_F32``): the 3.13 name
-  (``MFMA_F32_16x16x16_F16``) when IREE lists it.
+  (``MFMA_F32_16x16x16_F16``) when IREE lists it;
+* an action that sets a SPIR-V pipeline (``translation_info<SPIRVBaseVectorize>``, which
+  has no llvm-cpu or rocm counterpart) in a spec with other rules: that action and its
+  ``foreach_match`` pairs are left out (blank lines), with a warning naming them.
 
-SPIR-V and other pipelines tdsl does not target, and every other parse error, are refused
-with the line and IREE's message.
+A spec whose only rules are SPIR-V's, other pipelines tdsl does not target, and every other
+parse error, are refused with the line and IREE's message.
 """
 
 from __future__ import annotations
@@ -201,6 +206,23 @@ def _print_name(text: str, d: Diagnostic) -> Optional[tuple[str, str]]:
     return text[:i] + inner + text[end:], f"transform.print: {{{inner}}} (the name as an attribute) upgraded to {inner}"
 
 
+def _dim_kind(text: str, d: Diagnostic) -> Optional[tuple[str, str]]:
+    """``transform.match.structured.dim %op[..] {reduction}`` (the loop kind as an attribute,
+    before its keyword syntax): ``.. %op[..] reduction`` (``parallel`` alike)."""
+    found = re.search(r"'transform\.match\.structured\.dim' inherent attribute '(parallel|reduction)'", d.message)
+    if found is None or d.line is None or d.column is None:
+        return None
+    i = _offset(text, d.line, d.column)
+    kind = found.group(1)
+    written = re.match(r"\{\s*" + kind + r"\s*\}", text[i:])
+    if written is None:
+        return None
+    return (
+        text[:i] + kind + text[i + written.end() :],
+        f"transform.match.structured.dim: {{{kind}}} (the loop kind as an attribute) upgraded to {kind}",
+    )
+
+
 def _mma(text: str, d: Diagnostic) -> Optional[tuple[str, str]]:
     if "MMAIntrinsic to be one of:" not in d.message:
         return None
@@ -236,7 +258,67 @@ def _unknown_pipeline(text: str, d: Diagnostic) -> str:
     )
 
 
-FIXES: tuple[Fix, ...] = (_pipeline, _prefetch, _print_name, _properties, _missing_properties, _mma)
+_SEQUENCE = re.compile(r"transform\.named_sequence\s+@([\w$.]+)\s*\(")
+
+
+def _sequence_around(text: str, i: int) -> Optional[tuple[str, int, int]]:
+    """The ``transform.named_sequence`` whose body holds index ``i``: (name, start, end)."""
+    for found in reversed(list(_SEQUENCE.finditer(text, 0, i))):
+        args_end = _balanced(text, found.end() - 1, "(", ")")
+        body = text.find("{", args_end) if args_end > 0 else -1
+        if body < 0 or body > i or "}" in text[args_end:body]:
+            continue
+        end = _balanced(text, body, "{", "}")
+        if end > i:
+            return found.group(1), found.start(), end
+    return None
+
+
+def _blank(text: str, start: int, end: int) -> str:
+    """``text`` with ``text[start:end]`` removed but its line breaks (the line numbers stay)."""
+    return text[:start] + "\n" * text.count("\n", start, end) + text[end:]
+
+
+def _spirv_action(text: str, d: Diagnostic) -> Optional[tuple[str, str]]:
+    """An action that sets a SPIR-V pipeline (``translation_info<SPIRVBaseVectorize>``):
+    left out with the ``foreach_match`` pairs that run it, when other pairs remain."""
+    if d.message != "expected 'pipeline'" or d.line is None or d.column is None:
+        return None
+    at = _offset(text, d.line, d.column)
+    start, end = _word(text, at)
+    name = text[start:end]
+    around = _sequence_around(text, at) if name.startswith("SPIRV") else None
+    if around is None:
+        return None
+    action, seq_start, seq_end = around
+    pair = re.compile(r"(,\s*)?@([\w$.]+)\s*->\s*@" + re.escape(action) + r"(?![\w$.])(\s*,)?")
+    pairs = [m for m in pair.finditer(text) if not seq_start <= m.start() < seq_end]
+    if not pairs:
+        return None
+    # each pair with one comma (the one before it, else the one after it), and the action
+    cuts = [(m.start(), m.end() - len(m.group(3) or "")) if m.group(1) else (m.start(2) - 1, m.end()) for m in pairs]
+    out = text
+    for cut in sorted([*cuts, (seq_start, seq_end)], reverse=True):
+        out = _blank(out, *cut)
+    if not re.search(r"@[\w$.]+\s*->\s*@", out):
+        return None
+    matchers = ", ".join(f"@{m.group(2)}" for m in pairs)
+    return out, (
+        f"warning: @{action} sets translation_info<{name}>, a SPIR-V pipeline with no llvm-cpu or rocm "
+        f"counterpart: it and its pairs ({matchers} -> @{action}) are not imported"
+    )
+
+
+FIXES: tuple[Fix, ...] = (
+    _pipeline,
+    _prefetch,
+    _print_name,
+    _dim_kind,
+    _properties,
+    _missing_properties,
+    _mma,
+    _spirv_action,
+)
 
 
 def upgrade(text: str, path: str) -> tuple[str, list[Note]]:

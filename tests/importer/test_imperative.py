@@ -109,7 +109,14 @@ def test_a_chain_without_a_typed_kind_is_refused_or_kept_raw_alone() -> None:
             "%m = transform.structured.match interface{LinalgOp} in %module : (!transform.any_op) -> !transform.any_op\n"
             "    transform.structured.generalize %m : (!transform.any_op) -> !transform.any_op",
             "s.mlir:3: transform.structured.match: a match by op names only (ops{[...]}); tdsl has no typed matcher "
-            "for its interface",
+            "for its interface (interface{LinalgOp})",
+        ),
+        (
+            '%m = transform.structured.match ops{["linalg.generic"]} attributes {tag = "a"} in %module'
+            " : (!transform.any_op) -> !transform.any_op\n"
+            "    transform.structured.generalize %m : (!transform.any_op) -> !transform.any_op",
+            "s.mlir:3: transform.structured.match: a match by op names only (ops{[...]}); tdsl has no typed matcher "
+            'for its op_attrs (attributes {tag = "a"})',
         ),
         (
             '%m = transform.structured.match ops{["linalg.matmul"]} in %module : (!transform.any_op) -> !transform.any_op',
