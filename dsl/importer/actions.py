@@ -420,13 +420,18 @@ class _Codegen:
         self.cleanup: list[str] = []
         self.lowering: dict[str, object] = {}
         self.func_matches = 0
-        self.vectorized = self.bufferized = False
+        self.vectorized = self.bufferized = self.rooted = False
 
     def match(self, op: Op) -> None:
+        """A match of functions, of the root (tdsl's ``tdsl.root`` marker, or before any tiling
+        the first match of the root op by name: how hand-written sequences select it), or of
+        producers to fuse."""
         ops = op.attr("ops")
         if ops == ("func.func",):
             self.func_matches += 1
             self.vectorized = self.vectorized or self.func_matches == 2
+        elif not self.rooted and not self.tiling and (ops == (self.fields["root"],) or op.attr("op_attrs") is not None):
+            self.rooted = True
         elif isinstance(ops, tuple) and op.attr("op_attrs") is None:
             self.fused[op.results[0]] = len(self.fusion)
             self.fusion.append({"producers": ops})
@@ -481,6 +486,8 @@ class _Codegen:
         fields = {**self.fields, "tiling": tuple(self.tiling), "fusion": fusion, "cleanup": tuple(self.cleanup)}
         if self.lowering:
             fields["vector_lowering"] = VectorLowering.model_validate(self.lowering)
+        elif "mma" not in fields:
+            fields["vector_lowering"] = None  # the sequence lowers no vectors
         try:
             codegen: Codegen = Codegen.model_validate(fields)
             return codegen

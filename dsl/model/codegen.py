@@ -18,13 +18,14 @@ runs on the dispatch module, in this order:
 3. ``promote_operands`` (rocm): ``transform.iree.promote_operands`` into shared memory,
    after the level given by ``promote_after``.
 4. ``vectorize``: ``transform.structured.vectorize_children_and_apply_patterns``, then the
-   ``cleanup`` pattern sets and CSE.
+   ``cleanup`` pattern sets and CSE (no CSE when it neither vectorizes nor cleans up).
 5. ``transform.iree.eliminate_empty_tensors``, ``transform.iree.bufferize``
    (``<{target_gpu}>`` on rocm), ``transform.iree.forall_to_workgroup``.
 6. rocm: ``transform.iree.map_nested_forall_to_gpu_threads`` with ``workgroup_dims`` and
    the target's subgroup size, and shared-memory copy distribution if operands are promoted.
 7. ``vector_lowering``: contraction / transpose / transfer lowering, each in its own
-   ``apply_patterns`` block (one combined block can loop forever).
+   ``apply_patterns`` block (one combined block can loop forever), then canonicalization
+   and CSE; none with ``vector_lowering=None`` (a strategy that does not vectorize).
 8. llvm-cpu: the func is annotated ``translation_info = #iree_codegen.no_pipeline``.
 
 Example (llvm-cpu)::
@@ -252,8 +253,9 @@ class Codegen(StrategyKind):
         "canonicalization",
     )
     """Pattern sets applied after vectorization (transform.apply_patterns.<set>), then CSE."""
-    vector_lowering: VectorLowering = VectorLowering()
-    """How vector contractions, transposes and transfers are lowered after bufferization."""
+    vector_lowering: Optional[VectorLowering] = VectorLowering()
+    """How vector contractions, transposes and transfers are lowered after bufferization;
+    None: no vector lowering (and no cleanup after it), for a sequence that does not vectorize."""
     gpu: Optional[GpuThreads] = None
     """rocm: the thread mapping of the workgroup."""
     mma: Optional[MmaChain] = None
@@ -309,7 +311,14 @@ class Codegen(StrategyKind):
                         + str([i for i, t in enumerate(self.tiling) if t.kind == "forall"]),
                         into,
                     )
-        if self.mma is None and self.vector_lowering.transfer_max_rank != 1:
+        if self.vector_lowering is None and (self.vectorize or self.mma is not None):
+            raise problem(
+                "vector_lowering",
+                "a vector lowering: the strategy vectorizes, and the vectors it leaves fail the "
+                "lowering after it (None is for a strategy with vectorize=False and no mma)",
+                None,
+            )
+        if self.mma is None and self.vector_lowering is not None and self.vector_lowering.transfer_max_rank != 1:
             raise problem(
                 "vector_lowering.transfer_max_rank",
                 "1: the strategy's vector lowering is the last before LLVM (llvm-cpu) or the GPU "

@@ -171,7 +171,8 @@ class CodegenPlan(ActionPlan):
 
     ``vectorize`` and ``lowering`` are macro names (MFMA chain or not; vectorized or not);
     ``threads`` is None and ``no_pipeline`` true on llvm-cpu; ``target_gpu`` bufferizes
-    for the GPU."""
+    for the GPU; ``lowering`` is None for a strategy without vector lowering, ``cse`` false
+    for one that neither vectorizes nor cleans up."""
 
     symbol: str
     root: str
@@ -181,8 +182,9 @@ class CodegenPlan(ActionPlan):
     cleanup: tuple[CleanupPattern, ...]
     target_gpu: bool
     threads: Optional[ThreadMapping]
-    lowering: str
-    vector_lowering: VectorLoweringPlan
+    lowering: Optional[str]
+    vector_lowering: Optional[VectorLoweringPlan]
+    cse: bool
     no_pipeline: bool
 
 
@@ -262,9 +264,12 @@ def plan_codegen(strategy: Codegen, symbol: str, target: Target) -> CodegenPlan:
         cleanup=tuple(CleanupPattern(CLEANUP_PATTERNS[p], i) for i, p in enumerate(s.cleanup)),
         target_gpu=threads is not None,
         threads=threads,
-        lowering="lower_inner_tiled" if mma is not None else "lower_vectors",
-        vector_lowering=VectorLoweringPlan(
+        lowering="lower_inner_tiled" if mma is not None else "lower_vectors" if vl is not None else None,
+        vector_lowering=None
+        if vl is None
+        else VectorLoweringPlan(
             LOWER_CONTRACTION.spell(dict(vl)), LOWER_TRANSPOSE.spell(dict(vl)), LOWER_TRANSFER.spell(dict(vl))
         ),
+        cse=vectorize != "match_func" or bool(s.cleanup),
         no_pipeline=threads is None,
     )
