@@ -523,6 +523,8 @@ def codegens(draw: Draw, name: str, op: Op, backend: str) -> Data:
         )
     if draw(st.integers(0, 4)) == 0:
         s["vectorize"] = False
+        if "mma" not in s and draw(st.booleans()):
+            s["vector_lowering"] = None  # nothing vectorized: no vector lowering
     return s
 
 

@@ -10,10 +10,15 @@ holds its ``translation_info`` and, for each op, its ``lowering_config`` and
 selects and configures the same ops. A spec written for an older IREE is compiled in its
 upgraded form (:attr:`Imported.upgraded`), the form IREE 3.13 parses; a codegen library
 whose entry point is not ``__kernel_config`` is run as ``<file>@<entry>``, as its users do.
+A set with a :class:`~tdsl.model.codegen.Codegen` (a lowering sequence of its own) is
+compared on the lowered code instead: both builds stop after ``executable-targets`` and
+each ``hal.executable`` is compared line by line (:func:`lowered`), the ``codegen_spec``
+symbol (the one name that differs) left out.
 """
 
 from __future__ import annotations
 
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +26,7 @@ from typing import Optional, Sequence
 
 from .. import bindings
 from ..compiler.iree_compile import run_iree_compile
+from ..model.codegen import Codegen
 from ..model.kinds import Injection
 from ..render import render
 from ..render.scripts import FLAG, SERIAL_LOADING
@@ -41,7 +47,7 @@ class DispatchConfig:
     attributes: tuple[tuple[str, str], ...]
 
     def line(self) -> str:
-        return f"{self.dispatch}: {self.op} " + ", ".join(f"{k} = {v}" for k, v in self.attributes)
+        return (f"{self.dispatch}: {self.op} " + ", ".join(f"{k} = {v}" for k, v in self.attributes)).rstrip()
 
 
 @dataclass(frozen=True)
@@ -99,12 +105,40 @@ def rewritten(payload: Path, flags: Sequence[str]) -> tuple[DispatchConfig, ...]
     )
 
 
+EXECUTABLE = re.compile(r"^(\s*)hal\.executable (?:private |public )?@([\w$.-]+)")
+CODEGEN_SPEC = re.compile(r"codegen_spec = @[\w$.-]+")
+
+
+def lowered(payload: Path, flags: Sequence[str]) -> tuple[DispatchConfig, ...]:
+    """Every line of each ``hal.executable`` of ``payload`` after the ``executable-targets``
+    phase with ``flags`` (the dispatches' lowered code), as ``(executable, line)`` entries,
+    ``codegen_spec = @..`` written without its symbol."""
+    with tempfile.TemporaryDirectory(prefix="tdsl-import-check-") as tmp:
+        out = Path(tmp) / "lowered.mlir"
+        run_iree_compile(payload, [*flags, DEFAULT_SPECS_OFF, "--compile-to=executable-targets"], out)
+        text = out.read_text()
+    found: list[DispatchConfig] = []
+    executable: Optional[tuple[str, str]] = None  # (its indentation, its name)
+    for line in text.splitlines():
+        start = EXECUTABLE.match(line)
+        if executable is None and start is not None:
+            executable = (start.group(1), start.group(2))
+        if executable is not None:
+            found.append(DispatchConfig(executable[1], CODEGEN_SPEC.sub("codegen_spec = @..", line.strip()), ()))
+            if line == executable[0] + "}":
+                executable = None
+    return tuple(found)
+
+
 def compare(imported: Imported, payload: Path | str, target: Optional[Target] = None) -> Comparison:
     """Compiles ``payload`` with the original spec (its upgraded text) and with the imported
     set's render for its target, and compares the configured dispatches (for a
-    preprocessing spec: the rewritten graph, :func:`rewritten`)."""
+    preprocessing spec: the rewritten graph, :func:`rewritten`; for a set with a
+    :class:`Codegen`: the lowered code, :func:`lowered`)."""
     model = target or imported.strategy_set.target(imported.target)
     outputs = rewritten if imported.injection is Injection.PREPROCESSING else configured
+    if any(isinstance(rule.strategy, Codegen) for rule in imported.strategy_set.rules):
+        outputs = lowered
     with tempfile.TemporaryDirectory(prefix="tdsl-import-check-") as tmp:
         original = Path(tmp) / "original.mlir"
         original.write_text(imported.upgraded)
