@@ -30,6 +30,7 @@ from .measure.bench import bench
 from .measure.run import run
 from .model.all_of import AllOf
 from .model.codegen import Codegen, Fuse, GpuThreads, MmaChain, TileUsingFor, TileUsingForall, VectorLowering
+from .model.kernel_rewrite import KernelRewrite
 from .model.layout import DataLayout, Pack, PackGreedily, PackTranspose
 from .model.lowering import (
     AttentionDecomposition,
@@ -96,6 +97,7 @@ __all__ = [
     "GraphCpuLowering",
     "CpuTarget",
     "DataLayout",
+    "KernelRewrite",
     "FunctionMatch",
     "Fuse",
     "GpuLowering",

@@ -18,6 +18,7 @@ from tdsl import (
     Fuse,
     GpuLowering,
     GpuThreads,
+    KernelRewrite,
     OpNameMatch,
     Pack,
     PackGreedily,
@@ -226,6 +227,13 @@ CODEGEN_VARIANTS = StrategySet(
     ],
 )
 
+KERNEL_REWRITES = StrategySet(
+    name="kernel_rewrites",
+    rules=[
+        Rule(target="cpu", match=OpNameMatch(names="linalg.matmul"), strategy=KernelRewrite(name="mm_as_generic")),
+    ],
+)
+
 ATTENTION_MAPS = [
     "(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d4)",
     "(d0, d1, d2, d3, d4, d5) -> (d0, d1, d5, d4)",
@@ -425,6 +433,7 @@ CASES: dict[str, StrategySet] = {
     "layout_variants": LAYOUT_VARIANTS,
     "gpu_configs": GPU_CONFIGS,
     "codegen_variants": CODEGEN_VARIANTS,
+    "kernel_rewrites": KERNEL_REWRITES,
     "import_fields": IMPORT_FIELDS,
 }
 

@@ -75,7 +75,7 @@ class ConfigAction:
     codegen_spec: Optional[str] = None
 
 
-def _marker(name: str, value: Optional[Attr], marks: Marks) -> bool:
+def read_marker(name: str, value: Optional[Attr], marks: Marks) -> bool:
     """Records tdsl's marker ``name``; False for any other annotation."""
     if name in (MARKER, LAYOUT_MARKER, ROOT_MARKER) and isinstance(value, str):
         marks.name = value
@@ -134,7 +134,7 @@ def read_config_action(
                 )
             if op.operands[0] != op_value:
                 raise Unsupported(op.name, op.line, "an annotation of another op than the matched one")
-            if not _marker(name, value, action.marks):
+            if not read_marker(name, value, action.marks):
                 action.annotations.append((name, value, line))
         elif op.name == "transform.yield":
             continue
@@ -244,7 +244,7 @@ def _param(op: Op, state: _Layout) -> bool:
 def _annotate(op: Op, state: _Layout) -> bool:
     label = op.attr("name")
     value = state.params.get(op.operands[1]) if len(op.operands) > 1 else None
-    if isinstance(label, str) and state.on_compute(op) and _marker(label, value, state.marks):
+    if isinstance(label, str) and state.on_compute(op) and read_marker(label, value, state.marks):
         return True
     raise Unsupported(op.name, op.line, "an annotation in a layout action (tdsl adds only its own markers)")
 

@@ -16,17 +16,18 @@ from .actions import (
     TDSL_MARKERS,
     ConfigAction,
     Marks,
-    _marker,
     build_layout,
     read_codegen,
     read_config_action,
     read_layout,
+    read_marker,
 )
 from .configs import ConfigReader
 from .entry import PER_OP, TUNING_APPLIED, Pair, own_index, sanitize
 from .folding import loop_roles, root_op
 from .imperative import Chain, chain_action, chain_matcher, chain_name, chain_text
 from .ir import Module, Sequence
+from .kernel_rewrites import read_kernel_rewrite
 from .matchers import Leaf, ReadMatcher, read_matcher
 from .problems import Note, SpecImportError, Unsupported
 
@@ -209,6 +210,10 @@ class PairReader:
                 fields.update(packing)
             fields.update(deferred)
             return build_layout(marks.name or name, fields, action.line), marks, False
+        if self.injection is Injection.CODEGEN_LIBRARY:
+            rewrite = read_kernel_rewrite(action, name, self.note)
+            if rewrite is not None:
+                return rewrite[0], rewrite[1], False
         config = read_config_action(action, bound, lines)
         strategy_name = config.marks.name or name
         if config.codegen_spec is not None:
@@ -287,7 +292,7 @@ class PairReader:
                     label = op.attr("name")
                     assert isinstance(label, str)
                     value = values.get(op.operands[1]) if len(op.operands) > 1 else None
-                    if _marker(label, value, marks):
+                    if read_marker(label, value, marks):
                         continue
                     annotations.append(
                         RawAnnotation(name=label, value=texts.get(op.operands[1]) if len(op.operands) > 1 else None)

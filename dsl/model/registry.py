@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Union
 from pydantic import Field
 
 from .codegen import Codegen
+from .kernel_rewrite import KernelRewrite
 from .kinds import MatcherKind, StrategyKind
 from .layout import DataLayout
 from .lowering import CpuLowering, GpuLowering, GraphCpuLowering
@@ -45,6 +46,7 @@ STRATEGY_KINDS: tuple[type[StrategyKind], ...] = RAW_STRATEGY_KINDS + (
     GraphCpuLowering,
     GpuLowering,
     Codegen,
+    KernelRewrite,
 )
 """Every strategy kind (errors list the typed ones first, then the raw ones)."""
 

@@ -7,9 +7,10 @@ samples/transform_dialect/transform_library.mlir, examples/specs/iree_transform_
 * the library's entry point (``@transform_main``, run as ``lib.mlir@transform_main``) is
   read as a codegen library because the spec names ``hal.executable`` ops (a note says so);
 * the older ``transform.match.structured.dim %op[-1] {reduction}`` is upgraded with a note;
-* the rest (a generalize before configuration) is refused in one line, or kept raw with
-  ``allow_raw`` (its ``transform.print`` dropped with a note), and configures a matmul
-  payload as the original does on llvm-cpu (compile test).
+* the rest (a generalize before configuration) imports typed, a ``KernelRewrite`` (its
+  ``transform.print`` dropped with a note), and configures a matmul payload as the original
+  does on llvm-cpu (compile test); an action that generalizes and then does more is refused
+  naming the op after the generalize.
 """
 
 from __future__ import annotations
@@ -20,22 +21,21 @@ from pathlib import Path
 import pytest
 from tdsl.importer import SpecImportError, read_file, read_spec
 from tdsl.importer.command import import_command
+from tdsl.model.kernel_rewrite import KernelRewrite
 from tdsl.model.matchers import OpNameMatch
-from tdsl.model.raw import RawCodegenAction
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 LIBRARY = ROOT / "examples" / "specs" / "iree_transform_library_codegen.mlir"
 PAYLOAD = ROOT / "tests" / "payloads" / "import" / "mm_64x48x32_f32.mlir"
 
 
-def test_the_spirv_action_is_left_out_with_a_warning_and_the_rest_kept_raw() -> None:
-    imported = read_file(LIBRARY, allow_raw=True)
+def test_the_spirv_action_is_left_out_with_a_warning_and_the_rest_imported_typed() -> None:
+    imported = read_file(LIBRARY)
     assert imported.injection == "codegen_library" and imported.target == "cpu" and imported.entry == "transform_main"
     (rule,) = imported.strategy_set.rules
     assert rule.match == OpNameMatch(names=("linalg.matmul",))
-    assert isinstance(rule.strategy, RawCodegenAction)
-    assert "transform.structured.generalize" in rule.strategy.sequence
-    assert "transform.print" not in rule.strategy.sequence
+    assert rule.strategy == KernelRewrite(name="match_matmul", generalize=True)
+    assert imported.raw == []
     notes = "\n".join(imported.report())
     assert (
         f"{LIBRARY}:19: warning: @use_subgroup_reduce sets translation_info<SPIRVBaseVectorize>, a SPIR-V pipeline "
@@ -60,10 +60,14 @@ def test_quiet_keeps_the_warning(tmp_path: Path) -> None:
     assert lines[1].startswith("imported 1 rule(s) of ")
 
 
-def test_without_allow_raw_the_generalize_is_refused_in_one_line() -> None:
+def test_a_generalize_followed_by_another_op_is_refused_in_one_line() -> None:
+    text = LIBRARY.read_text().replace(
+        '    transform.print {name = "Setting matmul strategy to default"}\n',
+        "    transform.structured.vectorize %1 : !transform.any_op\n",
+    )
     with pytest.raises(SpecImportError) as err:
-        read_file(LIBRARY)
-    assert str(err.value).startswith(f"{LIBRARY}:8: transform.structured.generalize: ")
+        read_spec(text, "lib.mlir")
+    assert str(err.value).startswith("lib.mlir:9: transform.structured.vectorize: ")
     assert "\n" not in str(err.value)
 
 
@@ -100,7 +104,7 @@ def test_a_spec_whose_only_rules_are_spirv_is_refused_in_one_line() -> None:
 def test_the_library_configures_a_matmul_like_the_original() -> None:
     from tdsl.importer.check import compare
 
-    imported = read_file(LIBRARY, allow_raw=True)
+    imported = read_file(LIBRARY)
     comparison = compare(imported, PAYLOAD)
     assert comparison.same, comparison.differences()
     # the original ran (@transform_main generalized the matmul before IREE configured it)
