@@ -566,6 +566,7 @@ def rules(
         [] if op.at_codegen(backend).epilogue else ["codegen"]
     )
     kinds += ["graph_cpu_lowering"] if backend == "llvm-cpu" and op.family != "pack" else []
+    kinds += ["kernel_rewrite"] if op.family != "pack" else []
     kind = _pick(draw, kinds + kinds[1:2])  # lowering configs twice as often
     if op.family == "pack" and kind != "data_layout":
         kind = "cpu_lowering" if backend == "llvm-cpu" else "data_layout"
@@ -580,6 +581,8 @@ def rules(
         strategy = draw(cpu_lowerings(name, op)) | {"kind": kind}
     elif kind == "gpu_lowering":
         strategy = draw(gpu_lowerings(name, op))
+    elif kind == "kernel_rewrite":
+        strategy = {"kind": kind, "name": name, "generalize": True}
     else:
         strategy = draw(codegens(name, op, backend))
     rule = {"target": target, "match": match, "strategy": strategy}

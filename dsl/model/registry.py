@@ -45,8 +45,8 @@ STRATEGY_KINDS: tuple[type[StrategyKind], ...] = RAW_STRATEGY_KINDS + (
     CpuLowering,
     GraphCpuLowering,
     GpuLowering,
-    Codegen,
     KernelRewrite,
+    Codegen,
 )
 """Every strategy kind (errors list the typed ones first, then the raw ones)."""
 
