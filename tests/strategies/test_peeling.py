@@ -1,0 +1,39 @@
+"""auto()'s peeling knob on AVX2 (``CpuTarget.peel_vector_loops``): odd-size softmax and
+LayerNorm rows are peeled, not masked, and stay correct against IREE default and onnxruntime."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tdsl import run
+from tdsl.strategies.cpu import auto
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+ODD_ROWS = ROOT / "tests" / "payloads" / "cpu" / "odd_rows.mlir"
+VIT = ROOT / "examples" / "models" / "vit" / "model.onnx"
+
+
+@pytest.mark.compile
+def test_odd_rows_are_peeled_and_match_iree_default() -> None:
+    """A softmax over rows of 197 and a LayerNorm over rows of 100 (no multiple of 8):
+    every dispatch is peeled under auto() on AVX2 and the numbers agree with IREE default's."""
+    report = run(ODD_ROWS, auto(isa="avx2"))
+    assert report.ok, report.text()
+    dispatches = report.compile_report.dispatches
+    assert {d.name.split("_dispatch")[0] for d in dispatches} == {"softmax_2x37x197", "layernorm_37x100"}
+    assert all(d.peeled for d in dispatches), [d.name for d in dispatches if not d.peeled]
+    checked = {(c.function, cmp.reference) for c in report.functions for cmp in c.comparisons}
+    assert {("softmax_2x37x197", "iree-default"), ("layernorm_37x100", "iree-default")} <= checked
+
+
+@pytest.mark.compile
+def test_exported_vit_softmax_is_peeled_and_matches_onnxruntime() -> None:
+    """The ViT example as torch.onnx.export writes it: its 4x17x17 attention softmax and its
+    17x64 LayerNorm reductions are peeled under auto() on AVX2; outputs match onnxruntime."""
+    report = run(VIT, auto(isa="avx2"))
+    assert report.ok, report.text()
+    peeled = {d.name for d in report.compile_report.dispatches if d.peeled}
+    assert any("softmax_4x17x17" in name for name in peeled), peeled
+    assert any("reduction_17x64" in name for name in peeled), peeled
+    assert {cmp.reference for c in report.functions for cmp in c.comparisons} >= {"onnxruntime"}
