@@ -39,11 +39,12 @@ from ..model.matchers import (
 from ..render import LAYOUT_MARKER, MARKER, render
 from ..sets.strategy_set import StrategySet
 from ..targets import Target, resolve
-from ..targets.cpu import PREPROCESSING_PIPELINE
+from ..targets.cpu import PEEL_FLAG, PREPROCESSING_PIPELINE
 from .dispatches import STATISTICS_FILE, Launches, read_launches, statistics_flags
 from .iree_compile import CompileFailed, run_iree_compile
 from .knob_fallback import build_with_fallback
 from .options import DEFAULT_OPTIONS, CompileOptions
+from .peeling import PEELING_KNOB, peeled_ops
 from .phases import compile_to_phase
 
 CONTRACTION_ROLES = ("batch", "m", "n", "k")
@@ -390,7 +391,9 @@ def coverage(
     options: CompileOptions = DEFAULT_OPTIONS,
 ) -> dict[str, list[str]]:
     """{source site: names of the strategies applied there}: compiles ``payload`` with
-    ``strategies`` and reads the tdsl markers off the configured dispatches' ops."""
+    ``strategies`` and reads the tdsl markers off the configured dispatches' ops; where the
+    target peels (:attr:`tdsl.CpuTarget.peel_vector_loops`), the root ops peeling changes
+    are covered by that knob (:mod:`tdsl.compiler.peeling`)."""
     applied: dict[str, list[str]] = {}
     rendered = render(strategies, target)
     with tempfile.TemporaryDirectory(prefix="tdsl-ops-cover-") as tmp:
@@ -402,6 +405,10 @@ def coverage(
             name = op.values.get(key)
             if isinstance(name, str) and name not in applied.setdefault(_site(op), []):
                 applied[_site(op)].append(name)
+    if PEEL_FLAG in strategies.target(target).compile_flags():
+        for op in peeled_ops(configured):
+            if PEELING_KNOB not in applied.setdefault(_site(op), []):
+                applied[_site(op)].append(PEELING_KNOB)
     return applied
 
 

@@ -37,3 +37,16 @@ def test_exported_vit_softmax_is_peeled_and_matches_onnxruntime() -> None:
     assert any("softmax_4x17x17" in name for name in peeled), peeled
     assert any("reduction_17x64" in name for name in peeled), peeled
     assert {cmp.reference for c in report.functions for cmp in c.comparisons} >= {"onnxruntime"}
+
+
+@pytest.mark.compile
+def test_tdsl_ops_lists_the_peeled_dispatches_as_covered() -> None:
+    """The op listing's coverage of auto() on AVX2 names the knob on the odd-row dispatches;
+    auto() on AVX-512, which does not peel, covers none of them."""
+    from tdsl.compiler.ops import list_dispatches
+
+    listing = list_dispatches(ODD_ROWS, "cpu", ready=auto(isa="avx2"))
+    assert [d.covered_by for d in listing.dispatches] == [("peel_vector_loops",)] * 3
+    assert "covered by: peel_vector_loops" in listing.text()
+    unpeeled = list_dispatches(ODD_ROWS, "cpu", ready=auto(isa="avx512"))
+    assert all("peel_vector_loops" not in d.covered_by for d in unpeeled.dispatches)
