@@ -44,7 +44,7 @@ from .dispatches import STATISTICS_FILE, Launches, read_launches, statistics_fla
 from .iree_compile import CompileFailed, run_iree_compile
 from .knob_fallback import build_with_fallback
 from .options import DEFAULT_OPTIONS, CompileOptions
-from .peeling import PEELING_KNOB, peeled_ops
+from .peeling import PEELING_KNOB, odd_loops, peeled_ops
 from .phases import compile_to_phase
 
 CONTRACTION_ROLES = ("batch", "m", "n", "k")
@@ -151,6 +151,11 @@ class Dispatch:
     """Bytes of the buffers the dispatch binds (its operands and results as IREE binds
     them), each counted once: a floor on its memory traffic per launch. None where a
     binding's size is not static."""
+    odd_loops: tuple[int, ...] = ()
+    """The loops of IREE's configured root (the op with a ``distribution`` level, which
+    need not be :attr:`root`: a softmax's sum rather than its max) that its vector tile does
+    not divide (:func:`tdsl.compiler.peeling.odd_loops`): where ``peel_vector_loops``
+    changes the code."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -495,7 +500,8 @@ def list_dispatches(
     roots: list[bindings.LinalgOp | None] = []
     for func in functions:
         name = func.function or "?"
-        root_op = _root([op for op in ops if op.function == name])
+        inside = [op for op in ops if op.function == name]
+        root_op = _root(inside)
         roots.append(root_op)
         info = func.values["translation_info"]
         assert isinstance(info, bindings.TranslationInfo)
@@ -525,6 +531,7 @@ def list_dispatches(
                 lowering_config=lowering,
                 codegen_matcher=matcher_for(root, name) if root else None,
                 graph_matcher=matcher_for(graph_view) if graph_view and graph_view.kind != "other" else None,
+                odd_loops=next((loops for loops in map(odd_loops, inside) if loops), ()),
             )
         )
     if ready is None:

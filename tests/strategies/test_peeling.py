@@ -47,6 +47,19 @@ def test_tdsl_ops_lists_the_peeled_dispatches_as_covered() -> None:
 
     listing = list_dispatches(ODD_ROWS, "cpu", ready=auto(isa="avx2"))
     assert [d.covered_by for d in listing.dispatches] == [("peel_vector_loops",)] * 3
+    assert all(d.odd_loops for d in listing.dispatches)  # what tune's program level reads
     assert "covered by: peel_vector_loops" in listing.text()
     unpeeled = list_dispatches(ODD_ROWS, "cpu", ready=auto(isa="avx512"))
     assert all("peel_vector_loops" not in d.covered_by for d in unpeeled.dispatches)
+
+
+def test_tune_measures_peeling_only_where_a_loop_is_odd() -> None:
+    """The program space gets a peel_vector_loops choice where the listing found an odd
+    loop; elsewhere peeling builds the same code and doubles nothing."""
+    from tdsl import CpuTarget
+    from tdsl.strategies.cpu.space import program_space
+
+    odd = [c.values for c in program_space(CpuTarget(), False, has_odd_loops=True).candidates()]
+    even = [c.values for c in program_space(CpuTarget(), False).candidates()]
+    assert {v["peel_vector_loops"] for v in odd} == {False, True} and len(odd) == 2 * len(even)
+    assert all("peel_vector_loops" not in v for v in even)
