@@ -68,7 +68,8 @@ class CpuTarget(TargetKind):
     1-D conv stack 0.532 ms against 2.570 ms); ``fold_batch_matmuls`` runs IREE's
     batch-matmul-to-matmul rewrite before the graph-level strategies; ``data_tiling`` adds ``--iree-opt-data-tiling`` (IREE
     packs every matmul no rule pinned: its best path, and the base of ``auto()``);
-    ``allow_large_vectors`` lets IREE's own configurations keep vectors its check refuses.
+    ``allow_large_vectors`` lets IREE's own configurations keep vectors its check refuses;
+    ``peel_vector_loops`` has IREE peel, not mask, the loops its vector tile does not divide.
 
     Example::
 

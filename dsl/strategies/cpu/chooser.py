@@ -13,9 +13,10 @@ ukernels. On top of it, where measured:
 * matrix-vector products whose matrix is a runtime argument (``weights="runtime"``) get
   K-blocked tiles pinned at the graph level (data tiling would pack the whole matrix on
   every call; :func:`tdsl.strategies.cpu.packing.matvec_pin`);
-* row reductions (softmax, LayerNorm, mean) whose row is no multiple of the vector width
-  get their loops peeled, not masked (``CpuTarget.peel_vector_loops``; a program knob:
-  IREE's own configurations, peeled, on every dispatch), where that won on the ISA;
+* loops that IREE's vector tile does not divide (softmax, LayerNorm and mean rows of 197,
+  500, 1500) are peeled, not masked (``CpuTarget.peel_vector_loops``: a program knob, IREE's
+  own configurations, which changes only the dispatches with such a loop), where that won
+  on the ISA;
 * convolutions go through IREE's im2col rewrite (``CpuTarget.im2col_convs``) where that won
   on the ISA's measured shapes (the flag acts on every conv of the program);
 * ``pack_matmuls=True`` (measured on AVX2 with runtime weights only) swaps data tiling for
