@@ -95,7 +95,8 @@ CHOICES: dict[Isa, IsaChoices] = {
             "2.48 -> 1.36 ms, 1500 rows x 384 6.35 -> 2.97 ms; where every tile divides its loop (softmax 6x512x512, "
             "LayerNorm 197 x 768) the build is byte-identical. Models under auto() (tdsl bench, 1 thread, on a "
             "loaded machine): benchmarks/zoo whisper_encoder 2.84x auto() without it (1177 vs 3286 ms), "
-            "mobilenet_v2 1.11x, vit a tie (1.03x paired)",
+            "mobilenet_v2 1.11x; vit and convnext ties within noise (1.03x / 0.99x and 1.05x / 0.96x in two runs; "
+            "convnext's peeled dispatches are its 7x7 depthwise convs at widths 28, 14 and 7)",
         ),
     ),
     "neon": IsaChoices(
