@@ -30,12 +30,15 @@ def import_command(
     kind: Optional[str] = None,
     stdout: Optional[TextIO] = None,
     stderr: Optional[TextIO] = None,
+    quiet: bool = False,
 ) -> int:
     """Imports ``spec`` and writes the set to ``output`` (by its suffix) or, without one, the
     Python module to ``stdout``. Several specs are the scripts tdsl rendered for one set
     (each target and injection point): they are merged, rules at their original indices.
     Returns 0; raises :class:`~tdsl.importer.SpecImportError` (exit 2 on the command line)
-    for a spec it cannot import."""
+    for a spec it cannot import. ``quiet`` prints no notes (the summary line stays), and an
+    output that cannot be written is an :class:`~tdsl.errors.OutputError` naming it as
+    given."""
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     if output is not None and output.suffix.lower() not in SUFFIXES:
@@ -76,8 +79,12 @@ def import_command(
     if output is None:
         out.write(text)
     else:
-        atomic_write(output, text)
-    for line in notes:
+        try:
+            atomic_write(output, text)
+        except OSError as error:
+            reason = (error.strerror or type(error).__name__).lower()
+            raise OutputError(f"-o {str(output)!r}: the output cannot be written ({reason})") from None
+    for line in [] if quiet else notes:
         print(line, file=err)
     raw = f", {len(imported.raw)} kept as raw MLIR ({', '.join(imported.raw)})" if imported.raw else ""
     where = f" to {output}" if output is not None else ""

@@ -8,6 +8,7 @@ from typing import Optional
 
 from ..bindings import Attr
 from ..errors import StrategyError
+from ..model.base import MARKER_RE
 from ..model.kinds import Injection, StrategyKind
 from ..model.matchers import OpNameMatch
 from ..model.raw import RawAnnotation, RawCodegenAction, RawConfig, RawMatch, RawPreprocessingAction, RawTuningAction
@@ -24,6 +25,7 @@ from .actions import (
 from .configs import ConfigReader
 from .entry import PER_OP, TUNING_APPLIED, Pair, own_index, sanitize
 from .folding import loop_roles, root_op
+from .imperative import Chain, chain_action, chain_matcher, chain_name, chain_text
 from .ir import Module, Sequence
 from .matchers import Leaf, ReadMatcher, read_matcher
 from .problems import Note, SpecImportError, Unsupported
@@ -86,6 +88,40 @@ class PairReader:
             raw_leaves = True
         strategy, marks, raw_action = self._action(action, read, name, pair)
         return PairRead(pair, read.leaves, strategy, marks, raw_leaves or raw_action)
+
+    def read_chain(self, chain: Chain, entry: Sequence) -> PairRead:
+        """One chain of an imperative entry point: its match as the matcher, the ops on the
+        matched handle as the action (typed, else refused, or with ``allow_raw`` that chain
+        alone kept as a raw action on the typed matcher, with a note naming its ops)."""
+        name = chain_name(chain)
+        pair = Pair(name, name, chain.scope, chain.line)
+        try:
+            leaf = Leaf(chain_matcher(chain.match), None, chain.line)
+        except Unsupported as problem:
+            raise SpecImportError(self.path, problem.line, problem.op, problem.missing) from None
+        if not chain.ops:
+            raise SpecImportError(
+                self.path, chain.line, chain.match.name, "ops on the handle it matches (the match is unused)"
+            )
+        read = ReadMatcher([leaf], (chain.handle,), {})
+        try:
+            strategy, marks, _ = self._typed_action(chain_action(chain, name), {}, read, name, {})
+            return PairRead(pair, [leaf], strategy, marks, False)
+        except Unsupported as problem:
+            if not self.allow_raw:
+                raise self.refuse(problem, f"the ops on the handle of line {chain.line}") from None
+            try:
+                strategy = RAW_ACTION[self.injection](name=name, sequence=chain_text(chain, entry.op.value_names, name))
+            except StrategyError as err:
+                raise SpecImportError(
+                    self.path, problem.line, problem.op, f"{problem.missing}; and as raw MLIR: {err}"
+                ) from None
+            ops = ", ".join(dict.fromkeys(op.name for op in chain.ops))
+            self.note(
+                problem.line,
+                f"{problem.op}: {problem.missing}; the ops on the handle of line {chain.line} ({ops}) are kept as a raw action ({name}) on its typed matcher",
+            )
+            return PairRead(pair, [leaf], strategy, Marks(), True)
 
     def _raw_matcher(self, matcher: Sequence, problem: Unsupported) -> ReadMatcher:
         try:
@@ -172,12 +208,13 @@ class PairReader:
                     definition.line,
                     f"{strategy_name}: the script does not name the Codegen root op; imported as root='linalg.generic' (set it to the named op for tdsl's loop checks)",
                 )
-            return read_codegen(self.module, strategy_name, definition, root), config.marks, False
+            return read_codegen(self.module, strategy_name, definition, root, strict=not self.own), config.marks, False
         return self._config(config, strategy_name, read, action.line), config.marks, False
 
     def _config(self, config: ConfigAction, name: str, read: ReadMatcher, line: Optional[int]) -> StrategyKind:
         info: Optional[Attr] = None
         decomposition: Optional[Attr] = None
+        markers: list[str] = []
         info_line = line
         for label, value, at in config.annotations:
             if label == "compilation_info" and info is None:
@@ -191,11 +228,13 @@ class PairReader:
                         f"the {TUNING_APPLIED!r} marker IREE's default specs set is not kept (tdsl marks ops with tdsl.applied)",
                     )
                     self.dropped_applied = True
+            elif value is None and MARKER_RE.fullmatch(label):
+                markers.append(label)
             else:
                 raise Unsupported(
                     "transform.annotate",
                     at,
-                    f"the annotation {label!r} (tdsl's lowering strategies set compilation_info and decomposition_config)",
+                    f"the annotation {label!r} (tdsl's lowering strategies set compilation_info, decomposition_config and __*_applied__ markers)",
                 )
         if info is None:
             raise Unsupported(
@@ -203,6 +242,8 @@ class PairReader:
             )
         reader = ConfigReader(info_line, loop_roles(read.leaves))
         strategy = reader.strategy(name, info, decomposition)
+        if markers:
+            strategy = type(strategy).model_validate({**strategy.model_dump(), "markers": markers})
         for at, text in reader.notes:
             self.note(at, text)
         return strategy
