@@ -100,6 +100,7 @@ def test_auto_leaves_what_it_did_not_measure_to_data_tiling(isa: str) -> None:
         "large-vector" in f for f in cpu.baseline().compile_flags()
     )
     assert cpu.im2col_convs == choices.im2col_convs
+    assert cpu.peel_vector_loops == choices.peel_vector_loops
     pinned = choices.narrow_matmuls_off_data_tiling + 2 * choices.i64_matmul_tiles
     assert len(constant.rules) == pinned
     runtime = auto(isa=isa, weights="runtime")  # type: ignore[arg-type]
