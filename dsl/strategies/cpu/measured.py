@@ -28,6 +28,9 @@ class IsaChoices:
     """Graph-level mmt4d packing of 2-D matmuls (ukernels off, data tiling off) instead of data tiling."""
     im2col_convs: bool
     """IREE's global im2col rewrite of every convolution."""
+    channels_last_convs_with_constant_weights: bool
+    """IREE's channels-last rewrite of every NCHW / NCW convolution (NHWC / NWC between
+    transposes, before im2col where that is on) when the weights are compile-time constants."""
     matvec_tiles_with_runtime_weights: bool
     """K-blocked tiles pinned on matrix-vector products whose matrix is a runtime argument."""
     narrow_matmuls_off_data_tiling: bool
@@ -41,6 +44,7 @@ CHOICES: dict[Isa, IsaChoices] = {
     "avx512": IsaChoices(
         pack_matmuls=False,
         im2col_convs=False,
+        channels_last_convs_with_constant_weights=False,
         matvec_tiles_with_runtime_weights=True,
         narrow_matmuls_off_data_tiling=True,
         i64_matmul_tiles=True,
@@ -70,6 +74,7 @@ CHOICES: dict[Isa, IsaChoices] = {
     "avx2": IsaChoices(
         pack_matmuls=False,
         im2col_convs=True,
+        channels_last_convs_with_constant_weights=True,
         matvec_tiles_with_runtime_weights=True,
         narrow_matmuls_off_data_tiling=False,
         i64_matmul_tiles=False,
@@ -85,9 +90,9 @@ CHOICES: dict[Isa, IsaChoices] = {
         ),
     ),
     "neon": IsaChoices(
-        False, False, False, False, False, ("not measured on this ISA: everything is left to IREE data tiling",)
+        False, False, False, False, False, False, ("not measured on this ISA: everything is left to IREE data tiling",)
     ),
     "generic": IsaChoices(
-        False, False, False, False, False, ("not measured on this ISA: everything is left to IREE data tiling",)
+        False, False, False, False, False, False, ("not measured on this ISA: everything is left to IREE data tiling",)
     ),
 }
