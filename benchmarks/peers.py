@@ -278,11 +278,13 @@ def text_rows(result: Result) -> list[str]:
 TEXT_HEADER = f"{'model':<16} {'thr':>3}  {'variant':<18} {'median ms':>10} {'x onnxruntime':>14} {'x faster peer':>14}"
 
 
-def _markdown_cell(result: Result, variant: str) -> str:
+def _markdown_cell(result: Result, variant: str, footnotes: dict[str, int]) -> str:
     cell = result.cells.get(variant)
     if cell is None or cell.median_ms is None:
-        why = cell.failure if cell else "not run"
-        return "failed: " + why.replace("|", "/")[:120] if cell else why
+        if cell is None:
+            return "not run"
+        number = footnotes.setdefault(cell.failure, len(footnotes) + 1)
+        return f"failed [{number}]"
     if variant in PEERS:
         return f"{cell.median_ms:.3f} ms"
     ort, peer = result.speeds(variant)
@@ -301,9 +303,16 @@ def markdown(results: Sequence[Result], columns: Sequence[str], threads: Sequenc
         "| model | threads | " + " | ".join(LABELS.get(c, c) for c in columns) + " |",
         "| --- | ---: | " + " | ".join("---:" for _ in columns) + " |",
     ]
+    footnotes: dict[str, int] = {}
     for r in results:
-        cells = [f"failed: {r.failure}"] * len(columns) if r.failure else [_markdown_cell(r, c) for c in columns]
+        if r.failure:
+            cells = [f"failed [{footnotes.setdefault(r.failure, len(footnotes) + 1)}]"] * len(columns)
+        else:
+            cells = [_markdown_cell(r, c, footnotes) for c in columns]
         lines.append(f"| {r.model} | {r.threads} | " + " | ".join(cells) + " |")
+    if footnotes:
+        lines.append("")
+        lines += [f"[{n}] {why.replace('|', '/')}" + "  " for why, n in footnotes.items()]
     return "\n".join(lines) + "\n"
 
 

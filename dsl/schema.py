@@ -27,7 +27,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
 from .errors import TdslError
-from .model.base import MAX_RANK, OP_NAME_RE, SYMBOL_RE
+from .model.base import MARKER_RE, MAX_RANK, OP_NAME_RE, SYMBOL_RE
 from .model.matchers import MAX_SEQUENCES
 from .sets.strategy_set import StrategySet
 
@@ -42,12 +42,14 @@ def _names_widened(inner: JsonSchemaValue) -> JsonSchemaValue:
 
 def _dims_widened(inner: JsonSchemaValue) -> JsonSchemaValue:
     """A dimension group: null or ``"any"`` (any size), one size, a list of sizes, a list of
-    alternatives, or ``{one_of: [...]}`` of sizes or of lists of sizes."""
+    alternatives, or ``{one_of: [...]}`` of sizes or of lists of sizes; a size may be
+    ``"?"`` (dynamic, the same as -1)."""
     nested = next((m for m in inner.get("anyOf", [inner]) if m.get("type") == "array"), None)
     if nested is None:
         raise TdslError(f"schema: a dimension group whose canonical form is no array: {inner}")
-    sizes = {**nested.get("items", {}), "maxItems": MAX_RANK}
-    size = dict(sizes.get("items", {"type": "integer"}))
+    listed = nested.get("items", {})
+    size = {"anyOf": [dict(listed.get("items", {"type": "integer"})), {"const": "?"}]}
+    sizes = {**listed, "items": size, "maxItems": MAX_RANK}
     alternatives = {"type": "array", "items": sizes, "minItems": 1, "maxItems": MAX_SEQUENCES}
     one_size_each = {"type": "array", "items": size, "minItems": 1, "maxItems": MAX_SEQUENCES}
     return {
@@ -65,7 +67,7 @@ def _dims_widened(inner: JsonSchemaValue) -> JsonSchemaValue:
             },
         ],
         "description": "any size (null or 'any'), one size (256), one size per dimension of the group "
-        "([56, 56]), or alternatives ([[128], [256]] or {one_of: [128, 256]})",
+        "([56, 56]), or alternatives ([[128], [256]] or {one_of: [128, 256]}); '?' or -1 is a dynamic size",
     }
 
 
@@ -107,6 +109,7 @@ _AFTER: dict[str, Callable[[Validator, JsonSchemaValue], JsonSchemaValue]] = {
     "tdsl.model.base.in_range.<locals>.check": _in_range,
     "tdsl.model.base._symbol": _pattern(SYMBOL_RE.pattern),
     "tdsl.model.base._op_name": _pattern(OP_NAME_RE.pattern),
+    "tdsl.model.base._marker_name": _pattern(MARKER_RE.pattern),
     "tdsl.model.base._sizes_length": _max_items,
 }
 

@@ -181,12 +181,18 @@ def model_ops(draw: Draw, family: str) -> Op:
 
 
 def _dims(draw: Draw, sizes: list[Optional[int]], exact: bool) -> Any:
-    """A dims group for these sizes: exact, any (None), an int, or a one_of set."""
+    """A dims group for these sizes: exact, any (None), an int, or a one_of set (one of
+    its alternatives the sizes with a dynamic dimension, ``"?"`` or -1, as IREE's
+    ``dims_equal`` takes it for dynamic-shape ops)."""
     if any(s is None for s in sizes):
         return None
-    choice = "exact" if exact else _pick(draw, ["exact", "exact", "any", "one_of"])
+    choice = "exact" if exact else _pick(draw, ["exact", "exact", "any", "one_of", "dynamic"])
     if choice == "any":
         return _pick(draw, [None, "any"])
+    if choice == "dynamic" and sizes:
+        where = draw(st.integers(0, len(sizes) - 1))
+        dynamic = [_pick(draw, ["?", -1]) if i == where else s for i, s in enumerate(sizes)]
+        return [list(sizes), dynamic] if draw(st.booleans()) else {"one_of": [list(sizes), dynamic]}
     if choice == "one_of" and len(sizes) == 1:
         other = _pick(draw, DIM_SIZES)
         return {"one_of": [sizes[0], other]} if draw(st.booleans()) else [[sizes[0]], [other]]

@@ -7,6 +7,7 @@ Every other module goes through these functions; nothing outside this package im
 
 from __future__ import annotations
 
+import io
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,7 +62,10 @@ __all__ = [
     "onnx_import_command",
     "parse",
     "parse_vtensor_type",
+    "asm_state",
+    "print_in",
     "print_module",
+    "value_name",
     "set_argument_types",
     "signatures",
     "tool_path",
@@ -236,6 +240,24 @@ def apply_transform(payload: str, script: str, entry: str) -> str:
         except (ValueError, ir.MLIRError) as err:
             raise ParseFailure([Diagnostic(str(err), None, None, None)]) from None
         return str(module)
+
+
+def asm_state(op: Any) -> Any:
+    """The printer state of ``op``: its body's ops printed with it (:func:`print_in`) keep
+    the SSA names ``op`` prints them with."""
+    return _ir().AsmState(op)
+
+
+def print_in(op: Any, state: Any) -> str:
+    """``op`` as printed inside the op ``state`` was made for (no locations)."""
+    out = io.StringIO()
+    op.print(state, file=out)
+    return out.getvalue().rstrip()
+
+
+def value_name(value: Any, state: Any) -> str:
+    """The SSA name (``%0``, ``%arg0``) ``value`` is printed with under ``state``."""
+    return str(value.get_name(state))
 
 
 def print_module(module: Any, debug_info: bool = False) -> str:

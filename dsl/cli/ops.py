@@ -98,7 +98,7 @@ def _cmd_ops(args: argparse.Namespace) -> int:
         raise ArgumentError(
             f"--threads {','.join(map(str, args.threads))}: expected with --profile, received without it"
         )
-    program = program_of_args(args)
+    program = program_of_args(args, dynamic=not args.profile)  # a listing compiles without running
     progress = progress_bars(args)
     found: Profiled | None = None
     try:

@@ -109,11 +109,14 @@ def resolve_ready_spec(args: argparse.Namespace) -> None:
     args.strategies = found
 
 
-def program_of_args(args: argparse.Namespace) -> Program:
-    """The payload of a compile/run/bench/ops command as a loaded program."""
+def program_of_args(args: argparse.Namespace, dynamic: bool = False) -> Program:
+    """The payload of a compile/run/bench/ops command as a loaded program (``dynamic``: one
+    only compiled and listed, whose dynamic dimensions may stay)."""
     from ..programs.load import parse_dims, program_of
 
-    return program_of(args.payload, parse_dims(args.dim), args.weights_seed, getattr(args, "parameters", []))
+    return program_of(
+        args.payload, parse_dims(args.dim), args.weights_seed, getattr(args, "parameters", []), dynamic=dynamic
+    )
 
 
 def load_inputs(paths: Sequence[Path]) -> list[npt.NDArray[np.generic]]:

@@ -16,7 +16,7 @@ from ..render.scripts import FLAGS_FILE, RENDER_FILES
 from ..sets.loader import as_strategy_set, dump
 from .arguments import Commands, add_command, add_flag_args, add_strategy_args, target_names_text
 from .exits import EXIT_OK, os_reason
-from .options import check_output_dir, extra_flags
+from .options import check_output_dir, extra_flags, verbosity
 
 
 def add_render(sub: Commands) -> None:
@@ -156,7 +156,12 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
         check_output_file(args.output, "-o")
     return import_command(
-        args.specs if len(args.specs) > 1 else args.specs[0], args.output, args.target, args.allow_raw, args.kind
+        args.specs if len(args.specs) > 1 else args.specs[0],
+        args.output,
+        args.target,
+        args.allow_raw,
+        args.kind,
+        quiet=verbosity(args) < 0,
     )
 
 

@@ -278,8 +278,8 @@ def _tensor_type(t: bindings.TensorType) -> str:
 
 def matcher_for(view: OpView, function: str | None = None) -> MatcherKind | None:
     """The matcher that selects exactly ``view``: a contraction or convolution matcher with
-    its element types and every dimension group (strides and dilations too; a contraction's
-    indexing maps where they are not the named ops' own), else the op's
+    its element types and every dimension group (-1 for a dynamic one; strides and dilations
+    too; a contraction's indexing maps where they are not the named ops' own), else the op's
     name scoped to ``function``. None when the op's element types are not tdsl's.
 
     A contraction with zero points (``linalg.quantized_matmul``) is no contraction to IREE's
@@ -288,7 +288,8 @@ def matcher_for(view: OpView, function: str | None = None) -> MatcherKind | None
     two zero points, has the result's type), which fix its element types and every loop."""
     types = [t.element for t in view.operands]
     known = len(types) >= 3 and all(t in ELEMENT_BITS for t in types[:2] + types[-1:])
-    complete = known and all(s >= 0 for s in view.loop_sizes)
+    # A dynamic loop (-1) is matched as dynamic: dims_equal takes -1 (tdsl.model.matchers.dims).
+    complete = known
     data: dict[str, object] = {"lhs_type": types[0], "rhs_type": types[1], "output_type": types[-1]} if known else {}
     if (
         view.kind == "contraction"

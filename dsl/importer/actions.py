@@ -232,6 +232,8 @@ def _build(op: Op, declared: TransformOp, model: type[M], **given: object) -> M:
         return declared.build(model, op.attrs, **given)
     except OpAttributeError as err:
         raise Unsupported(op.name, op.line, f"{err.attribute}: {err.expected}") from None
+    except StrategyError as err:
+        raise Unsupported(op.name, op.line, f"attributes {model.__name__} accepts ({err})") from None
 
 
 def _param(op: Op, state: _Layout) -> bool:
@@ -504,8 +506,59 @@ _CODEGEN_READERS: dict[str, Callable[[_Codegen, Op], None]] = {
 """Op name -> the :class:`_Codegen` method that reads it."""
 
 
-def read_codegen(module: Module, name: str, definition: Sequence, root: str) -> Codegen:
-    """The :class:`Codegen` strategy whose lowering sequence tdsl rendered as ``definition``."""
+CODEGEN_PLUMBING = frozenset(
+    {
+        "transform.annotate",
+        "transform.apply_cse",
+        "transform.apply_patterns.canonicalization",
+        "transform.apply_patterns.iree.drop_inner_tiled_unit_dims",
+        "transform.apply_patterns.iree.lower_inner_tiled",
+        "transform.apply_patterns.iree.unroll_multi_mma",
+        "transform.apply_patterns.vector.lower_shape_cast",
+        "transform.apply_patterns.vector.transfer_permutation_patterns",
+        "transform.get_parent_op",
+        "transform.iree.bufferize",
+        "transform.iree.distribute_inner_tiled",
+        "transform.iree.forall_to_lanes",
+        "transform.iree.forall_to_workgroup",
+        "transform.iree.gpu_distribute_shared_memory_copy",
+        "transform.iree.hoist_static_alloc",
+        "transform.iree.populate_workgroup_count_region_using_num_threads_slice",
+        "transform.param.constant",
+        "transform.structured.pack",
+        "transform.util.eliminate_hoistable_conversions",
+        "transform.yield",
+    }
+)
+"""The ops tdsl's codegen template (``templates/strategies/codegen.mlir.j2``) renders around
+the steps a :class:`Codegen` reads back (:data:`_CODEGEN_READERS`, the cleanup and vector
+lowering patterns)."""
+
+
+def _unrendered(ops: list[Op]) -> Optional[Op]:
+    """The first op (patterns included) that tdsl's codegen template never renders."""
+    known = set(_CODEGEN_READERS) | CODEGEN_PLUMBING | set(_CLEANUP) | {d.name for d in _VECTOR_LOWERING}
+    for op in ops:
+        if op.name not in known:
+            return op
+        inner = _unrendered([c for region in op.regions for block in region for c in block.ops])
+        if inner is not None:
+            return inner
+    return None
+
+
+def read_codegen(module: Module, name: str, definition: Sequence, root: str, strict: bool = False) -> Codegen:
+    """The :class:`Codegen` strategy whose lowering sequence is ``definition``. A sequence tdsl
+    did not render (``strict``) may hold only ops tdsl's Codegen renders: any other raises
+    :class:`Unsupported` naming it (its steps would be lost, not rendered back)."""
+    if strict:
+        stray = _unrendered(definition.op.body.ops)
+        if stray is not None:
+            raise Unsupported(
+                stray.name,
+                stray.line,
+                f"an op of the lowering sequence @{definition.name} that tdsl's Codegen does not render",
+            )
     reader = _Codegen(name, root)
     for op in definition.op.body.ops:
         read = _CODEGEN_READERS.get(op.name)

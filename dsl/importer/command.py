@@ -22,6 +22,10 @@ from .writer import write_python, write_yaml
 SUFFIXES = (".py", ".yaml", ".yml", ".json")
 
 
+WARNING = ": warning: "
+"""What a note that is a warning says after its place (a rule left out or never applied)."""
+
+
 def import_command(
     spec: Union[Path, Sequence[Path]],
     output: Optional[Path],
@@ -30,12 +34,16 @@ def import_command(
     kind: Optional[str] = None,
     stdout: Optional[TextIO] = None,
     stderr: Optional[TextIO] = None,
+    quiet: bool = False,
 ) -> int:
     """Imports ``spec`` and writes the set to ``output`` (by its suffix) or, without one, the
     Python module to ``stdout``. Several specs are the scripts tdsl rendered for one set
     (each target and injection point): they are merged, rules at their original indices.
     Returns 0; raises :class:`~tdsl.importer.SpecImportError` (exit 2 on the command line)
-    for a spec it cannot import."""
+    for a spec it cannot import. ``quiet`` prints no notes but warnings (a rule left out or
+    never applied; the summary line stays), and an
+    output that cannot be written is an :class:`~tdsl.errors.OutputError` naming it as
+    given."""
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     if output is not None and output.suffix.lower() not in SUFFIXES:
@@ -76,8 +84,12 @@ def import_command(
     if output is None:
         out.write(text)
     else:
-        atomic_write(output, text)
-    for line in notes:
+        try:
+            atomic_write(output, text)
+        except OSError as error:
+            reason = (error.strerror or type(error).__name__).lower()
+            raise OutputError(f"-o {str(output)!r}: the output cannot be written ({reason})") from None
+    for line in [n for n in notes if WARNING in n] if quiet else notes:
         print(line, file=err)
     raw = f", {len(imported.raw)} kept as raw MLIR ({', '.join(imported.raw)})" if imported.raw else ""
     where = f" to {output}" if output is not None else ""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..bindings import Attr, CompilationInfo, LoweringConfig, Mma, PipelineOptions, TranslationInfo
+from ..bindings import Attr, CompilationInfo, LoweringConfig, Mma, PipelineOptions, TranslationInfo, Unit
 from ..errors import StrategyError
 from ..model.kinds import StrategyKind
 from ..model.lowering import AttentionDecomposition, CpuLowering, DecomposedMatmul, GpuLowering, MmaLayout
@@ -180,17 +180,19 @@ class ConfigReader:
         for key, part in value.items():
             if key not in ("qk_attrs", "pv_attrs"):
                 raise self.fail(f"the decomposition_config entry {key!r} (tdsl models qk_attrs and pv_attrs)")
+            tag = f"attention_{key[:2]}_matmul"
             if (
                 not isinstance(part, dict)
-                or set(part) != {"lowering_config"}
+                or set(part) - {tag} != {"lowering_config"}
+                or (tag in part and not isinstance(part[tag], Unit))
                 or not _gpu_config(part["lowering_config"])
             ):
                 raise self.fail(
-                    f"decomposition_config.{key}: exactly {{lowering_config = #iree_gpu.lowering_config<..>}}"
+                    f"decomposition_config.{key}: exactly {{[{tag}, ]lowering_config = #iree_gpu.lowering_config<..>}}"
                 )
             config = part["lowering_config"]
             assert isinstance(config, LoweringConfig)
-            fields: dict[str, object] = {}
+            fields: dict[str, object] = {"tagged": True} if tag in part else {}
             for entry, entry_value in config.entries.items():
                 if entry == "mma_kind" and isinstance(entry_value, Mma):
                     fields[entry] = MmaLayout(intrinsic=entry_value.intrinsic, col_major=entry_value.col_major)

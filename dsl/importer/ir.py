@@ -46,6 +46,12 @@ class Op:
     """For a named sequence: its printed form with every op's location (tdsl's renders)."""
     value_text: str = ""
     """For ``transform.param.constant``: its value attribute as printed."""
+    scoped_text: str = ""
+    """For an op of a named sequence's body: the op as printed inside that sequence (its SSA
+    names those of :attr:`value_names`), the form a raw chain keeps."""
+    value_names: dict[int, str] = field(default_factory=dict)
+    """For a named sequence: the SSA name of each value of its body as printed (value id ->
+    ``%name``)."""
 
     def attr(self, name: str) -> Optional[Attr]:
         return self.attrs.get(name)
@@ -130,16 +136,23 @@ class _Reader:
             found = self.ids[v] = len(self.ids)
         return found
 
-    def op(self, op: Any, text: bool = False) -> Op:
+    def op(self, op: Any, text: bool = False, scope: Any = None) -> Op:
+        """``op`` read; ``scope`` (the ``AsmState`` of a named sequence) prints its body's ops."""
         line, loc = _location(op.location)
         regions = []
+        names: dict[int, str] = {}
+        state = bindings.asm_state(op) if op.name == "transform.named_sequence" else None
         for region in op.regions:
             blocks = []
             for block in region.blocks:
                 args = tuple(self.value(a) for a in block.arguments)
                 b = Block(args, tuple(str(a.type) for a in block.arguments))
                 for child in block.operations:
-                    b.ops.append(self.op(child.operation, text=_keeps_text(child.operation.name)))
+                    b.ops.append(self.op(child.operation, text=_keeps_text(child.operation.name), scope=state))
+                if state is not None:
+                    names.update((self.value(a), bindings.value_name(a, state)) for a in block.arguments)
+                    for child in block.operations:
+                        names.update((self.value(r), bindings.value_name(r, state)) for r in child.results)
                 blocks.append(b)
             regions.append(blocks)
         return Op(
@@ -155,6 +168,8 @@ class _Reader:
             value_text=str(op.attributes["value"])
             if op.name == "transform.param.constant" and "value" in op.attributes
             else "",
+            scoped_text=bindings.print_in(op, scope) if scope is not None else "",
+            value_names=names,
         )
 
 

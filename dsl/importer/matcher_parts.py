@@ -149,7 +149,12 @@ def finish(item: Union[PendingMatch, OperandChecks]) -> MatcherKind:
         op = {"contraction": "contraction", "convolution": "convolution", "attention": fields.get("op", "attention")}[
             item.kind
         ]
-        raise Unsupported(f"transform.iree.match.{op}", item.line, f"a matcher tdsl can express ({err})") from None
+        model = {"contraction": "ContractionMatch", "convolution": "ConvolutionMatch", "attention": "AttentionMatch"}[
+            item.kind
+        ]
+        raise Unsupported(
+            f"transform.iree.match.{op}", item.line, f"tdsl's {model} rejects this matcher: {err}"
+        ) from None
 
 
 def _contraction(fields: dict[str, object]) -> ContractionMatch:

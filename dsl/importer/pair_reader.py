@@ -8,6 +8,7 @@ from typing import Optional
 
 from ..bindings import Attr
 from ..errors import StrategyError
+from ..model.base import MARKER_RE
 from ..model.kinds import Injection, StrategyKind
 from ..model.matchers import OpNameMatch
 from ..model.raw import RawAnnotation, RawCodegenAction, RawConfig, RawMatch, RawPreprocessingAction, RawTuningAction
@@ -24,6 +25,7 @@ from .actions import (
 from .configs import ConfigReader
 from .entry import PER_OP, TUNING_APPLIED, Pair, own_index, sanitize
 from .folding import loop_roles, root_op
+from .imperative import Chain, chain_action, chain_matcher, chain_name, chain_text
 from .ir import Module, Sequence
 from .matchers import Leaf, ReadMatcher, read_matcher
 from .problems import Note, SpecImportError, Unsupported
@@ -74,6 +76,7 @@ class PairReader:
     def read_pair(self, pair: Pair, name: str) -> PairRead:
         matcher = self.sequence(pair.matcher, pair.line)
         action = self.sequence(pair.action, pair.line)
+        self._refuse_call_replacement(action, matcher)
         raw_leaves = False
         try:
             read = read_matcher(self.module, matcher, self.own)
@@ -86,6 +89,58 @@ class PairReader:
             raw_leaves = True
         strategy, marks, raw_action = self._action(action, read, name, pair)
         return PairRead(pair, read.leaves, strategy, marks, raw_leaves or raw_action)
+
+    def _refuse_call_replacement(self, action: Sequence, matcher: Sequence) -> None:
+        """Refuses an action that imports symbols of the spec (``transform.util.import_symbol``
+        of a function or executable it defines) to call them instead of the matched ops: no
+        tdsl kind, raw ones included, carries payload functions."""
+        imports = [op for op in action.op.body.ops if op.name == "transform.util.import_symbol"]
+        if not imports:
+            return
+        names = ", ".join("@" + getattr(op.attr("symbol"), "name", "?") for op in imports)
+        call = next((op for op in action.op.body.ops if op.name == "transform.util.cast_and_call"), imports[0])
+        raise SpecImportError(
+            self.path,
+            call.line,
+            call.name,
+            f"an action tdsl has a kind for: @{action.name} replaces what @{matcher.name} matches with a call to "
+            f"what the spec defines ({names}); tdsl's actions rewrite or configure the matched op, and no kind "
+            "(raw MLIR included) carries payload functions",
+        )
+
+    def read_chain(self, chain: Chain, entry: Sequence) -> PairRead:
+        """One chain of an imperative entry point: its match as the matcher, the ops on the
+        matched handle as the action (typed, else refused, or with ``allow_raw`` that chain
+        alone kept as a raw action on the typed matcher, with a note naming its ops)."""
+        name = chain_name(chain)
+        pair = Pair(name, name, chain.scope, chain.line)
+        try:
+            leaf = Leaf(chain_matcher(chain.match), None, chain.line)
+        except Unsupported as problem:
+            raise SpecImportError(self.path, problem.line, problem.op, problem.missing) from None
+        if not chain.ops:
+            raise SpecImportError(
+                self.path, chain.line, chain.match.name, "ops on the handle it matches (the match is unused)"
+            )
+        read = ReadMatcher([leaf], (chain.handle,), {})
+        try:
+            strategy, marks, _ = self._typed_action(chain_action(chain, name), {}, read, name, {})
+            return PairRead(pair, [leaf], strategy, marks, False)
+        except Unsupported as problem:
+            if not self.allow_raw:
+                raise self.refuse(problem, f"the ops on the handle of line {chain.line}") from None
+            try:
+                strategy = RAW_ACTION[self.injection](name=name, sequence=chain_text(chain, entry.op.value_names, name))
+            except StrategyError as err:
+                raise SpecImportError(
+                    self.path, problem.line, problem.op, f"{problem.missing}; and as raw MLIR: {err}"
+                ) from None
+            ops = ", ".join(dict.fromkeys(op.name for op in chain.ops))
+            self.note(
+                problem.line,
+                f"{problem.op}: {problem.missing}; the ops on the handle of line {chain.line} ({ops}) are kept as a raw action ({name}) on its typed matcher",
+            )
+            return PairRead(pair, [leaf], strategy, Marks(), True)
 
     def _raw_matcher(self, matcher: Sequence, problem: Unsupported) -> ReadMatcher:
         try:
@@ -172,12 +227,13 @@ class PairReader:
                     definition.line,
                     f"{strategy_name}: the script does not name the Codegen root op; imported as root='linalg.generic' (set it to the named op for tdsl's loop checks)",
                 )
-            return read_codegen(self.module, strategy_name, definition, root), config.marks, False
+            return read_codegen(self.module, strategy_name, definition, root, strict=not self.own), config.marks, False
         return self._config(config, strategy_name, read, action.line), config.marks, False
 
     def _config(self, config: ConfigAction, name: str, read: ReadMatcher, line: Optional[int]) -> StrategyKind:
         info: Optional[Attr] = None
         decomposition: Optional[Attr] = None
+        markers: list[str] = []
         info_line = line
         for label, value, at in config.annotations:
             if label == "compilation_info" and info is None:
@@ -191,11 +247,13 @@ class PairReader:
                         f"the {TUNING_APPLIED!r} marker IREE's default specs set is not kept (tdsl marks ops with tdsl.applied)",
                     )
                     self.dropped_applied = True
+            elif value is None and MARKER_RE.fullmatch(label):
+                markers.append(label)
             else:
                 raise Unsupported(
                     "transform.annotate",
                     at,
-                    f"the annotation {label!r} (tdsl's lowering strategies set compilation_info and decomposition_config)",
+                    f"the annotation {label!r} (tdsl's lowering strategies set compilation_info, decomposition_config and __*_applied__ markers)",
                 )
         if info is None:
             raise Unsupported(
@@ -203,6 +261,8 @@ class PairReader:
             )
         reader = ConfigReader(info_line, loop_roles(read.leaves))
         strategy = reader.strategy(name, info, decomposition)
+        if markers:
+            strategy = type(strategy).model_validate({**strategy.model_dump(), "markers": markers})
         for at, text in reader.notes:
             self.note(at, text)
         return strategy
@@ -249,6 +309,16 @@ class PairReader:
         parsed = own_index(action.name)
         return strategy, Marks(name, parsed[0] if parsed else None), True
 
+    def _without_prints(self, action: Sequence) -> str:
+        """The action's text without its ``transform.print`` ops (debug output of the
+        transform interpreter), each dropped with a note."""
+        prints = [op for op in action.op.body.ops if op.name == "transform.print"]
+        if not prints or not _print_lines(action):
+            return action.text
+        for op in prints:
+            self.note(op.line, "transform.print (debug output of the transform interpreter) is not kept")
+        return "\n".join(line for line in action.text.splitlines() if not line.strip().startswith("transform.print"))
+
     def _raw_action(
         self,
         action: Sequence,
@@ -279,7 +349,7 @@ class PairReader:
         helpers = _helpers(self.module, action)
         try:
             strategy = RAW_ACTION[self.injection](
-                name=name, sequence=action.text, helpers=tuple(h.text for h in helpers)
+                name=name, sequence=self._without_prints(action), helpers=tuple(h.text for h in helpers)
             )
         except StrategyError as err:
             raise SpecImportError(
@@ -289,6 +359,13 @@ class PairReader:
             problem.line, f"{problem.op}: {problem.missing}; the action @{action.name} is kept as raw MLIR ({name})"
         )
         return strategy, Marks(), True
+
+
+def _print_lines(action: Sequence) -> bool:
+    """Whether each ``transform.print`` of ``action``'s body is one line of its text of its own."""
+    lines = [line.strip() for line in action.text.splitlines()]
+    prints = [op for op in action.op.body.ops if op.name == "transform.print"]
+    return len(prints) == sum(line.startswith("transform.print") for line in lines)
 
 
 def _annotations(action: Sequence, bound_text: dict[int, str]) -> Optional[list[RawAnnotation]]:

@@ -23,12 +23,13 @@ from typing import Sequence as Seq
 from ..errors import StrategyError, TargetError, TdslError
 from ..model.all_of import AllOf
 from ..model.kinds import Injection, MatcherKind, StrategyKind
-from ..model.matchers import DagMatch
+from ..model.matchers import AttentionMatch, DagMatch
 from ..sets.strategy_set import Rule, StrategySet
 from ..targets import Target, named, target_names
 from ..targets.registry import default_for
-from .entry import deferred_fields, find_entry, own_index, read_pairs, sanitize
+from .entry import check_spec, deferred_fields, find_entry, guess_injection, own_index, read_pairs, sanitize
 from .folding import dag_root, fold_alternatives, rule_matcher
+from .imperative import is_imperative, read_chains
 from .ir import Module, Op, Sequence, read_module
 from .pair_reader import PairRead, PairReader
 from .problems import Note, SpecImportError
@@ -61,6 +62,8 @@ class Imported:
     path: str = "<spec>"
     upgraded: str = ""
     """The spec as IREE 3.13 parses it (after the upgrades the notes list)."""
+    entry: str = ""
+    """The name of the spec's entry point sequence."""
 
     def report(self) -> list[str]:
         """One line per note (``path:line: text``)."""
@@ -92,7 +95,13 @@ def _backends(strategy: StrategyKind) -> frozenset[object]:
     return strategy.backends
 
 
-def _infer_target(strategies: list[StrategyKind], given: Optional[str], notes: list[Note]) -> str:
+ROCM_WORDS = ("#iree_gpu.", "MFMA_", "WMMA_", "#rocdl.", "rocm", "gfx9", "amdgpu")
+"""Words that only a spec for a ROCm GPU holds (its attributes, intrinsics, targets)."""
+
+
+def _infer_target(strategies: list[StrategyKind], given: Optional[str], notes: list[Note], text: str = "") -> str:
+    """The target the rules are for: ``given``, else the backend their configs name, else
+    gfx942 where the spec's ``text`` names ROCm (:data:`ROCM_WORDS`), else cpu (noted)."""
     if given is not None:
         return given
     from ..model.kinds import Backend
@@ -110,6 +119,17 @@ def _infer_target(strategies: list[StrategyKind], given: Optional[str], notes: l
         return cpu
     if any(len(b) == 1 for b in backends):
         raise TargetError(f"the spec holds configs for both {Backend.LLVM_CPU} and {Backend.ROCM}: pass a target")
+    code = "\n".join(line.split("//", 1)[0] for line in text.splitlines())  # comments left out
+    rocm = next((word for word in ROCM_WORDS if word in code), None)
+    if rocm is not None:
+        gpu = default_for(Backend.ROCM).name
+        notes.append(
+            Note(
+                None,
+                f"no config names a backend, but the spec names {rocm!r} (ROCm): the rules are imported for target {gpu!r} (pass a target to choose)",
+            )
+        )
+        return gpu
     notes.append(
         Note(None, f"no config names a backend; the rules are imported for target {cpu!r} (pass a target to choose)")
     )
@@ -146,22 +166,40 @@ def _read_pairs(text: str, path: str, injection: Optional[Injection], allow_raw:
     """Upgrades and parses the spec, finds its entry point and reads each of its pairs."""
     upgraded, notes = upgrade(text, path)
     module = read_module(upgraded)
+    check_spec(module, path)
+    guessed = guess_injection(module, text) if injection is None else None
+    if guessed is not None:
+        injection = guessed
+        notes.append(
+            Note(
+                None,
+                f"the spec names hal.executable ops, which only a codegen library sees: imported as a {guessed.value}",
+            )
+        )
     entry, injection = find_entry(module, injection, path)
+    if is_imperative(entry):
+        reader = PairReader(module, path, allow_raw, injection)
+        reader.notes.extend(notes)
+        reads = [reader.read_chain(chain, entry) for chain in read_chains(entry, path, reader.notes, injection)]
+        return _ReadPairs(module, entry, injection, reader, reads, False, upgraded)
     deferred: list[Op] = []
-    pairs = read_pairs(entry, path, deferred if (module.name or "").startswith("tdsl_") else None)
-    own = (module.name or "").startswith("tdsl_") and all(own_index(p.action) is not None for p in pairs)
+    tdsl_render = (module.name or "").startswith("tdsl_")
+    pairs = read_pairs(entry, path, deferred, notes, tdsl_render)
+    own = tdsl_render and all(own_index(p.action) is not None for p in pairs)
+    reader = PairReader(module, path, allow_raw, injection, own)
+    reader.deferred = deferred_fields(deferred) if own else {}
+    reader.notes.extend(notes)
+    # the pairs first: what they do is what a reader of the spec needs to know first
+    reads = [reader.read_pair(pair, sanitize(pair.matcher)) for pair in pairs]
     if deferred and not own:
         stray = deferred[0]
         raise SpecImportError(
             path,
             stray.line,
             stray.name,
-            f"an op in the entry point @{entry.name}: tdsl's entry only runs foreach_match (over the root or a function)",
+            f"an op in the entry point @{entry.name} after its foreach_match runs: tdsl's entry only runs "
+            "foreach_match (over the root or a function)",
         )
-    reader = PairReader(module, path, allow_raw, injection, own)
-    reader.deferred = deferred_fields(deferred)
-    reader.notes.extend(notes)
-    reads = [reader.read_pair(pair, sanitize(pair.matcher)) for pair in pairs]
     return _ReadPairs(module, entry, injection, reader, reads, own, upgraded)
 
 
@@ -236,11 +274,13 @@ def _note_renamed(spec: _ReadPairs, renamed: dict[str, str]) -> None:
         spec.reader.note(found.line if found is not None else None, f"@{original} is named {new} ({why})")
 
 
-def _note_dead_patterns(
+def _note_dead_matchers(
     spec: _ReadPairs, rules: list[_FoldedRule], target_name: str, targets: Optional[Seq[Target]]
 ) -> None:
-    """Notes the pattern DAGs whose root op the target has turned into a generic by the
-    time IREE configures ops (the rule matches nothing, as in the original spec)."""
+    """Warns of the rules IREE 3.13 never applies when it configures ops (as in the original
+    spec): a pattern DAG whose root op the target has turned into a generic, and an
+    ``iree.match.attention`` matcher (attention is ``iree_linalg_ext.online_attention`` by
+    then, on every target)."""
     gone = _target_model(target_name, targets).ops_gone_at_codegen
     for rule in rules:
         for leaf in rule.matcher.matchers if isinstance(rule.matcher, AllOf) else (rule.matcher,):
@@ -249,6 +289,11 @@ def _note_dead_patterns(
                 spec.reader.note(
                     rule.line,
                     f"{rule.strategy.name}: the pattern's root {root} is a linalg.generic when IREE 3.13 configures ops for {target_name}, so this rule matches nothing (as in the original spec)",
+                )
+            if isinstance(leaf, AttentionMatch) and leaf.op == "attention":
+                spec.reader.note(
+                    rule.line,
+                    f"warning: {rule.strategy.name}: IREE 3.13 has turned attention into iree_linalg_ext.online_attention when it configures ops, so its transform.iree.match.attention matches nothing (as in the original spec); match op='online_attention' to configure attention",
                 )
 
 
@@ -297,7 +342,7 @@ def read_spec(
     _note_renamed(spec, renamed)
     notes = spec.reader.notes
     try:
-        target_name = _infer_target([r.strategy for r in rules], target, notes)
+        target_name = _infer_target([r.strategy for r in rules], target, notes, spec.upgraded)
     except TargetError as err:
         raise SpecImportError(path, None, "", str(err)) from None
     module_name = spec.module.name
@@ -323,7 +368,7 @@ def read_spec(
             "(--iree-codegen-tuning-spec-path), which IREE 3.13 applies the same way",
         )
     if spec.injection is not Injection.PREPROCESSING:
-        _note_dead_patterns(spec, rules, target_name, targets)
+        _note_dead_matchers(spec, rules, target_name, targets)
     strategy_set = _strategy_set(set_name, rules, target_name, targets, notes, path)
     imported_rules = [
         ImportedRule(Rule(target=target_name, match=r.matcher, strategy=r.strategy), r.index) for r in rules
@@ -341,6 +386,7 @@ def read_spec(
         spec.own,
         path,
         spec.upgraded,
+        spec.entry.name,
     )
 
 

@@ -58,6 +58,20 @@ def _symbol(value: str) -> str:
     return value
 
 
+MARKER_RE = re.compile(r"__[A-Za-z0-9_]+_applied__")
+"""A marker annotation as IREE's specs spell it: ``__custom_tuning_spec_applied__``."""
+
+
+def _marker_name(value: str) -> str:
+    if not MARKER_RE.fullmatch(value):
+        raise problem("", "a marker name '__<name>_applied__' (letters, digits, '_')", value)
+    return value
+
+
+MarkerName = Annotated[str, Strict(), AfterValidator(_marker_name)]
+"""A unit marker annotation ``__<name>_applied__`` set on an op a rule configured."""
+
+
 def _op_name(value: str) -> str:
     if not OP_NAME_RE.fullmatch(value):
         raise problem("", "an operation name such as 'linalg.matmul'", value)

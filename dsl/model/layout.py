@@ -203,12 +203,6 @@ class PackTranspose(StrategyModel):
             check_permutation("outer_perm", self.outer_perm)
         if self.inner_perm is not None:
             check_permutation("inner_perm", self.inner_perm)
-        if self.operand == "result" and self.outer_perm is not None:
-            raise problem(
-                "outer_perm",
-                "no outer_perm for the result (the unpack takes only inner_perm)",
-                list(self.outer_perm),
-            )
         return self
 
     @property

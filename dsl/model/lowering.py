@@ -29,6 +29,7 @@ from pydantic import AfterValidator, Strict, model_validator
 from .base import (
     Described,
     Indices,
+    MarkerName,
     OperandIndex,
     Sizes,
     StrategyModel,
@@ -148,6 +149,9 @@ class CpuLowering(StrategyKind):
     """Vector tile per reduction loop (vector_reduction level); 0 for parallel loops."""
     vector_inner_parallel: Optional[Sizes] = None
     """Inner vector tile per parallel loop (vector_inner_parallel level), e.g. for mmt4d."""
+    markers: tuple[MarkerName, ...] = ()
+    """Unit marker annotations set on the configured op after its config, as IREE's test
+    specs mark what they configured (transform.annotate %op "__custom_tuning_spec_applied__")."""
 
     # Levels a pipeline never tiles in IREE 3.13 (its pass list has no tiling for them), so
     # a value there would be silently ignored.
@@ -280,6 +284,9 @@ class DecomposedMatmul(StrategyModel):
     """The matmul's subgroup_basis [counts, mapping]: subgroup counts and the loops they apply to."""
     promote_operands: Optional[tuple[OperandIndex, ...]] = None
     """Operand indices the matmul promotes to shared memory (promote_operands)."""
+    tagged: StrictBool = False
+    """The matmul's unit attribute next to its config (attention_qk_matmul / attention_pv_matmul),
+    as IREE's own attention configs write it."""
 
     @model_validator(mode="after")
     def _check(self) -> "DecomposedMatmul":
@@ -381,6 +388,9 @@ class GpuLowering(StrategyKind):
     """translation_info llvm_func_attrs: LLVM function attributes, e.g. amdgpu-waves-per-eu."""
     decomposition_config: Optional[AttentionDecomposition] = None
     """decomposition_config of an attention op: lowering configs of its qk and pv matmuls."""
+    markers: tuple[MarkerName, ...] = ()
+    """Unit marker annotations set on the configured op after its config, as IREE's test
+    specs mark what they configured (transform.annotate %op "__custom_tuning_spec_applied__")."""
 
     @model_validator(mode="after")
     def _check(self) -> "GpuLowering":

@@ -83,7 +83,8 @@ def _size_max_implied(earlier: ContractionMatch, later: ContractionMatch) -> boo
     if later.size_max is not None and later.size_max <= earlier.size_max:
         return True
     groups = [_single_sizes(later.m), _single_sizes(later.n), _single_sizes(later.k)]
-    return all(g is not None and all(size <= earlier.size_max for size in g) for g in groups)
+    # a dynamic size (-1) may be any size: it implies no bound
+    return all(g is not None and all(0 <= size <= earlier.size_max for size in g) for g in groups)
 
 
 def contraction_covers(earlier: ContractionMatch, later: ContractionMatch) -> bool:

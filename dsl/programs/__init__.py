@@ -13,6 +13,8 @@ an ``.onnx`` model is brought to MLIR first. One module per job:
   :func:`~tdsl.programs.load.program_of`.
 * :mod:`~tdsl.programs.onnx_import`: ``iree-import-onnx`` under a timeout, and the fixes
   of the ONNX forms IREE 3.13's importer gets wrong.
+* :mod:`~tdsl.programs.bool_constants`: boolean constants stored as u8 (data tiling cannot
+  encode i1).
 * :mod:`~tdsl.programs.weights`: stripped weights drawn again from a seed.
 * :mod:`~tdsl.programs.parameters`: parameter archives (``.irpa``): weights read at load.
 * :mod:`~tdsl.programs.quantization`: quantization roles of inputs, steps of outputs.

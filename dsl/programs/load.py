@@ -81,6 +81,7 @@ def load_program(
     weights_seed: int = 0,
     timeout_s: float = DEFAULT_IMPORT_TIMEOUT_S,
     parameters: Sequence[str] = (),
+    dynamic: bool = False,
 ) -> Program:
     """Loads an ``.onnx`` model or an ``.mlir`` program (torch/ONNX dialect or linalg).
 
@@ -96,7 +97,9 @@ def load_program(
     were stripped (:data:`STRIP_MARKER`) gets them drawn again from ``weights_seed``
     (:func:`~tdsl.programs.weights.refill_weights`). Raises :class:`DynamicShapeError` for a dynamic dimension
     that is left, :class:`ArgumentError` for a ``dims`` key that names nothing,
-    :class:`MissingExtra` without ``tdsl[onnx]``, :class:`ImportFailed`.
+    :class:`MissingExtra` without ``tdsl[onnx]``, :class:`ImportFailed`. With ``dynamic``
+    (a program that is only compiled and listed, never run), a dynamic dimension ``dims`` does
+    not set stays dynamic (noted) instead.
     """
     source = Path(path)
     problem = not_a_payload(source, "program")
@@ -108,9 +111,11 @@ def load_program(
             raise ArgumentError(
                 "--parameters: expected an .mlir program that names parameters, received an .onnx model (its weights are in the model)"
             )
-        return _with_precision_note(_load_onnx(source, dict(dims), weights_seed, timeout_s))
+        return _with_precision_note(_load_onnx(source, dict(dims), weights_seed, timeout_s, dynamic))
     if suffix == ".mlir":
-        return _with_precision_note(replace(_load_mlir(source, dict(dims)), parameters=parse_parameters(parameters)))
+        return _with_precision_note(
+            replace(_load_mlir(source, dict(dims), dynamic), parameters=parse_parameters(parameters))
+        )
     raise ArgumentError(
         f"program {str(source)!r}: expected an .onnx model or an .mlir file, received a {suffix or 'suffix-less'} file"
     )
@@ -123,7 +128,23 @@ def _with_precision_note(program: Program) -> Program:
     return program
 
 
-def _load_mlir(source: Path, dims: dict[str, int]) -> Program:
+DYNAMIC_NOTE = "dynamic dimensions left dynamic (-1 in the matchers); pass --dim NAME=SIZE for a static build"
+
+
+def _left_dynamic(functions: Sequence[mlir.FunctionTypes], names: Sequence[str], notes: list[str]) -> None:
+    """Notes that a dynamic dimension stays dynamic (after checking every argument is a
+    ranked tensor, as :func:`_check_static` does)."""
+    for function in functions:
+        try:
+            _check_static(function, names)
+        except DynamicShapeError as err:
+            if "is unranked" in str(err):
+                raise
+            notes.append(DYNAMIC_NOTE)
+            return
+
+
+def _load_mlir(source: Path, dims: dict[str, int], dynamic: bool = False) -> Program:
     text = source.read_text()
     kind = "torch" if "!torch." in text else "linalg"
     functions = tuple(mlir.function_types(text))
@@ -139,7 +160,9 @@ def _load_mlir(source: Path, dims: dict[str, int]) -> Program:
             atomic_write(path, text)
         functions = tuple(mlir.function_types(text))
         notes.append("dimensions set: " + ", ".join(f"{k}={v}" for k, v in sorted(dims.items())))
-    for function in functions:
+    if dynamic:
+        _left_dynamic(functions, (), notes)
+    for function in functions if not dynamic else ():
         _check_static(function, ())
     return Program(source, kind, path, None, functions, dims=dims, notes=tuple(notes))
 
@@ -237,7 +260,7 @@ def _check_static(function: mlir.FunctionTypes, names: Sequence[str]) -> None:
                 )
 
 
-def _load_onnx(source: Path, dims: dict[str, int], seed: int, timeout_s: float) -> Program:
+def _load_onnx(source: Path, dims: dict[str, int], seed: int, timeout_s: float, dynamic: bool = False) -> Program:
     onnx_module = require_onnx()
     try:
         model = onnx_module.load(str(source))
@@ -247,7 +270,7 @@ def _load_onnx(source: Path, dims: dict[str, int], seed: int, timeout_s: float) 
     initializers = {t.name for t in model.graph.initializer}
     inputs = [i for i in model.graph.input if i.name not in initializers]
     names = tuple(i.name for i in inputs)
-    _apply_onnx_dims(model, inputs, dims)
+    _apply_onnx_dims(model, inputs, dims, dynamic)
     if dims:
         notes.append("dimensions set: " + ", ".join(f"{k}={v}" for k, v in sorted(dims.items())))
     refilled = refill_weights(model, seed)
@@ -275,7 +298,9 @@ def _load_onnx(source: Path, dims: dict[str, int], seed: int, timeout_s: float) 
     if not imported.exists():
         import_onnx(to_import, imported, timeout_s)
     functions = tuple(mlir.function_types(imported.read_text()))
-    for function in functions:
+    if dynamic:
+        _left_dynamic(functions, names, notes)
+    for function in functions if not dynamic else ():
         _check_static(function, names)
     return Program(
         source,
@@ -294,11 +319,14 @@ def _load_onnx(source: Path, dims: dict[str, int], seed: int, timeout_s: float) 
     )
 
 
-def _apply_onnx_dims(model: "onnx.ModelProto", inputs: Sequence[Any], dims: Mapping[str, int]) -> None:
+def _apply_onnx_dims(
+    model: "onnx.ModelProto", inputs: Sequence[Any], dims: Mapping[str, int], dynamic: bool = False
+) -> None:
     """Sets ``dims`` in ``model`` (in place): a dynamic input dimension takes the size given
     for its dim_param, ``argN.D`` or ``<input name>.D``; a dim_param elsewhere (outputs,
     value infos) takes the same size. Raises ArgumentError for a key that names no dimension
-    or a static one of another size, DynamicShapeError for a dynamic dimension left."""
+    or a static one of another size, DynamicShapeError for a dynamic dimension left (unless
+    ``dynamic``)."""
     used: set[str] = set()
     by_param: dict[str, int] = {}
     available: list[str] = []
@@ -339,7 +367,7 @@ def _apply_onnx_dims(model: "onnx.ModelProto", inputs: Sequence[Any], dims: Mapp
             f"--dim {unknown[0]}={dims[unknown[0]]}: the model has no such dimension; its dynamic input dimensions: "
             f"{', '.join(available) or 'none'} (NAME is a dim_param or argN.D)"
         )
-    if left:
+    if left and not dynamic:
         what, name = left[0]
         more = f" ({len(left) - 1} more dynamic: {', '.join(n for _, n in left[1:])})" if len(left) > 1 else ""
         raise DynamicShapeError(f"{what}; tdsl compiles static shapes: pass --dim {name}=SIZE{more}")
@@ -393,6 +421,12 @@ def parse_dims(specs: Iterable[str]) -> dict[str, int]:
     return dims
 
 
+def _does_not_parse(payload: Path, err: ParseFailure) -> RunFailed:
+    first = err.diagnostics[0]
+    where = f"{payload}:{first.line}:{first.column}" if first.line else str(payload)
+    return RunFailed(f"{where}: the payload does not parse: {first.message}")
+
+
 def payload_signatures(payload: Path) -> tuple[str, list[mlir.FunctionSignature]]:
     """The payload's text and the signatures of its public functions; a payload that is
     missing, does not parse or has arguments tdsl cannot feed is a one-line error."""
@@ -406,28 +440,36 @@ def payload_signatures(payload: Path) -> tuple[str, list[mlir.FunctionSignature]
     try:
         functions = mlir.signatures(text)
     except ParseFailure as err:
-        first = err.diagnostics[0]
-        where = f"{payload}:{first.line}:{first.column}" if first.line else str(payload)
-        raise RunFailed(f"{where}: the payload does not parse: {first.message}") from None
+        raise _does_not_parse(payload, err) from None
     except PayloadError as err:
         raise PayloadError(f"{payload}: {err}") from None
     return text, functions
 
 
 def program_of(
-    payload: Path | str | Program, dims: Mapping[str, int] = {}, weights_seed: int = 0, parameters: Sequence[str] = ()
+    payload: Path | str | Program,
+    dims: Mapping[str, int] = {},
+    weights_seed: int = 0,
+    parameters: Sequence[str] = (),
+    dynamic: bool = False,
 ) -> Program:
     """``payload`` as a :class:`~tdsl.programs.program.Program`: an ``.onnx`` model is imported,
     an ``.mlir`` file read (torch/ONNX dialect or linalg); ``dims`` fix dynamic dimensions,
     ``parameters`` name the archives of its parameter globals (``SCOPE=FILE.irpa``).
-    A linalg payload is checked as :func:`payload_signatures` does (one-line errors)."""
+    A linalg payload is checked as :func:`payload_signatures` does (one-line errors); with
+    ``dynamic`` (a program only listed), dynamic dimensions may stay (:func:`load_program`)."""
     if isinstance(payload, Program):
         return payload
     path = Path(payload)
     if path.suffix.lower() == ".mlir" and not dims:
         text = path.read_text() if path.is_file() else ""
-        if "!torch." not in text:
+        if "!torch." not in text and not dynamic:
             payload_signatures(path)
+        elif dynamic:
+            try:
+                mlir.function_types(text)
+            except ParseFailure as err:
+                raise _does_not_parse(path, err) from None
     elif not_a_payload(path) is not None:
         raise PayloadError(str(not_a_payload(path)))
-    return load_program(path, dims=dims, weights_seed=weights_seed, parameters=parameters)
+    return load_program(path, dims=dims, weights_seed=weights_seed, parameters=parameters, dynamic=dynamic)

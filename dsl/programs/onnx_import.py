@@ -20,6 +20,7 @@ import numpy as np
 from .. import bindings as mlir
 from ..errors import TdslError
 from ..files import staged
+from .bool_constants import store_bool_constants_as_u8
 from .program import EXTERNAL_MIN_ELEMENTS, ONNX_EXTRA, PARAMETER_SCOPE, MissingExtra
 from .qlinear_forms import integer_form, integer_qlinear_matmul
 
@@ -161,14 +162,26 @@ def import_fixes(model: "onnx.ModelProto") -> list[str]:
       ``linalg.matmul {cast = cast_unsigned}``, which IREE 3.13 computes as signed (its
       generalization and vectorization emit ``arith.extsi``: wrong results for values >= 128).
       Rewritten with explicit zero points 0, which IREE imports as an exact i32 contraction.
+    * a boolean initializer or ``Constant`` (a causal mask): data tiling fails on the i1
+      tensor. Stored as u8 and cast to bool where read
+      (:func:`~tdsl.programs.bool_constants.store_bool_constants_as_u8`).
     """
-    from onnx import TensorProto, numpy_helper
+    fresh = _name_factory(model)
+    notes = _quantized_matmul_fixes(model, fresh)
+    stored = store_bool_constants_as_u8(model, fresh)
+    if stored:
+        notes.append(
+            f"{len(stored)} boolean constants stored as u8 and cast to bool where read: "
+            f"{', '.join(stored[:3])}{', ...' if len(stored) > 3 else ''} "
+            "(IREE 3.13's data tiling cannot encode an i1 tensor)"
+        )
+    return notes
 
-    if not any(node.op_type in ("QLinearMatMul", "MatMulInteger") for node in model.graph.node):
-        return []
-    types = _value_types(model)
-    taken = {v for node in model.graph.node for v in [*node.input, *node.output]} | {
-        t.name for t in model.graph.initializer
+
+def _name_factory(model: "onnx.ModelProto") -> Callable[[str], str]:
+    """A function that returns a name no value of ``model`` has, from a base name (each once)."""
+    taken = {v for node in model.graph.node for v in [*node.input, *node.output, node.name]} | {
+        t.name for t in [*model.graph.initializer, *model.graph.input, *model.graph.output]
     }
 
     def fresh(base: str) -> str:
@@ -179,6 +192,17 @@ def import_fixes(model: "onnx.ModelProto") -> list[str]:
         taken.add(name)
         return name
 
+    return fresh
+
+
+def _quantized_matmul_fixes(model: "onnx.ModelProto", fresh: Callable[[str], str]) -> list[str]:
+    """The QLinearMatMul and MatMulInteger rewrites of :func:`import_fixes` (in place); one
+    note per kind made."""
+    from onnx import TensorProto, numpy_helper
+
+    if not any(node.op_type in ("QLinearMatMul", "MatMulInteger") for node in model.graph.node):
+        return []
+    types = _value_types(model)
     batched = unsigned = 0
     integer: list[str] = []
     nodes = []

@@ -49,10 +49,12 @@ class Entry:
 
 @dataclass(frozen=True)
 class DecomposedPart:
-    """``name = {lowering_config = #iree_gpu.lowering_config<{entries}>}`` (``pv_attrs``, ``qk_attrs``)."""
+    """``name = {[tag, ]lowering_config = #iree_gpu.lowering_config<{entries}>}`` (``pv_attrs``,
+    ``qk_attrs``; ``tag`` the matmul's unit attribute, empty without one)."""
 
     name: str
     entries: tuple[Entry, ...]
+    tag: str = ""
 
 
 @dataclass(frozen=True)
@@ -164,5 +166,6 @@ def plan_decomposition(d: AttentionDecomposition) -> Decomposition:
     parts = []
     for name, part in (("pv_attrs", d.pv), ("qk_attrs", d.qk)):
         if part is not None:
-            parts.append(DecomposedPart(name, _decomposed(part)))
+            tag = f"attention_{name[:2]}_matmul" if part.tagged else ""
+            parts.append(DecomposedPart(name, _decomposed(part), tag))
     return Decomposition(tuple(parts))

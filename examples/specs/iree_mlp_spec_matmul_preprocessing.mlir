@@ -1,8 +1,8 @@
 // Source: iree-org/iree, samples/custom_dispatch/cpu/mlp_plugin/mlp_spec_matmul.mlir (commit
 // 35f244974f575d70684beabb9a48704652926339, Apache-2.0 WITH LLVM-exception), verbatim: a preprocessing
 // spec (--iree-preprocessing-transform-spec-filename) that replaces a matmul with a call to a system
-// plugin. tdsl refuses it: its entry point runs foreach_match inside transform.foreach over util.func
-// ops, and its action imports symbols and rewires uses (tdsl's layout strategies rewrite the op).
+// plugin. tdsl refuses it at its action (line 77): it replaces the matched DAG with a call to the
+// util.func and executable above (tdsl's kinds rewrite or configure the matched op).
 // Sample spec that matches an MLP example and forwards to
 // an implementation implemented by a system plugin.
 // Is used along with samples/custom_dispatch/cpu/plugin/mlp.mlir

@@ -1,7 +1,7 @@
 // Source: iree-org/iree, samples/transform_dialect/transform_library.mlir (commit
 // 1ae71b36458808444c4da455081d8974bf545368, Apache-2.0 WITH LLVM-exception), verbatim: a codegen
 // library (--iree-codegen-transform-dialect-library=transform_library.mlir@transform_main) for the
-// Vulkan/SPIR-V sample. tdsl refuses it: it targets SPIR-V (SPIRVBaseVectorize).
+// Vulkan/SPIR-V sample. tdsl leaves out its SPIR-V action (a warning) and imports the rest, upgraded.
 module attributes { transform.with_named_sequence } {
   // Print and send it down normal IREE codegen.
   transform.named_sequence @custom_matmul(%matmul: !transform.any_op {transform.consumed}) {  

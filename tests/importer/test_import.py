@@ -221,14 +221,13 @@ def test_refusals_name_the_op_the_line_and_what_is_missing() -> None:
     with pytest.raises(SpecImportError) as err:
         read_file(SPECS / "iree_mlp_spec_matmul_preprocessing.mlir")
     assert str(err.value) == (
-        f"{SPECS / 'iree_mlp_spec_matmul_preprocessing.mlir'}:92: transform.structured.match: an op in the entry point "
-        "@__transform_main: tdsl's entry only runs foreach_match (over the root or a function)"
+        f"{SPECS / 'iree_mlp_spec_matmul_preprocessing.mlir'}:77: transform.util.cast_and_call: an action tdsl has a "
+        "kind for: @cast_and_call_dag replaces what @match_mlp matches with a call to what the spec defines "
+        "(@executable, @call_mlp); tdsl's actions rewrite or configure the matched op, and no kind (raw MLIR "
+        "included) carries payload functions"
     )
-    with pytest.raises(SpecImportError) as err:
-        read_file(SPECS / "iree_transform_library_codegen.mlir", kind="codegen_library")
-    assert str(err.value).startswith(
-        f"{SPECS / 'iree_transform_library_codegen.mlir'}:9: IREE 3.13 cannot parse this spec: "
-    )
+    with pytest.raises(SpecImportError, match=":77: transform.util.cast_and_call: "):
+        read_file(SPECS / "iree_mlp_spec_matmul_preprocessing.mlir", allow_raw=True)
 
 
 RAW_SPEC = """module attributes {transform.with_named_sequence} {
@@ -442,3 +441,38 @@ def test_imported_specs_configure_payloads_like_the_originals(spec: str, payload
     # The spec configured the op: IREE's default configures it otherwise.
     default = configured(PAYLOADS / payload, imported.strategy_set.target("gfx942").compile_flags())
     assert default != comparison.original
+
+
+CLEANUP_AFTER_RUN = """module attributes {transform.with_named_sequence} {
+  transform.named_sequence @match_mm(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.matmul"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @act(%op: !transform.any_op {transform.consumed}) {
+    %g = transform.structured.generalize %op : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+    %r = transform.foreach_match in %root @match_mm -> @act : (!transform.any_op) -> !transform.any_op
+    transform.apply_dce to %r : !transform.any_op
+    transform.yield
+  }
+}
+"""
+
+
+def test_an_entry_op_after_the_runs_is_refused_after_the_pairs_are_read() -> None:
+    """The pairs are read first (their refusal is the one to fix first), then an op the
+    entry runs after its foreach_match (module cleanup, say) is refused naming its line."""
+    untyped = CLEANUP_AFTER_RUN.replace(
+        "%g = transform.structured.generalize %op : (!transform.any_op) -> !transform.any_op",
+        "transform.structured.vectorize %op : !transform.any_op",
+    )
+    with pytest.raises(SpecImportError, match="^s.mlir:7: transform.structured.vectorize: "):
+        read_spec(untyped, "s.mlir")
+    with pytest.raises(SpecImportError) as err:
+        read_spec(CLEANUP_AFTER_RUN, "s.mlir")
+    assert str(err.value) == (
+        "s.mlir:12: transform.apply_dce: an op in the entry point @__transform_main after its foreach_match runs: "
+        "tdsl's entry only runs foreach_match (over the root or a function)"
+    )

@@ -13,6 +13,7 @@ from ..base import MAX_RANK, Size, problem
 from ..element_types import ElementType
 from ..kinds import LoopShape, MatcherKind
 from .dims import (
+    DYNAMIC,
     AffineMapText,
     Dims,
     check_maps,
@@ -20,6 +21,7 @@ from .dims import (
     dim_alternatives,
     group_rank,
     map_dims,
+    static,
 )
 
 OperandLayout = Literal["mk_kn", "mk_nk", "km_kn", "km_nk", "k_kn", "k_nk"]
@@ -289,15 +291,15 @@ class ContractionMatch(MatcherKind):
             dims = groups[role]
             j = taken[role]
             taken[role] += 1
-            sizes.append(dims[0][j] if dims is not None and len(dims) == 1 and j < len(dims[0]) else None)
+            sizes.append(static(dims[0][j]) if dims is not None and len(dims) == 1 and j < len(dims[0]) else None)
         return sizes
 
     def problem_sizes(self) -> Optional[tuple[int, int, int]]:
-        """(M, N, K) products when m, n and k are each one exact alternative."""
+        """(M, N, K) products when m, n and k are each one exact alternative of static sizes."""
         sizes = []
         for group in ("m", "n", "k"):
             dims = getattr(self, group)
-            if dims is None or len(dims) != 1:
+            if dims is None or len(dims) != 1 or DYNAMIC in dims[0]:
                 return None
             product = 1
             for d in dims[0]:

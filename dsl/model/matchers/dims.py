@@ -7,18 +7,49 @@ from typing import Annotated, Optional
 
 from pydantic import AfterValidator, BeforeValidator, Field, Strict
 
-from ..base import Described, Size, check_length, problem
+from ..base import I64_MAX, Described, check_length, in_range, problem
 from ..mlir_text import canonical_attribute
 
 MAX_SEQUENCES = 64
 """The most matcher sequences one rule may expand to (the product of its ``one_of`` sets)."""
 
 
+DYNAMIC = -1
+"""A dynamic dimension, as IREE's ``transform.iree.match.dims_equal`` spells it (``?`` in
+strategy files)."""
+
+DimSize = Annotated[
+    int,
+    Strict(),
+    in_range(
+        DYNAMIC,
+        I64_MAX,
+        "a size, or -1 (or '?') for a dynamic dimension",
+        f"a size at most {I64_MAX} (2**63 - 1, the largest MLIR i64)",
+    ),
+]
+"""One dimension of a matcher's group: a size, or :data:`DYNAMIC` for a dynamic one."""
+
+
+def _dynamic(value: object) -> object:
+    """``"?"`` -> :data:`DYNAMIC`, in a size or a (nested) list of sizes."""
+    if value == "?":
+        return DYNAMIC
+    if isinstance(value, (list, tuple)):
+        return type(value)(_dynamic(v) for v in value)
+    return value
+
+
 def _canonical_dims(value: object) -> object:
     """``None``/``"any"`` -> None; ``7`` -> ((7,),); ``[56, 56]`` -> ((56, 56),);
-    ``[[128], [256]]`` or ``{"one_of": [[128], [256]]}`` -> ((128,), (256,))."""
+    ``[[128], [256]]`` or ``{"one_of": [[128], [256]]}`` -> ((128,), (256,)); ``"?"`` or
+    ``-1`` is a dynamic dimension (``["?", 1024]`` -> ((-1, 1024),))."""
     if value is None or value == "any":
         return None
+    if isinstance(value, dict) and set(value) == {"one_of"}:
+        value = {"one_of": _dynamic(value["one_of"])}
+    else:
+        value = _dynamic(value)
     if isinstance(value, dict) and set(value) == {"one_of"}:
         value = value["one_of"]
         if isinstance(value, (list, tuple)) and all(isinstance(v, int) for v in value):
@@ -32,7 +63,7 @@ def _canonical_dims(value: object) -> object:
             return tuple(tuple(v) for v in value)
     raise problem(
         "",
-        "None (any size), an int, a list of ints, or a set of lists {one_of: [[..], ..]}",
+        "None (any size), an int, a list of ints ('?' or -1 for a dynamic dimension), or a set of lists {one_of: [[..], ..]}",
         value,
     )
 
@@ -54,7 +85,7 @@ def _check_dims(value: Optional[tuple[tuple[int, ...], ...]]) -> object:
 
 
 Dims = Annotated[
-    Optional[tuple[tuple[Size, ...], ...]],
+    Optional[tuple[tuple[DimSize, ...], ...]],
     BeforeValidator(_canonical_dims),
     AfterValidator(_check_dims),
     Field(default=None),
@@ -108,6 +139,11 @@ def _tensor_type(value: str) -> str:
 
 TensorTypeText = Annotated[str, Strict(), AfterValidator(_tensor_type)]
 """A ranked tensor type as the printer spells it: ``tensor<?x64xf16>``."""
+
+
+def static(size: int) -> Optional[int]:
+    """``size``, or None for a dynamic dimension."""
+    return None if size == DYNAMIC else size
 
 
 def dim_alternatives(dims: Optional[tuple[tuple[int, ...], ...]]) -> list[Optional[tuple[int, ...]]]:
