@@ -549,6 +549,8 @@ def targets(draw: Draw) -> Optional[list[Data]]:
         cpu["channels_last_convs"] = True
     if draw(st.integers(0, 3)) == 0:
         cpu["data_tiling"] = True
+    if draw(st.integers(0, 4)) == 0:
+        cpu["peel_vector_loops"] = True
     found = [cpu]
     if draw(st.booleans()):
         found.append({"kind": "rocm", "name": "gfx942", "arch": "gfx942"} if draw(st.booleans()) else {"kind": "rocm"})

@@ -119,6 +119,9 @@ class DispatchSummary:
     """Launches per call (see the module docstring); None when the dump has no statistics."""
     launches_at_load: int = 0
     """Launches in the module's initializers (once, when the module loads)."""
+    peeled: bool = False
+    """IREE peels its loops that the vector tile does not divide (``enable_loop_peeling`` in
+    the translation_info; see :attr:`tdsl.CpuTarget.peel_vector_loops`)."""
 
     def launch_text(self) -> str:
         """``x3``, ``x0 (+1 at load)``; empty when the launches are unknown."""
@@ -161,6 +164,7 @@ def summarize_configured(text: str) -> list[DispatchSummary]:
                 applied_strategies=_strings(inside, MARKER),
                 rules=tuple(sorted({index for op in inside for index in _ints(op, RULE_MARKER, LAYOUT_RULE_MARKER)})),
                 lowering_configs=tuple(_config(op) for op in inside if "lowering_config" in op.attributes),
+                peeled=bool(info and info.configuration and "enable_loop_peeling" in info.configuration),
             )
         )
     return summaries

@@ -39,11 +39,12 @@ from ..model.matchers import (
 from ..render import LAYOUT_MARKER, MARKER, render
 from ..sets.strategy_set import StrategySet
 from ..targets import Target, resolve
-from ..targets.cpu import PREPROCESSING_PIPELINE
+from ..targets.cpu import PEEL_FLAG, PREPROCESSING_PIPELINE
 from .dispatches import STATISTICS_FILE, Launches, read_launches, statistics_flags
 from .iree_compile import CompileFailed, run_iree_compile
 from .knob_fallback import build_with_fallback
 from .options import DEFAULT_OPTIONS, CompileOptions
+from .peeling import PEELING_KNOB, odd_loops, peeled_ops
 from .phases import compile_to_phase
 
 CONTRACTION_ROLES = ("batch", "m", "n", "k")
@@ -150,6 +151,11 @@ class Dispatch:
     """Bytes of the buffers the dispatch binds (its operands and results as IREE binds
     them), each counted once: a floor on its memory traffic per launch. None where a
     binding's size is not static."""
+    odd_loops: tuple[int, ...] = ()
+    """The loops of IREE's configured root (the op with a ``distribution`` level, which
+    need not be :attr:`root`: a softmax's sum rather than its max) that its vector tile does
+    not divide (:func:`tdsl.compiler.peeling.odd_loops`): where ``peel_vector_loops``
+    changes the code."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -391,7 +397,9 @@ def coverage(
     options: CompileOptions = DEFAULT_OPTIONS,
 ) -> dict[str, list[str]]:
     """{source site: names of the strategies applied there}: compiles ``payload`` with
-    ``strategies`` and reads the tdsl markers off the configured dispatches' ops."""
+    ``strategies`` and reads the tdsl markers off the configured dispatches' ops; where the
+    target peels (:attr:`tdsl.CpuTarget.peel_vector_loops`), the root ops peeling changes
+    are covered by that knob (:mod:`tdsl.compiler.peeling`)."""
     applied: dict[str, list[str]] = {}
     rendered = render(strategies, target)
     with tempfile.TemporaryDirectory(prefix="tdsl-ops-cover-") as tmp:
@@ -403,6 +411,10 @@ def coverage(
             name = op.values.get(key)
             if isinstance(name, str) and name not in applied.setdefault(_site(op), []):
                 applied[_site(op)].append(name)
+    if PEEL_FLAG in strategies.target(target).compile_flags():
+        for op in peeled_ops(configured):
+            if PEELING_KNOB not in applied.setdefault(_site(op), []):
+                applied[_site(op)].append(PEELING_KNOB)
     return applied
 
 
@@ -489,7 +501,8 @@ def list_dispatches(
     roots: list[bindings.LinalgOp | None] = []
     for func in functions:
         name = func.function or "?"
-        root_op = _root([op for op in ops if op.function == name])
+        inside = [op for op in ops if op.function == name]
+        root_op = _root(inside)
         roots.append(root_op)
         info = func.values["translation_info"]
         assert isinstance(info, bindings.TranslationInfo)
@@ -519,6 +532,7 @@ def list_dispatches(
                 lowering_config=lowering,
                 codegen_matcher=matcher_for(root, name) if root else None,
                 graph_matcher=matcher_for(graph_view) if graph_view and graph_view.kind != "other" else None,
+                odd_loops=next((loops for loops in map(odd_loops, inside) if loops), ()),
             )
         )
     if ready is None:

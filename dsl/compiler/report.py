@@ -203,6 +203,7 @@ class CompileReport:
                     "compute_ops": list(d.compute_ops),
                     "pipeline": d.pipeline,
                     "codegen_spec": d.codegen_spec,
+                    "peeled": d.peeled,
                     "layout": list(d.layout_strategies),
                     "applied": list(d.applied_strategies),
                     "lowering_configs": [c.to_json() for c in d.lowering_configs],

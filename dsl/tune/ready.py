@@ -30,8 +30,9 @@ class CpuSpaces(Protocol):
     """The ready CPU spaces (:mod:`tdsl.strategies.cpu.space`). A predicate returns why an
     op has no such space ("" where it has one)."""
 
-    def program_space(self, target: CpuTarget, has_convolutions: bool, name: str) -> Space:
-        """The program-level knobs of ``target`` (data tiling, ukernels, the conv paths)."""
+    def program_space(self, target: CpuTarget, has_convolutions: bool, name: str, has_odd_loops: bool) -> Space:
+        """The program-level knobs of ``target`` (data tiling, ukernels, the conv paths, and
+        peeling where a root op has a loop its vector tile does not divide)."""
         ...
 
     def packed_program(self, target: CpuTarget, isa: Isa, name: str) -> StrategySet:

@@ -31,14 +31,14 @@ class ProgramStage:
         self.session = session
 
     def run(
-        self, target: CpuTarget, has_convolutions: bool, isa: Isa, has_contractions: bool
+        self, target: CpuTarget, has_convolutions: bool, isa: Isa, has_contractions: bool, has_odd_loops: bool = False
     ) -> tuple[list[Variant], Variant]:
         """Builds and times the program-level points (and, where the program has
         contractions, the ready library's graph-level mmt4d packing of every matmul,
         :func:`tdsl.strategies.cpu.auto` with ``pack_matmuls=True``); returns them and the
         fastest."""
         ready = cpu_spaces()
-        space = ready.program_space(target, has_convolutions, "tuned")
+        space = ready.program_space(target, has_convolutions, "tuned", has_odd_loops)
         variants = [Variant(IREE_DEFAULT, None)]
         defaults = target.baseline().model_dump(mode="json")  # IREE's own value of every program knob
         for c in space.candidates():

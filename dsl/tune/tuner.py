@@ -195,7 +195,8 @@ class CpuTuner:
         dispatches = run.listing.dispatches
         has_convs = any(d.graph_op is not None and d.graph_op.kind == "convolution" for d in dispatches)
         contractions = any(d.graph_op is not None and d.graph_op.kind == "contraction" for d in dispatches)
-        run.program, base = ProgramStage(session).run(CpuTarget(), has_convs, isa, contractions)
+        odd = any(d.odd_loops for d in dispatches)
+        run.program, base = ProgramStage(session).run(CpuTarget(), has_convs, isa, contractions, odd)
         run.base = base
         report(f"program: fastest {base.label} ({(base.median or 0) * 1e3:.3f} ms)")
         run.jobs = (

@@ -102,6 +102,7 @@ def test_auto_leaves_what_it_did_not_measure_to_data_tiling(isa: str) -> None:
     assert cpu.im2col_convs == choices.im2col_convs
     assert cpu.channels_last_convs == choices.channels_last_convs_with_constant_weights
     assert set(cpu.ready_knobs) >= {k for k in ("im2col_convs", "channels_last_convs") if getattr(cpu, k)}
+    assert cpu.peel_vector_loops == choices.peel_vector_loops
     pinned = choices.narrow_matmuls_off_data_tiling + 2 * choices.i64_matmul_tiles
     assert len(constant.rules) == pinned
     runtime = auto(isa=isa, weights="runtime")  # type: ignore[arg-type]

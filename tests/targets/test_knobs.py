@@ -29,6 +29,31 @@ def test_user_knobs_name_their_flag_and_how_to_turn_them_off() -> None:
     assert ukernels.turn_off() == "ukernels='default'"  # a valued flag has no override to print
 
 
+def test_peeling_is_a_knob_with_its_flag_off_in_the_baseline() -> None:
+    """peel_vector_loops adds IREE's peeling flag; the baseline (IREE default) drops it."""
+    target = CpuTarget(peel_vector_loops=True)
+    [peel] = program_knobs(target)
+    assert (peel.field, peel.flags) == ("peel_vector_loops", ("--iree-llvmcpu-vector-pproc-strategy=peel",))
+    assert peel.phrase() == "peel vector loops on"
+    assert peel.turn_off() == "peel_vector_loops=False"  # a valued flag has no override to print
+    assert "--iree-llvmcpu-vector-pproc-strategy=peel" not in target.baseline().compile_flags()
+    with pytest.raises(StrategyError, match="peel_vector_loops"):
+        CpuTarget(peel_vector_loops="yes")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("isa", ["avx512", "avx2", "neon", "generic"])
+def test_auto_peels_only_where_it_measured_a_win(isa: str) -> None:
+    """auto() peels on AVX2 only (measured there), as an optional knob, in both of its bases."""
+    from tdsl.strategies.cpu.measured import CHOICES
+
+    for packed in (False, True):
+        [target] = auto(isa=isa, pack_matmuls=packed).targets  # type: ignore[arg-type]
+        assert isinstance(target, CpuTarget)
+        assert target.peel_vector_loops == CHOICES[isa].peel_vector_loops == (isa == "avx2")  # type: ignore[index]
+        assert ("peel_vector_loops" in target.ready_knobs) == (isa == "avx2")
+        assert not without_ready_knobs(target).peel_vector_loops
+
+
 @pytest.mark.parametrize("isa", ["avx512", "avx2", "neon", "generic"])
 def test_auto_marks_the_knobs_it_chose_as_optional(isa: str) -> None:
     [target] = auto(isa=isa).targets  # type: ignore[arg-type]
@@ -62,23 +87,34 @@ def test_ready_knobs_must_name_fields_and_an_origin() -> None:
     data_tiling=st.booleans(),
     im2col=st.booleans(),
     large=st.booleans(),
+    peel=st.booleans(),
     ukernels=st.sampled_from(["default", "none", "mmt4d", "all"]),
-    optional=st.sets(st.sampled_from(["data_tiling", "im2col_convs", "allow_large_vectors", "ukernels"])),
+    optional=st.sets(
+        st.sampled_from(["data_tiling", "im2col_convs", "allow_large_vectors", "peel_vector_loops", "ukernels"])
+    ),
 )
 def test_knobs_are_exactly_the_fields_off_iree_defaults(
-    data_tiling: bool, im2col: bool, large: bool, ukernels: str, optional: set[str]
+    data_tiling: bool, im2col: bool, large: bool, peel: bool, ukernels: str, optional: set[str]
 ) -> None:
     target = CpuTarget(
         data_tiling=data_tiling,
         im2col_convs=im2col,
         allow_large_vectors=large,
+        peel_vector_loops=peel,
         ukernels=ukernels,  # type: ignore[arg-type]
         ready_knobs=tuple(sorted(optional)),
         ready_origin="auto(), AVX2" if optional else "",
     )
     knobs = program_knobs(target)
     expected = {
-        f for f, on in [("data_tiling", data_tiling), ("im2col_convs", im2col), ("allow_large_vectors", large)] if on
+        f
+        for f, on in [
+            ("data_tiling", data_tiling),
+            ("im2col_convs", im2col),
+            ("allow_large_vectors", large),
+            ("peel_vector_loops", peel),
+        ]
+        if on
     }
     expected |= {"ukernels"} if ukernels != "default" else set()
     assert {k.field for k in knobs} == expected

@@ -13,6 +13,10 @@ ukernels. On top of it, where measured:
 * matrix-vector products whose matrix is a runtime argument (``weights="runtime"``) get
   K-blocked tiles pinned at the graph level (data tiling would pack the whole matrix on
   every call; :func:`tdsl.strategies.cpu.packing.matvec_pin`);
+* loops that IREE's vector tile does not divide (softmax, LayerNorm and mean rows of 197,
+  500, 1500) are peeled, not masked (``CpuTarget.peel_vector_loops``: a program knob, IREE's
+  own configurations, which changes only the dispatches with such a loop), where that won
+  on the ISA;
 * convolutions go through IREE's im2col rewrite (``CpuTarget.im2col_convs``) where that won
   on the ISA's measured shapes (the flag acts on every conv of the program);
 * with constant weights, NCHW / NCW convolutions are computed channels-last
@@ -93,10 +97,11 @@ def auto(
                 # Measured with data tiling only: with packing it stays an opt-in.
                 "channels_last_convs": bool(channels_last_convs),
                 "data_tiling": False,
+                "peel_vector_loops": choices.peel_vector_loops,
             }
         )
         # ukernels='none' is what the packing rules need, so it is no optional knob.
-        knobs: tuple[str, ...] = ("im2col_convs", "channels_last_convs")
+        knobs: tuple[str, ...] = ("im2col_convs", "channels_last_convs", "peel_vector_loops")
         rules += [rule for types in element_types for rule in packing_rules(chosen, types, cpu.name, small_max)]
         tile = inner_tile(chosen, "f32", "f32", "f32")
         blocking = mmt4d_blocking(f"{chosen}_mmt4d_blocking", tile, caches or detect_caches())
@@ -112,9 +117,10 @@ def auto(
                 "allow_large_vectors": True,
                 "im2col_convs": im2col,
                 "channels_last_convs": channels_last,
+                "peel_vector_loops": choices.peel_vector_loops,
             }
         )
-        knobs = ("data_tiling", "allow_large_vectors", "im2col_convs", "channels_last_convs")
+        knobs = ("data_tiling", "allow_large_vectors", "im2col_convs", "channels_last_convs", "peel_vector_loops")
         if choices.narrow_matmuls_off_data_tiling:
             rules.append(narrow_matmul_rule(f"{chosen}_f32_narrow_matmul_tiles", ("f32", "f32", "f32"), cpu.name))
         rules += i64_accumulator_tiles(chosen, cpu.name)

@@ -7,7 +7,9 @@ Two levels, measured differently (see :mod:`tdsl.tune`):
   matmul for mmt4d, or not), ``ukernels`` (under data tiling: IREE's mmt4d ukernels or
   its mmt4d codegen) and, where the program has convolutions, the conv path:
   ``im2col_convs`` (IREE's global im2col) x ``channels_last_convs`` (IREE's
-  channels-last rewrite of NCHW / NCW convolutions). IREE default and data tiling
+  channels-last rewrite of NCHW / NCW convolutions) and, where a root op has a loop its
+  vector tile does not divide (an odd-size softmax or LayerNorm row), ``peel_vector_loops``
+  (peeled, not masked). IREE default and data tiling
   are two of its points, so the baselines are candidates like any other. Measured on the
   whole program (they change the dispatches).
 * **Op level** (:func:`contraction_space`): one contraction kept out of data tiling and
@@ -91,11 +93,14 @@ TILED_TYPES = {
 """Element types whose contractions get an op-level space."""
 
 
-def program_space(target: CpuTarget, has_convolutions: bool, name: str = "program") -> Space:
+def program_space(
+    target: CpuTarget, has_convolutions: bool, name: str = "program", has_odd_loops: bool = False
+) -> Space:
     """The program-level space on ``target``: ``data_tiling`` x ``ukernels`` (IREE's mmt4d
     ukernels or its own mmt4d codegen; only under data tiling) x (``im2col_convs`` x
-    ``channels_last_convs`` where the program has convolutions). No rules: every op keeps
-    IREE's path of that point."""
+    ``channels_last_convs`` where the program has convolutions) x (``peel_vector_loops``
+    where a root op has a loop its vector tile does not divide: elsewhere peeling builds the
+    same code). No rules: every op keeps IREE's path of that point."""
     update: dict[str, Knob] = {
         "data_tiling": Choice("data_tiling", [False, True]),
         "ukernels": Choice("ukernels", ["default", "none"]),
@@ -103,6 +108,8 @@ def program_space(target: CpuTarget, has_convolutions: bool, name: str = "progra
     if has_convolutions:
         update["im2col_convs"] = Choice("im2col_convs", [False, True])
         update["channels_last_convs"] = Choice("channels_last_convs", [False, True])
+    if has_odd_loops:
+        update["peel_vector_loops"] = Choice("peel_vector_loops", [False, True])
     data = target.model_dump(mode="json") | update
     ukernels_need_data_tiling = Constraint(
         "ukernels_only_matter_under_data_tiling", lambda v: v["data_tiling"] or v["ukernels"] == "default"

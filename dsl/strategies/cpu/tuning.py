@@ -18,8 +18,8 @@ class ReadyCpuSpaces:
     """:class:`tdsl.tune.ready.CpuSpaces` of :mod:`tdsl.strategies.cpu.space` and
     :func:`tdsl.strategies.cpu.auto`."""
 
-    def program_space(self, target: CpuTarget, has_convolutions: bool, name: str) -> Space:
-        return space.program_space(target, has_convolutions, name=name)
+    def program_space(self, target: CpuTarget, has_convolutions: bool, name: str, has_odd_loops: bool) -> Space:
+        return space.program_space(target, has_convolutions, name=name, has_odd_loops=has_odd_loops)
 
     def packed_program(self, target: CpuTarget, isa: Isa, name: str) -> StrategySet:
         return auto(target, isa=isa, pack_matmuls=True, name=name)
