@@ -1,5 +1,5 @@
 """auto()'s program knobs are optional: where IREE fails with them (IREE 3.13's data tiling
-cannot encode an i1 mask), every command builds without them and says so; a knob the user set
+cannot encode an i1 mask that is a graph input; tdsl stores constant masks as u8), every command builds without them and says so; a knob the user set
 stays an error naming how to turn it off; reports show the knobs in force."""
 
 from __future__ import annotations
@@ -27,12 +27,11 @@ def _failure_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
 
 @pytest.fixture(scope="module")
 def masked_attention(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """softmax(where(causal bool mask, q @ k, -inf)) @ v, as an ONNX export writes it."""
-    mask = numpy_helper.from_array(np.tril(np.ones((4, 6), dtype=bool)), "mask")
+    """softmax(where(bool mask, q @ k, -inf)) @ v, the mask a graph input (a padding mask
+    passed by the caller)."""
     ninf = numpy_helper.from_array(np.array(-np.inf, dtype=np.float32), "ninf")
     nodes = [
         helper.make_node("MatMul", ["q", "k"], ["s"]),
-        helper.make_node("Constant", [], ["mask"], value=mask),
         helper.make_node("Constant", [], ["ninf"], value=ninf),
         helper.make_node("Where", ["mask", "s", "ninf"], ["m"]),
         helper.make_node("Softmax", ["m"], ["p"], axis=-1),
@@ -46,6 +45,7 @@ def masked_attention(tmp_path_factory: pytest.TempPathFactory) -> Path:
             helper.make_tensor_value_info("q", f32, [2, 4, 8]),
             helper.make_tensor_value_info("k", f32, [2, 8, 6]),
             helper.make_tensor_value_info("v", f32, [2, 6, 8]),
+            helper.make_tensor_value_info("mask", TensorProto.BOOL, [4, 6]),
         ],
         [helper.make_tensor_value_info("out", f32, [2, 4, 8])],
     )

@@ -9,6 +9,7 @@ import pytest
 import tdsl
 from tdsl import CpuTarget, StrategySet
 from tdsl.compiler.ops import list_dispatches
+from tdsl.programs.load import load_program
 
 pytestmark = pytest.mark.compile
 
@@ -65,7 +66,11 @@ def test_the_knob_is_a_flag_and_not_in_the_baseline() -> None:
     from tdsl.strategies.cpu import auto
     from tdsl.strategies.cpu.space import program_space
 
-    assert auto(channels_last_convs=True).targets[0].channels_last_convs and not auto().targets[0].channels_last_convs
+    assert auto(channels_last_convs=True).targets[0].channels_last_convs
+    assert not auto(isa="avx512").targets[0].channels_last_convs
+    assert not auto(isa="avx2", channels_last_convs=False).targets[0].channels_last_convs
+    # Asked for by name it is no ready knob (a failing build reports instead of dropping it).
+    assert "channels_last_convs" not in auto(isa="avx2", channels_last_convs=True).targets[0].ready_knobs
     # tune's program level measures it where a program has convolutions: im2col x channels-last.
     points = [c.values for c in program_space(CpuTarget(), has_convolutions=True).candidates()]
     assert {(v["im2col_convs"], v["channels_last_convs"]) for v in points} == {
@@ -77,3 +82,31 @@ def test_the_knob_is_a_flag_and_not_in_the_baseline() -> None:
     assert all(
         "channels_last_convs" not in c.values for c in program_space(CpuTarget(), has_convolutions=False).candidates()
     )
+
+
+MODELS = Path(__file__).resolve().parents[2] / "examples" / "models"
+
+
+def test_auto_on_avx2_computes_exported_convolutions_channels_last() -> None:
+    """auto() on AVX2 with constant weights (measured on the exports): the Whisper export's
+    1-D convs (stride 1 and 2, NCW) are computed channels-last at codegen, as an optional
+    knob beside im2col, and the outputs match IREE default's and onnxruntime's; with runtime
+    weights it stays off."""
+    from tdsl.strategies.cpu import auto
+
+    ready = auto(isa="avx2")
+    target = ready.targets[0]
+    assert isinstance(target, CpuTarget) and target.channels_last_convs and target.data_tiling
+    assert {"channels_last_convs", "im2col_convs"} <= set(target.ready_knobs)
+    assert not auto(isa="avx2", weights="runtime").targets[0].channels_last_convs
+    program = load_program(MODELS / "whisper_encoder" / "model.onnx")
+    roots = [
+        d.root.shapes()
+        for d in list_dispatches(program.mlir_path, target).dispatches
+        if d.root and d.root.kind == "convolution"
+    ]
+    # The stride-2 conv's result is 1x64x32 channels-first (NCW), 1x32x64 channels-last (NWC).
+    assert any(r.endswith("-> 1x32x64xf32") for r in roots) and not any(r.endswith("-> 1x64x32xf32") for r in roots), (
+        roots
+    )
+    assert tdsl.run(program, ready).ok

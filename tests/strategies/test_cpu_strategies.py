@@ -100,11 +100,14 @@ def test_auto_leaves_what_it_did_not_measure_to_data_tiling(isa: str) -> None:
         "large-vector" in f for f in cpu.baseline().compile_flags()
     )
     assert cpu.im2col_convs == choices.im2col_convs
+    assert cpu.channels_last_convs == choices.channels_last_convs_with_constant_weights
+    assert set(cpu.ready_knobs) >= {k for k in ("im2col_convs", "channels_last_convs") if getattr(cpu, k)}
     assert cpu.peel_vector_loops == choices.peel_vector_loops
     pinned = choices.narrow_matmuls_off_data_tiling + 2 * choices.i64_matmul_tiles
     assert len(constant.rules) == pinned
     runtime = auto(isa=isa, weights="runtime")  # type: ignore[arg-type]
     assert len(runtime.rules) == pinned + choices.matvec_tiles_with_runtime_weights
+    assert not runtime.targets[0].channels_last_convs  # type: ignore[union-attr]
     assert all(rule.optional for rule in runtime.rules)
     assert choices.evidence and all(line.strip() for line in choices.evidence)
     packed = auto(isa=isa, pack_matmuls=True, im2col_convs=not choices.im2col_convs)  # type: ignore[arg-type]

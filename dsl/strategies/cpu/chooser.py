@@ -19,6 +19,10 @@ ukernels. On top of it, where measured:
   on the ISA;
 * convolutions go through IREE's im2col rewrite (``CpuTarget.im2col_convs``) where that won
   on the ISA's measured shapes (the flag acts on every conv of the program);
+* with constant weights, NCHW / NCW convolutions are computed channels-last
+  (``CpuTarget.channels_last_convs``, IREE's rewrite before im2col) where that won on the
+  ISA's exports: 1-D convs (which IREE's im2col does not take) and the 2-D convs im2col
+  leaves; with runtime weights it measured slower and stays off;
 * ``pack_matmuls=True`` (measured on AVX2 with runtime weights only) swaps data tiling for
   graph-level mmt4d packing of every 2-D matmul with the ISA's inner tile (ukernels off;
   see :mod:`tdsl.strategies.cpu.packing`), an mmt4d workgroup blocking from the L2 size
@@ -61,7 +65,7 @@ def auto(
     weights: Weights = "constant",
     pack_matmuls: bool | None = None,
     im2col_convs: bool | None = None,
-    channels_last_convs: bool = False,
+    channels_last_convs: bool | None = None,
 ) -> StrategySet:
     """The StrategySet described in the module docstring, for ``target`` on ``isa`` (read
     from this machine when not given).
@@ -69,15 +73,20 @@ def auto(
     ``weights``: how the deployed program gets its weights (``constant``: compile-time
     constants, as exported models ship them; ``runtime``: function arguments; the
     ``pack_matmuls`` rules are the same for both, matvec tiles included).
-    ``pack_matmuls`` / ``im2col_convs``: override the ISA's measured choice.
-    ``channels_last_convs``: an opt-in (not in the measured tables): IREE computes NCHW /
-    NCW convolutions channels-last (:attr:`tdsl.CpuTarget.channels_last_convs`). ``element_types``,
+    ``pack_matmuls`` / ``im2col_convs`` / ``channels_last_convs``: override the ISA's
+    measured choice (``channels_last_convs``: IREE computes NCHW / NCW convolutions
+    channels-last, :attr:`tdsl.CpuTarget.channels_last_convs`). ``element_types``,
     ``caches`` and ``small_max`` shape the ``pack_matmuls`` rules (see ``packing_rules``).
     """
     chosen = isa or detect_isa()
     choices = CHOICES[chosen]
     pack = choices.pack_matmuls if pack_matmuls is None else pack_matmuls
     im2col = choices.im2col_convs if im2col_convs is None else im2col_convs
+    measured_channels_last = choices.channels_last_convs_with_constant_weights and weights == "constant"
+    channels_last = measured_channels_last if channels_last_convs is None else channels_last_convs
+    opted_in = {
+        k for k, v in (("im2col_convs", im2col_convs), ("channels_last_convs", channels_last_convs)) if v is not None
+    }
     base = target or CpuTarget()
     rules: list[Rule] = []
     if pack:
@@ -85,13 +94,14 @@ def auto(
             update={
                 "ukernels": "none",
                 "im2col_convs": im2col,
-                "channels_last_convs": channels_last_convs,
+                # Measured with data tiling only: with packing it stays an opt-in.
+                "channels_last_convs": bool(channels_last_convs),
                 "data_tiling": False,
                 "peel_vector_loops": choices.peel_vector_loops,
             }
         )
         # ukernels='none' is what the packing rules need, so it is no optional knob.
-        knobs: tuple[str, ...] = ("im2col_convs", "peel_vector_loops")
+        knobs: tuple[str, ...] = ("im2col_convs", "channels_last_convs", "peel_vector_loops")
         rules += [rule for types in element_types for rule in packing_rules(chosen, types, cpu.name, small_max)]
         tile = inner_tile(chosen, "f32", "f32", "f32")
         blocking = mmt4d_blocking(f"{chosen}_mmt4d_blocking", tile, caches or detect_caches())
@@ -106,11 +116,11 @@ def auto(
                 "data_tiling": True,
                 "allow_large_vectors": True,
                 "im2col_convs": im2col,
-                "channels_last_convs": channels_last_convs,
+                "channels_last_convs": channels_last,
                 "peel_vector_loops": choices.peel_vector_loops,
             }
         )
-        knobs = ("data_tiling", "allow_large_vectors", "im2col_convs", "peel_vector_loops")
+        knobs = ("data_tiling", "allow_large_vectors", "im2col_convs", "channels_last_convs", "peel_vector_loops")
         if choices.narrow_matmuls_off_data_tiling:
             rules.append(narrow_matmul_rule(f"{chosen}_f32_narrow_matmul_tiles", ("f32", "f32", "f32"), cpu.name))
         rules += i64_accumulator_tiles(chosen, cpu.name)
@@ -127,12 +137,7 @@ def auto(
     rules = [rule.model_copy(update={"optional": True}) for rule in rules]
     # The knobs auto() chose (not those of the user's ``target``, nor opt-ins passed here)
     # are optional: a build that fails with them is made without them, with a note.
-    chosen_knobs = tuple(k for k in knobs if getattr(cpu, k) != getattr(base, k) and not _opted_in(k, im2col_convs))
+    chosen_knobs = tuple(k for k in knobs if getattr(cpu, k) != getattr(base, k) and k not in opted_in)
     if chosen_knobs:
         cpu = cpu.model_copy(update={"ready_knobs": chosen_knobs, "ready_origin": f"auto(), {ISA_NAMES[chosen]}"})
     return StrategySet(name=name, targets=[cpu], rules=rules)
-
-
-def _opted_in(knob: str, im2col_convs: bool | None) -> bool:
-    """The caller asked for ``knob`` by name (``auto(im2col_convs=True)``): not optional."""
-    return knob == "im2col_convs" and im2col_convs is not None
