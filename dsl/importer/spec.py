@@ -26,6 +26,7 @@ from ..model.kinds import Injection, MatcherKind, StrategyKind
 from ..model.matchers import AttentionMatch, DagMatch
 from ..sets.strategy_set import Rule, StrategySet
 from ..targets import Target, named, target_names
+from ..targets.amdgpu_facts import SPEC_WORDS
 from ..targets.registry import default_for
 from .entry import check_spec, deferred_fields, find_entry, guess_injection, own_index, read_pairs, sanitize
 from .folding import dag_root, fold_alternatives, rule_matcher
@@ -95,8 +96,8 @@ def _backends(strategy: StrategyKind) -> frozenset[object]:
     return strategy.backends
 
 
-ROCM_WORDS = ("#iree_gpu.", "MFMA_", "WMMA_", "#rocdl.", "rocm", "gfx9", "amdgpu")
-"""Words that only a spec for a ROCm GPU holds (its attributes, intrinsics, targets)."""
+ROCM_WORDS = SPEC_WORDS
+"""Words that only a spec for a ROCm GPU holds (:data:`tdsl.targets.amdgpu_facts.SPEC_WORDS`)."""
 
 
 def _infer_target(strategies: list[StrategyKind], given: Optional[str], notes: list[Note], text: str = "") -> str:

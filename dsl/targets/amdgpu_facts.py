@@ -11,6 +11,10 @@ from ..errors import TdslError
 from ..model.base import StrategyModel
 from ..model.element_types import element_bytes
 
+SPEC_WORDS = ("#iree_gpu.", "MFMA_", "WMMA_", "#rocdl.", "rocm", "gfx9", "amdgpu")
+"""Words that only a transform spec for an AMD GPU holds (its attributes, intrinsics,
+targets): how ``tdsl import`` tells a ROCm spec whose configs name no backend."""
+
 _MMA_RE = re.compile(r"MFMA_(F32|I32|F64)_(\d+)x(\d+)x(\d+)_([A-Z0-9]+)(?:_([A-Z0-9]+))?")
 _MLIR_TYPE = {
     "F64": "f64",

@@ -113,10 +113,14 @@ class DeploymentStage:
 
     def run(self, tuned: Variant, iree: Sequence[Variant], threads: Sequence[int], rounds: int) -> Deployment:
         """``tuned`` (labelled as emitted) and the built ``iree`` paths, plus the installed
-        peers where the program is an ``.onnx`` model, over ``rounds`` rounds per count."""
+        peers where the program is an ``.onnx`` model, over ``rounds`` rounds per count; no
+        rows where there are no peers and the only count is the one tuned for (the model
+        pass timed the same builds there)."""
         builds = [v for v in (tuned, *(v for v in iree if v is not tuned)) if v.vmfb is not None]
         result = Deployment(tuned.label)
         peers = self._peers(result.notes)
+        if not peers and list(threads) == [self.session.options.threads]:
+            return result  # the model pass timed these builds at this count already
         for t in threads:
             if tuned.vmfb is None:
                 result.rows.append(DeploymentRow(t, tuned.label, error=tuned.build_error or "not built"))
