@@ -29,6 +29,7 @@ from .importer import SpecImportError, import_spec, import_specs, write_python
 from .measure.bench import bench
 from .measure.run import run
 from .model.all_of import AllOf
+from .model.call_replacement import CallReplacement
 from .model.codegen import Codegen, Fuse, GpuThreads, MmaChain, TileUsingFor, TileUsingForall, VectorLowering
 from .model.kernel_rewrite import KernelRewrite
 from .model.layout import DataLayout, Pack, PackGreedily, PackTranspose
@@ -97,6 +98,7 @@ __all__ = [
     "GraphCpuLowering",
     "CpuTarget",
     "DataLayout",
+    "CallReplacement",
     "KernelRewrite",
     "FunctionMatch",
     "Fuse",

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Union
 
 from pydantic import Field
 
+from .call_replacement import CallReplacement
 from .codegen import Codegen
 from .kernel_rewrite import KernelRewrite
 from .kinds import MatcherKind, StrategyKind
@@ -47,6 +48,7 @@ STRATEGY_KINDS: tuple[type[StrategyKind], ...] = RAW_STRATEGY_KINDS + (
     GpuLowering,
     KernelRewrite,
     Codegen,
+    CallReplacement,
 )
 """Every strategy kind (errors list the typed ones first, then the raw ones)."""
 

@@ -147,7 +147,10 @@ class Run:
 class ScriptPlan:
     """One script: the rules it holds in order, the rules with a ``definition`` (placed
     before every matcher sequence), the entry's ``foreach_match`` runs and ``root``, the
-    handle of the (still valid) payload root after them."""
+    handle of the (still valid) payload root after them; ``cleanups``: the templates whose
+    ``cleanup(root, path)`` macro the entry runs once on ``root`` after the runs (a
+    :class:`~tdsl.model.call_replacement.CallReplacement`'s dead-code elimination and
+    inlining)."""
 
     set_name: str
     target_name: str
@@ -155,3 +158,4 @@ class ScriptPlan:
     definitions: tuple[RulePlan, ...]
     runs: tuple[Run, ...]
     root: str
+    cleanups: tuple[str, ...] = ()

@@ -4,7 +4,8 @@ matcher sequences and kind plan, and the entry's ``foreach_match`` runs.
 :func:`plan_action` picks a strategy's planner by its class (a kind without one gets no
 plan: its template reads the strategy). Run ``k`` without a scope rewrites the payload
 root into ``%root<k+1>``; a scoped run matches its functions into ``%scope<k>`` and
-leaves ``%scoped<k>``. Emits no text.
+leaves ``%scoped<k>``. A kind whose template has a ``cleanup`` macro gets it run once
+after every run (``ScriptPlan.cleanups``). Emits no text.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ from functools import singledispatch
 from typing import Optional, Sequence
 
 from ..model.all_of import scope
+from ..model.call_replacement import CallReplacement
 from ..model.codegen import Codegen
 from ..model.kinds import StrategyKind
 from ..model.layout import DataLayout
 from ..model.lowering import CpuLowering, GpuLowering
 from ..sets.strategy_set import Rule
 from ..targets import Target
+from .call_plan import plan_call_replacement
 from .codegen_plan import plan_codegen
 from .environment import has_macro
 from .layout_plan import plan_layout
@@ -38,6 +41,7 @@ plan_action.register(DataLayout, plan_layout)
 plan_action.register(CpuLowering, plan_cpu_lowering)
 plan_action.register(GpuLowering, plan_gpu_lowering)
 plan_action.register(Codegen, plan_codegen)
+plan_action.register(CallReplacement, plan_call_replacement)
 
 
 def plan_rule(set_name: str, index: int, rule: Rule, target: Target) -> RulePlan:
@@ -91,4 +95,5 @@ def plan_script(set_name: str, target: Target, rules: Sequence[tuple[int, Rule]]
     planned = tuple(plan_rule(set_name, index, rule, target) for index, rule in rules)
     runs, root = plan_runs(planned, "%root")
     definitions = tuple(r for r in planned if r.has_definition)
-    return ScriptPlan(set_name, target.name, planned, definitions, runs, root)
+    cleanups = tuple(dict.fromkeys(r.template for r in planned if has_macro(r.template, "cleanup")))
+    return ScriptPlan(set_name, target.name, planned, definitions, runs, root, cleanups)
