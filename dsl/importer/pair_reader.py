@@ -22,6 +22,7 @@ from .actions import (
     read_layout,
     read_marker,
 )
+from .call_replacements import read_call_replacement, replaces_with_call
 from .configs import ConfigReader
 from .entry import PER_OP, TUNING_APPLIED, Pair, own_index, sanitize
 from .folding import loop_roles, root_op
@@ -77,7 +78,8 @@ class PairReader:
     def read_pair(self, pair: Pair, name: str) -> PairRead:
         matcher = self.sequence(pair.matcher, pair.line)
         action = self.sequence(pair.action, pair.line)
-        self._refuse_call_replacement(action, matcher)
+        if replaces_with_call(action):
+            return self._call_replacement(matcher, action, pair, name)
         raw_leaves = False
         try:
             read = read_matcher(self.module, matcher, self.own)
@@ -91,23 +93,21 @@ class PairReader:
         strategy, marks, raw_action = self._action(action, read, name, pair)
         return PairRead(pair, read.leaves, strategy, marks, raw_leaves or raw_action)
 
-    def _refuse_call_replacement(self, action: Sequence, matcher: Sequence) -> None:
-        """Refuses an action that imports symbols of the spec (``transform.util.import_symbol``
-        of a function or executable it defines) to call them instead of the matched ops: no
-        tdsl kind, raw ones included, carries payload functions."""
-        imports = [op for op in action.op.body.ops if op.name == "transform.util.import_symbol"]
-        if not imports:
-            return
-        names = ", ".join("@" + getattr(op.attr("symbol"), "name", "?") for op in imports)
-        call = next((op for op in action.op.body.ops if op.name == "transform.util.cast_and_call"), imports[0])
-        raise SpecImportError(
-            self.path,
-            call.line,
-            call.name,
-            f"an action tdsl has a kind for: @{action.name} replaces what @{matcher.name} matches with a call to "
-            f"what the spec defines ({names}); tdsl's actions rewrite or configure the matched op, and no kind "
-            "(raw MLIR included) carries payload functions",
-        )
+    def _call_replacement(self, matcher: Sequence, action: Sequence, pair: Pair, name: str) -> PairRead:
+        """A pair that replaces the matched DAG with a call to what the spec defines, as a
+        :class:`~tdsl.model.call_replacement.CallReplacement` (a preprocessing kind)."""
+        if self.injection is not Injection.PREPROCESSING:
+            raise SpecImportError(
+                self.path,
+                action.line,
+                "transform.util.import_symbol",
+                f"a preprocessing spec (@{action.name} replaces ops with a call; read as a {self.injection.value})",
+            )
+        try:
+            leaf, strategy = read_call_replacement(self.module, matcher, action, name)
+        except Unsupported as problem:
+            raise SpecImportError(self.path, problem.line, problem.op, problem.missing) from None
+        return PairRead(pair, [leaf], strategy, Marks(), False)
 
     def read_chain(self, chain: Chain, entry: Sequence) -> PairRead:
         """One chain of an imperative entry point: its match as the matcher, the ops on the

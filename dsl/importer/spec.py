@@ -22,12 +22,14 @@ from typing import Sequence as Seq
 
 from ..errors import StrategyError, TargetError, TdslError
 from ..model.all_of import AllOf
+from ..model.call_replacement import CallReplacement
 from ..model.kinds import Injection, MatcherKind, StrategyKind
 from ..model.matchers import AttentionMatch, DagMatch
 from ..sets.strategy_set import Rule, StrategySet
 from ..targets import Target, named, target_names
 from ..targets.amdgpu_facts import SPEC_WORDS
 from ..targets.registry import default_for
+from .call_replacements import cleanup_ops
 from .entry import check_spec, deferred_fields, find_entry, guess_injection, own_index, read_pairs, sanitize
 from .folding import dag_root, fold_alternatives, rule_matcher
 from .imperative import is_imperative, read_chains
@@ -192,6 +194,10 @@ def _read_pairs(text: str, path: str, injection: Optional[Injection], allow_raw:
     reader.notes.extend(notes)
     # the pairs first: what they do is what a reader of the spec needs to know first
     reads = [reader.read_pair(pair, sanitize(pair.matcher)) for pair in pairs]
+    if deferred and not own and any(isinstance(r.strategy, CallReplacement) for r in reads):
+        cleanup, deferred = cleanup_ops(deferred, _roots(entry))
+        for op in cleanup:
+            reader.note(op.line, f"{op.name}: the cleanup CallReplacement runs after its rules (kept)")
     if deferred and not own:
         stray = deferred[0]
         raise SpecImportError(
@@ -202,6 +208,12 @@ def _read_pairs(text: str, path: str, injection: Optional[Injection], allow_raw:
             "foreach_match (over the root or a function)",
         )
     return _ReadPairs(module, entry, injection, reader, reads, own, upgraded)
+
+
+def _roots(entry: Sequence) -> set[int]:
+    """The handles of the payload root in the entry: its argument and each run's result."""
+    runs = [op for op in entry.op.body.ops if op.name == "transform.foreach_match"]
+    return set(entry.args[:1]) | {result for op in runs for result in op.results}
 
 
 def _groups(spec: _ReadPairs) -> list[list[PairRead]]:
