@@ -8,6 +8,7 @@ from pathlib import Path
 from tdsl import (
     AllOf,
     AmdGpuTarget,
+    CallReplacement,
     Codegen,
     ContractionMatch,
     ConvolutionMatch,
@@ -234,6 +235,31 @@ KERNEL_REWRITES = StrategySet(
     ],
 )
 
+FILL_MATMUL = """^bb0(%lhs: tensor<?x?xf32>, %rhs: tensor<?x?xf32>, %init: tensor<?x?xf32>):
+  %zero = arith.constant 0.0 : f32
+  %fill = linalg.fill ins(%zero : f32) outs(%init : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %mm = linalg.matmul ins(%lhs, %rhs : tensor<?x?xf32>, tensor<?x?xf32>) outs(%fill : tensor<?x?xf32>) -> tensor<?x?xf32>"""
+
+MATMUL_KERNEL = """util.func private @matmul_kernel(%lhs: tensor<?x?xf32>, %rhs: tensor<?x?xf32>, %init: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %fill = linalg.fill ins(%zero : f32) outs(%init : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %mm = linalg.matmul ins(%lhs, %rhs : tensor<?x?xf32>, tensor<?x?xf32>) outs(%fill : tensor<?x?xf32>) -> tensor<?x?xf32>
+  util.return %mm : tensor<?x?xf32>
+}"""
+
+CALL_REPLACEMENTS = StrategySet(
+    name="call_replacements",
+    rules=[
+        Rule(
+            target="cpu",
+            match=DagMatch(pattern=FILL_MATMUL),
+            strategy=CallReplacement(
+                name="mm_call", pattern=FILL_MATMUL, function="matmul_kernel", symbols=(MATMUL_KERNEL,)
+            ),
+        ),
+    ],
+)
+
 ATTENTION_MAPS = [
     "(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d4)",
     "(d0, d1, d2, d3, d4, d5) -> (d0, d1, d5, d4)",
@@ -434,6 +460,7 @@ CASES: dict[str, StrategySet] = {
     "gpu_configs": GPU_CONFIGS,
     "codegen_variants": CODEGEN_VARIANTS,
     "kernel_rewrites": KERNEL_REWRITES,
+    "call_replacements": CALL_REPLACEMENTS,
     "import_fields": IMPORT_FIELDS,
 }
 

@@ -35,19 +35,47 @@ def read_call_replacement(module: Module, matcher: Sequence, action: Sequence, n
     """The :class:`DagMatch` leaf and the :class:`CallReplacement` of the pair; raises
     :class:`Unsupported` at the first op outside the form."""
     dag = _matcher_dag(matcher)
-    pattern = read_dag(dag)
-    if not isinstance(pattern, DagMatch):
-        raise Unsupported(dag.name, dag.line, "a DAG pattern of more than one pack op to replace with a call")
-    ops = action.op.body.ops
     if len(action.args) != 2:
         raise Unsupported(
             "transform.named_sequence", action.line, "an action taking the DAG's inputs and outputs (two values)"
         )
     ins, outs = action.args
+    ops = action.op.body.ops
     root = _expect(ops, 0, "transform.get_defining_op", (outs,), "the op defining the DAG's outputs").results[0]
-    table = _expect(ops, 1, "transform.util.get_nearest_symbol_table", (root,), "its symbol table").results[0]
+    pattern = _pattern(dag)
+    return Leaf(pattern, None, matcher.line), _read_call(module, action, ops[1:], root, (ins, outs), pattern, name)
+
+
+def read_rendered_call(module: Module, action: Sequence, name: str) -> StrategyKind:
+    """The :class:`CallReplacement` of tdsl's render of one: the action matches the pattern
+    again on its op (``%c_inputs``, ``%c_outputs``), then imports and calls."""
+    ops = action.op.body.ops
+    first = _expect(ops, 0, "transform.iree.match.cast_compatible_dag_from_root", action.args[:1], "the pattern")
+    pattern = _pattern(first)
+    return _read_call(module, action, ops[1:], action.args[0], first.results, pattern, name)
+
+
+def _pattern(dag: Op) -> DagMatch:
+    pattern = read_dag(dag)
+    if not isinstance(pattern, DagMatch):
+        raise Unsupported(dag.name, dag.line, "a DAG pattern of more than one pack op to replace with a call")
+    return pattern
+
+
+def _read_call(
+    module: Module,
+    action: Sequence,
+    ops: list[Op],
+    root: int,
+    values: tuple[int, ...],
+    pattern: DagMatch,
+    name: str,
+) -> StrategyKind:
+    """``ops`` from ``get_nearest_symbol_table`` of ``root`` to the final yield: the imports
+    and the ``cast_and_call`` of one of them on ``values`` (the DAG's inputs and outputs)."""
+    table = _expect(ops, 0, "transform.util.get_nearest_symbol_table", (root,), "its symbol table").results[0]
     imports: dict[int, str] = {}
-    position = 2
+    position = 1
     while position < len(ops) and ops[position].name == IMPORT:
         op = ops[position]
         symbol = getattr(op.attr("symbol"), "name", None)
@@ -57,7 +85,7 @@ def read_call_replacement(module: Module, matcher: Sequence, action: Sequence, n
         position += 1
     call = _expect(ops, position, CALL, None, "a cast_and_call of an imported function after the DAG's root")
     function = imports.get(call.operands[-1]) if len(call.operands) == 4 else None
-    if function is None or call.operands[:3] != (root, ins, outs) or call.attr("insert_after") is None:
+    if function is None or call.operands[:3] != (root, *values) or call.attr("insert_after") is None:
         raise Unsupported(call.name, call.line, "a cast_and_call of an imported function on the DAG's values, after its root")
     conversions = [o.name for block in call.regions[0] for o in block.ops] if call.regions else []
     if conversions != [CAST]:
@@ -67,10 +95,9 @@ def read_call_replacement(module: Module, matcher: Sequence, action: Sequence, n
         raise Unsupported(extra.name, extra.line, "no op after the cast_and_call (tdsl's CallReplacement ends there)")
     symbols = _symbols(module, list(imports.values()), action)
     try:
-        strategy = CallReplacement(name=name, pattern=pattern.pattern, function=function, symbols=symbols)
+        return CallReplacement(name=name, pattern=pattern.pattern, function=function, symbols=symbols)
     except StrategyError as err:
         raise Unsupported(call.name, call.line, f"a call replacement tdsl can render ({err})") from None
-    return Leaf(pattern, None, matcher.line), strategy
 
 
 def _matcher_dag(matcher: Sequence) -> Op:

@@ -22,7 +22,7 @@ from .actions import (
     read_layout,
     read_marker,
 )
-from .call_replacements import read_call_replacement, replaces_with_call
+from .call_replacements import read_call_replacement, read_rendered_call, replaces_with_call
 from .configs import ConfigReader
 from .entry import PER_OP, TUNING_APPLIED, Pair, own_index, sanitize
 from .folding import loop_roles, root_op
@@ -104,6 +104,12 @@ class PairReader:
                 f"a preprocessing spec (@{action.name} replaces ops with a call; read as a {self.injection.value})",
             )
         try:
+            if self.own:  # tdsl's render: a typed matcher, the strategy name and rule index in the symbols
+                parsed = own_index(action.name)
+                strategy_name = parsed[1] if parsed else name
+                read = read_matcher(self.module, matcher, self.own)
+                strategy = read_rendered_call(self.module, action, action.op.loc or strategy_name)
+                return PairRead(pair, read.leaves, strategy, Marks(strategy.name, parsed and parsed[0]), False)
             leaf, strategy = read_call_replacement(self.module, matcher, action, name)
         except Unsupported as problem:
             raise SpecImportError(self.path, problem.line, problem.op, problem.missing) from None

@@ -47,8 +47,8 @@ STRATEGY_KINDS: tuple[type[StrategyKind], ...] = RAW_STRATEGY_KINDS + (
     GraphCpuLowering,
     GpuLowering,
     KernelRewrite,
-    Codegen,
     CallReplacement,
+    Codegen,
 )
 """Every strategy kind (errors list the typed ones first, then the raw ones)."""
 

@@ -217,19 +217,6 @@ def test_properties_written_as_attributes_and_old_mma_names_are_upgraded() -> No
     assert isinstance(raw.strategy, RawTuningAction) and imported.raw == ["mark"]
 
 
-def test_refusals_name_the_op_the_line_and_what_is_missing() -> None:
-    with pytest.raises(SpecImportError) as err:
-        read_file(SPECS / "iree_mlp_spec_matmul_preprocessing.mlir")
-    assert str(err.value) == (
-        f"{SPECS / 'iree_mlp_spec_matmul_preprocessing.mlir'}:77: transform.util.cast_and_call: an action tdsl has a "
-        "kind for: @cast_and_call_dag replaces what @match_mlp matches with a call to what the spec defines "
-        "(@executable, @call_mlp); tdsl's actions rewrite or configure the matched op, and no kind (raw MLIR "
-        "included) carries payload functions"
-    )
-    with pytest.raises(SpecImportError, match=":77: transform.util.cast_and_call: "):
-        read_file(SPECS / "iree_mlp_spec_matmul_preprocessing.mlir", allow_raw=True)
-
-
 RAW_SPEC = """module attributes {transform.with_named_sequence} {
   transform.named_sequence @match_rank2(%arg0: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.match.operation_name %arg0 ["linalg.generic"] : !transform.any_op
