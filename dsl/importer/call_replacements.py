@@ -86,7 +86,9 @@ def _read_call(
     call = _expect(ops, position, CALL, None, "a cast_and_call of an imported function after the DAG's root")
     function = imports.get(call.operands[-1]) if len(call.operands) == 4 else None
     if function is None or call.operands[:3] != (root, *values) or call.attr("insert_after") is None:
-        raise Unsupported(call.name, call.line, "a cast_and_call of an imported function on the DAG's values, after its root")
+        raise Unsupported(
+            call.name, call.line, "a cast_and_call of an imported function on the DAG's values, after its root"
+        )
     conversions = [o.name for block in call.regions[0] for o in block.ops] if call.regions else []
     if conversions != [CAST]:
         raise Unsupported(call.name, call.line, f"{CAST} as its only type conversion (received {conversions})")

@@ -115,10 +115,3 @@ class CallReplacement(StrategyKind):
                 for child in module.body.operations
                 if "sym_name" in child.operation.attributes
             ]
-
-    def printed_symbols(self) -> str:
-        """The payload ops as the MLIR printer writes them, indented for the script's module."""
-        module = bindings.parse(payload_module(self.symbols))
-        with bindings.context():
-            texts = [str(child.operation) for child in module.body.operations]
-        return "\n".join("\n".join("  " + line if line else line for line in t.split("\n")) for t in texts)

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model.call_replacement import CallReplacement
+from .. import bindings
+from ..model.call_replacement import CallReplacement, payload_module
 from ..model.matchers import dag_leaf
+from ..model.mlir_text import indented, relocated
 from ..targets import Target
 from .matcher_plan import located_leaf
 from .plan import ActionPlan
@@ -37,10 +39,19 @@ def plan_call_replacement(strategy: CallReplacement, symbol: str, target: Target
     dag = f'{head}\n      transform.yield loc("{path}")\n{closing}'
     names = tuple(strategy.symbol_names())
     return CallPlan(
-        symbols=strategy.printed_symbols(),
+        symbols=_symbols(strategy),
         dag=dag,
         ins="%c_inputs",
         outs="%c_outputs",
         imports=names,
         callee=names.index(strategy.function),
     )
+
+
+def _symbols(strategy: CallReplacement) -> str:
+    """The payload ops as the MLIR printer writes them, each op located at
+    ``<name>.symbols[i]``, indented for the script's module."""
+    module = bindings.parse(payload_module(strategy.symbols))
+    with bindings.context():
+        texts = [str(child.operation.get_asm(enable_debug_info=True)) for child in module.body.operations]
+    return "\n".join(indented(relocated(t, f"{strategy.name}.symbols[{i}]"), 2) for i, t in enumerate(texts))
