@@ -594,6 +594,37 @@ def rules(
 
 
 @st.composite
+def call_replacements(draw: Draw, index: int, target: str) -> Data:
+    """A rule replacing a (zero-filled or not) matmul DAG with a call to a util.func the
+    set carries, which computes it the same way."""
+    element = _pick(draw, ["f32", "f16"])
+    tensor = f"tensor<?x?x{element}>"
+    fill = draw(st.booleans())
+    body = [f"%zero = arith.constant 0.0 : {element}"] if fill else []
+    if fill:
+        body.append(f"%fill = linalg.fill ins(%zero : {element}) outs(%init : {tensor}) -> {tensor}")
+    out = "%fill" if fill else "%init"
+    body.append(f"%mm = linalg.matmul ins(%lhs, %rhs : {tensor}, {tensor}) outs({out} : {tensor}) -> {tensor}")
+    arguments = f"%lhs: {tensor}, %rhs: {tensor}, %init: {tensor}"
+    function = _pick(draw, ["kernel", "matmul_call", "f_1"])
+    symbol = "\n".join(
+        [f"util.func private @{function}({arguments}) -> {tensor} {{", *body, f"util.return %mm : {tensor}", "}"]
+    )
+    pattern = "\n".join([f"^bb0({arguments}):", *body])
+    return {
+        "target": target,
+        "match": {"kind": "dag", "pattern": pattern},
+        "strategy": {
+            "kind": "call_replacement",
+            "name": f"call{index}",
+            "pattern": pattern,
+            "function": function,
+            "symbols": [symbol],
+        },
+    }
+
+
+@st.composite
 def valid_sets(draw: Draw) -> Data:
     """A strategy set meant to validate (most do; the sloppy draws may not)."""
     found = draw(targets())
@@ -610,6 +641,10 @@ def valid_sets(draw: Draw) -> Data:
         picked.append(
             draw(rules(i, target.get("name", "cpu" if backend == "llvm-cpu" else "gfx942"), backend, specialize_ok))
         )
+    if draw(st.integers(0, 5)) == 0:
+        target = _pick(draw, listed)
+        name = target.get("name", "cpu" if target["kind"] == "llvm-cpu" else "gfx942")
+        picked.append(draw(call_replacements(count, name)))
     data["rules"] = picked
     return data
 

@@ -106,6 +106,9 @@ class CallReplacement(StrategyKind):
                 out.append((op.name, len(blocks[0].arguments) if blocks else 0))
         return out
 
+    def defined_symbols(self) -> tuple[str, ...]:
+        return tuple(self.symbol_names())
+
     def symbol_names(self) -> list[str]:
         """The sym_name of each op of ``symbols``, in order."""
         module = bindings.parse(payload_module(self.symbols))

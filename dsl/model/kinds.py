@@ -123,6 +123,11 @@ class StrategyKind(StrategyModel):
         """Raises ``problem(..., strategy=self.name)`` when this strategy cannot work on the
         ops ``match`` selects (target-independent; run by :class:`tdsl.Rule`)."""
 
+    def defined_symbols(self) -> tuple[str, ...]:
+        """The payload symbols this strategy's script defines at its top (one rule per
+        target may define each; :class:`tdsl.StrategySet` checks)."""
+        return ()
+
 
 class MatcherKind(StrategyModel):
     """Base of every matcher kind.

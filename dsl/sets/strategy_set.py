@@ -94,6 +94,7 @@ class StrategySet(StrategyModel):
             if names.index(name) != i:
                 raise problem(f"targets[{i}].name", "unique target names", name)
         seen: dict[tuple[str, str], object] = {}
+        defined: dict[tuple[str, str], int] = {}
         for i, rule in enumerate(self.rules):
             if rule.target not in names:
                 raise problem(f"rules[{i}].target", f"one of the targets {names}", rule.target)
@@ -105,6 +106,14 @@ class StrategySet(StrategyModel):
                     rule.strategy.name,
                 )
             seen[key] = rule.strategy
+            for symbol in rule.strategy.defined_symbols():
+                first = defined.setdefault((rule.target, symbol), i)
+                if first != i:
+                    raise problem(
+                        f"rules[{i}].strategy.symbols",
+                        f"payload symbols no other rule for target {rule.target!r} defines (rules[{first}] defines @{symbol})",
+                        f"@{symbol}",
+                    )
             index = names.index(rule.target)
             check_rule(i, rule.match, rule.strategy, self.targets[index], index)
         return self

@@ -98,3 +98,11 @@ def test_the_import_rewrites_fill_matmuls_like_the_original(payload: str) -> Non
     assert comparison.same, "\n".join(comparison.differences())
     assert any("flow.dispatch" in c.op for c in comparison.original)
     assert rewritten(PAYLOADS / payload, imported.strategy_set.target("cpu").compile_flags()) != comparison.original
+
+
+def test_a_set_refuses_two_rules_defining_one_payload_symbol() -> None:
+    from tdsl import StrategySet
+
+    rule = read_file(SPEC).strategy_set.rules[0]
+    with pytest.raises(StrategyError, match=r"rules\[1\]\.strategy\.symbols: expected payload symbols no other rule"):
+        StrategySet(name="twice", rules=[rule, rule])
