@@ -7,7 +7,7 @@ call to a payload function the set carries, and ``tdsl import`` of IREE's mlp_pl
   ``stream.executable`` and ``util.func``; the entry's ``apply_dce`` / ``inline`` are the
   kind's own cleanup (noted), any other entry op is still refused;
 * the compile tests check that the import rewrites a dynamic and a static fill+matmul
-  exactly as the original (the IR after IREE's preprocessing phase, op by op; the plugin
+  and the f32 MatMul of an imported ONNX model exactly as the original (the IR after IREE's preprocessing phase, op by op; the plugin
   itself is not needed) and that the original rewrites them at all;
 * an action outside the form, or a spec read as another injection, is refused in one line
   (op, line), and the kind refuses a function it does not carry or of the wrong arity.
@@ -98,6 +98,20 @@ def test_the_import_rewrites_fill_matmuls_like_the_original(payload: str) -> Non
     assert comparison.same, "\n".join(comparison.differences())
     assert any("flow.dispatch" in c.op for c in comparison.original)
     assert rewritten(PAYLOADS / payload, imported.strategy_set.target("cpu").compile_flags()) != comparison.original
+
+
+@pytest.mark.compile
+def test_the_import_rewrites_an_onnx_matmul_like_the_original(tmp_path: Path) -> None:
+    """What a frontend gives: the f32 MatMul of an exported ONNX model (iree-import-onnx)."""
+    from tdsl.importer.check import compare, rewritten
+    from tdsl.programs.onnx_import import import_onnx
+
+    payload = tmp_path / "dynamic_linear.mlir"
+    import_onnx(ROOT / "tests" / "payloads" / "onnx" / "dynamic_linear.onnx", payload, timeout_s=120)
+    imported = read_file(SPEC)
+    comparison = compare(imported, payload)
+    assert comparison.same, "\n".join(comparison.differences())
+    assert rewritten(payload, imported.strategy_set.target("cpu").compile_flags()) != comparison.original
 
 
 def test_a_set_refuses_two_rules_defining_one_payload_symbol() -> None:
