@@ -461,8 +461,13 @@ def program_of(
     if isinstance(payload, Program):
         return payload
     path = Path(payload)
+    if (problem := not_a_payload(path)) is not None:
+        raise PayloadError(problem)
     if path.suffix.lower() == ".mlir" and not dims:
-        text = path.read_text() if path.is_file() else ""
+        try:
+            text = path.read_text()
+        except (OSError, UnicodeDecodeError) as err:
+            raise PayloadError(f"payload {str(path)!r} cannot be read: {err}") from None
         if "!torch." not in text and not dynamic:
             payload_signatures(path)
         elif dynamic:
@@ -470,6 +475,4 @@ def program_of(
                 mlir.function_types(text)
             except ParseFailure as err:
                 raise _does_not_parse(path, err) from None
-    elif not_a_payload(path) is not None:
-        raise PayloadError(str(not_a_payload(path)))
     return load_program(path, dims=dims, weights_seed=weights_seed, parameters=parameters, dynamic=dynamic)

@@ -229,7 +229,7 @@ def test_missing_field_and_wrong_kind() -> None:
     with raises("c.distribution: expected a value for this required field, received nothing", "c", "distribution"):
         CpuLowering(name="c")
     with raises(
-        "s.rules[0].strategy: expected a 'kind' among 'data_layout', 'cpu_lowering', 'graph_cpu_lowering', 'gpu_lowering', 'codegen', 'raw_config', 'raw_tuning_action', 'raw_preprocessing_action', 'raw_codegen_action', received 'tiles'",
+        "s.rules[0].strategy: expected a 'kind' among 'data_layout', 'cpu_lowering', 'graph_cpu_lowering', 'gpu_lowering', 'kernel_rewrite', 'call_replacement', 'codegen', 'raw_config', 'raw_tuning_action', 'raw_preprocessing_action', 'raw_codegen_action', received 'tiles'",
         "s",
     ):
         StrategySet.model_validate(
