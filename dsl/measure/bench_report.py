@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
-from typing import Mapping, TypedDict
+from typing import Mapping, Sequence, TypedDict
 
 from .peers import ONNXRUNTIME, OPENVINO, PEERS
 
@@ -29,8 +29,18 @@ __all__ = [
     "BenchReport",
     "BenchRowJson",
     "Row",
+    "paired_speedup",
     "variant_order",
 ]
+
+
+def paired_speedup(baseline: Sequence[float], ours: Sequence[float]) -> float:
+    """The median over rounds of ``baseline / ours``, each round's two samples taken side by
+    side (``median(baseline) / median(ours)`` where the sample counts differ): above 1 ours
+    is faster. Both must hold samples."""
+    if len(baseline) != len(ours):
+        return statistics.median(baseline) / statistics.median(ours)
+    return statistics.median(b / o for b, o in zip(baseline, ours))
 
 
 def variant_order(variant: str) -> tuple[int, str]:
@@ -124,9 +134,7 @@ class BenchReport:
         base, ours = self.row(function, threads, baseline), self.row(function, threads, STRATEGY)
         if base is None or ours is None or not base.comparable:
             return None
-        if len(base.samples) != len(ours.samples):
-            return base.median / ours.median
-        return statistics.median(b / o for b, o in zip(base.samples, ours.samples))
+        return paired_speedup(base.samples, ours.samples)
 
     def faster_peer(self, function: str, threads: int) -> Row | None:
         """The peer runtime's row with the lowest median for ``function`` at ``threads``."""

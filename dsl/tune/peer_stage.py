@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Sequence, TypedDict
 
 from ..errors import TdslError
+from ..measure.bench_report import paired_speedup
 from ..measure.machine import machine
 from ..measure.peers import choose_peers, peer_round
 from ..programs.program import Program
@@ -68,9 +69,7 @@ class Deployment:
         ours, other = self.row(threads, self.tuned), self.row(threads, variant)
         if ours is None or other is None or not ours.samples or not other.samples:
             return None
-        if len(ours.samples) != len(other.samples):
-            return (other.median or 0.0) / (ours.median or 1.0)
-        return statistics.median(o / t for o, t in zip(other.samples, ours.samples))
+        return paired_speedup(other.samples, ours.samples)
 
     def to_json(self) -> list[DeploymentRowJson]:
         return [
