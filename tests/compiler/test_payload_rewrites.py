@@ -1,0 +1,111 @@
+"""Payload rewrites (CpuTarget.channels_last_depthwise_convs): NCHW depthwise convs computed
+channels-last by a rewrite of the program's linalg IR, with IREE default's numbers, on
+generated shapes, on a hand-written module and on a real export."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import tdsl
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tdsl import CpuTarget, StrategySet
+from tdsl.bindings.depthwise import depthwise_convs_channels_last
+from tdsl.programs.load import load_program
+
+MODELS = Path(__file__).resolve().parents[2] / "examples" / "models"
+
+
+def depthwise(
+    c: int, h: int, w: int, k: int, stride: int, dilation: int, element: str = "f32", acc: str = "f32"
+) -> str:
+    """A function with one NCHW depthwise conv, as iree-import-onnx writes it (a filled init)."""
+    oh, ow = (h - dilation * (k - 1) - 1) // stride + 1, (w - dilation * (k - 1) - 1) // stride + 1
+    zero = "0.0" if acc.startswith("f") else "0"
+    return f"""\
+func.func @dw(%x: tensor<1x{c}x{h}x{w}x{element}>, %f: tensor<{c}x{k}x{k}x{element}>) -> tensor<1x{c}x{oh}x{ow}x{acc}> {{
+  %zero = arith.constant {zero} : {acc}
+  %e = tensor.empty() : tensor<1x{c}x{oh}x{ow}x{acc}>
+  %init = linalg.fill ins(%zero : {acc}) outs(%e : tensor<1x{c}x{oh}x{ow}x{acc}>) -> tensor<1x{c}x{oh}x{ow}x{acc}>
+  %y = linalg.depthwise_conv_2d_nchw_chw {{dilations = dense<{dilation}> : vector<2xi64>, strides = dense<{stride}> : vector<2xi64>}}
+    ins(%x, %f : tensor<1x{c}x{h}x{w}x{element}>, tensor<{c}x{k}x{k}x{element}>) outs(%init : tensor<1x{c}x{oh}x{ow}x{acc}>) -> tensor<1x{c}x{oh}x{ow}x{acc}>
+  return %y : tensor<1x{c}x{oh}x{ow}x{acc}>
+}}
+"""
+
+
+def test_the_rewrite_keeps_the_body_and_transposes_around_a_channels_last_generic() -> None:
+    text, count = depthwise_convs_channels_last(depthwise(8, 9, 11, 3, 2, 1, "i8", "i32"))
+    assert count == 1
+    assert "depthwise_conv_2d_nchw_chw" not in text
+    # i8 x i8 -> i32: the extensions of the named op's body move into the generic.
+    assert text.count("arith.extsi") == 2 and "arith.muli" in text and "arith.addi" in text
+    assert "permutation = [0, 2, 3, 1]" in text and "permutation = [1, 2, 0]" in text
+    assert "permutation = [0, 3, 1, 2]" in text
+    assert "(d0, d1 * 2 + d4, d2 * 2 + d5, d3)" in text
+
+
+def test_a_module_without_a_static_nchw_depthwise_conv_is_returned_as_it_was() -> None:
+    dynamic = depthwise(8, 9, 9, 3, 1, 1).replace("tensor<1x8x9x9xf32>", "tensor<?x8x9x9xf32>", 1)
+    dynamic = dynamic.replace("ins(%x, %f : tensor<1x8x9x9xf32>", "ins(%x, %f : tensor<?x8x9x9xf32>")
+    assert depthwise_convs_channels_last(dynamic) == (dynamic, 0)
+    plain = "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  return %a : tensor<4xf32>\n}\n"
+    assert depthwise_convs_channels_last(plain) == (plain, 0)
+
+
+def test_the_knob_adds_no_flag_is_a_payload_rewrite_and_not_in_the_baseline() -> None:
+    target = CpuTarget(channels_last_depthwise_convs=True)
+    assert target.payload_rewrites() == ("channels_last_depthwise_convs",)
+    assert target.compile_flags() == CpuTarget().compile_flags()
+    assert target.baseline().payload_rewrites() == ()
+    from tdsl.strategies.cpu import auto
+
+    assert auto(isa="avx2").targets[0].channels_last_depthwise_convs
+    assert "channels_last_depthwise_convs" in auto(isa="avx2").targets[0].ready_knobs
+    assert not auto(isa="avx2", weights="runtime").targets[0].channels_last_depthwise_convs
+    assert not auto(isa="avx512").targets[0].channels_last_depthwise_convs
+    assert not auto(isa="avx2", pack_matmuls=True).targets[0].channels_last_depthwise_convs
+
+
+@pytest.mark.compile
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    c=st.integers(1, 40),
+    size=st.integers(5, 19),
+    k=st.sampled_from([1, 3, 5]),
+    stride=st.integers(1, 2),
+    dilation=st.integers(1, 2),
+)
+def test_generated_depthwise_convs_compute_what_iree_default_computes(
+    tmp_path: Path, c: int, size: int, k: int, stride: int, dilation: int
+) -> None:
+    if size < dilation * (k - 1) + 1:
+        size = dilation * (k - 1) + 1
+    payload = tmp_path / f"dw_{c}_{size}_{k}_{stride}_{dilation}.mlir"
+    payload.write_text(depthwise(c, size, size + 1, k, stride, dilation))
+    target = CpuTarget(channels_last_depthwise_convs=True, im2col_convs=True, data_tiling=True)
+    report = tdsl.run(payload, StrategySet(name="dw", targets=[target], rules=[]))
+    assert report.ok
+    assert any("1 NCHW depthwise conv(s) computed channels-last" in n for n in report.compile_report.notes)
+
+
+@pytest.mark.compile
+def test_auto_on_avx2_computes_an_exports_depthwise_convs_channels_last() -> None:
+    """MobileNetV2's export: every depthwise conv is channels-last at codegen under auto() on
+    AVX2 (its result NHWC), the report says how many were rewritten, and the outputs match
+    IREE default's and onnxruntime's."""
+    from tdsl.strategies.cpu import auto
+
+    ready = auto(isa="avx2")
+    program = load_program(MODELS / "mobilenet_v2" / "model.onnx")
+    report = tdsl.run(program, ready)
+    assert report.ok
+    notes = [n for n in report.compile_report.notes if n.startswith("channels_last_depthwise_convs")]
+    assert notes and "NCHW depthwise conv(s) computed channels-last" in notes[0], report.compile_report.notes
+    # One per grouped Conv of the export (MobileNetV2's are all depthwise).
+    import onnx
+
+    graph = onnx.load(str(MODELS / "mobilenet_v2" / "model.onnx"), load_external_data=False).graph
+    grouped = [n for n in graph.node if n.op_type == "Conv" and any(a.name == "group" and a.i > 1 for a in n.attribute)]
+    assert grouped and notes[0].startswith(f"channels_last_depthwise_convs: {len(grouped)} ")
