@@ -55,6 +55,39 @@ def _transposed(value: Any, permutation: list[int]) -> Any:
     return transposed if isinstance(transposed, ir.Value) else transposed.results[0]
 
 
+def _moved_body(old: Any, new_region: Any) -> Any:
+    """The ops of ``old``'s block moved into a new block of ``new_region`` (same argument
+    types), the block's arguments replaced; returns the new block."""
+    ir = _ir()
+    block = new_region.blocks.append(*[a.type for a in old.arguments])
+    at_end = ir.InsertionPoint(block)
+    for body_op in list(old.operations):
+        at_end.insert(body_op.detach_from_parent())
+    for before, after in zip(old.arguments, block.arguments):
+        before.replace_all_uses_with(after)
+    return block
+
+
+def _image_nhwc(image: Any) -> tuple[Any, Any]:
+    """``image`` (NCHW) as NHWC, and the op to erase once the conv is gone. An image padded
+    by a ``tensor.pad`` used only here is transposed before the pad (then padded NHWC):
+    IREE propagates a transpose between the pad and the conv into the conv's input map,
+    which reads the image across channels again, where its producer could not take it."""
+    ir = _ir()
+    from iree.compiler.dialects import tensor
+
+    pad = image.owner if isinstance(image.owner, ir.OpView) else None
+    if pad is None or pad.operation.name != "tensor.pad" or len(list(image.uses)) != 1 or list(pad.operands[1:]):
+        return _transposed(image, _TO_NHWC), None
+    low, high = (list(ir.DenseI64ArrayAttr(pad.attributes[k])) for k in ("static_low", "static_high"))
+    source = _transposed(pad.operands[0], _TO_NHWC)
+    shape = ir.RankedTensorType(image.type).shape
+    padded_type = ir.RankedTensorType.get([shape[p] for p in _TO_NHWC], ir.RankedTensorType(image.type).element_type)
+    padded = tensor.PadOp(padded_type, source, [], [], [low[p] for p in _TO_NHWC], [high[p] for p in _TO_NHWC])
+    _moved_body(pad.regions[0].blocks[0], padded.regions[0])
+    return padded.results[0], pad
+
+
 def _channels_last_maps(strides: list[int], dilations: list[int]) -> Any:
     """Indexing maps of the NHWC depthwise conv over loops (n, oh, ow, c, kh, kw)."""
     ir = _ir()
@@ -83,7 +116,7 @@ def _rewrite(op: Any) -> None:
     image, kernel, init = op.operands
     strides, dilations = _ints(op.attributes["strides"]), _ints(op.attributes["dilations"])
     with ir.InsertionPoint(op), op.location:
-        image_nhwc = _transposed(image, _TO_NHWC)
+        image_nhwc, old_pad = _image_nhwc(image)
         kernel_hwc = _transposed(kernel, _TO_HWC)
         init_nhwc = _transposed(init, _TO_NHWC)
         generic = linalg.GenericOp(
@@ -93,16 +126,12 @@ def _rewrite(op: Any) -> None:
             _channels_last_maps(strides, dilations),
             _iterators(),
         )
-        old = op.regions[0].blocks[0]
-        block = generic.regions[0].blocks.append(*[a.type for a in old.arguments])
-        at_end = ir.InsertionPoint(block)
-        for body_op in list(old.operations):
-            at_end.insert(body_op.detach_from_parent())
-        for before, after in zip(old.arguments, block.arguments):
-            before.replace_all_uses_with(after)
+        _moved_body(op.regions[0].blocks[0], generic.regions[0])
         result = _transposed(generic.results[0], _TO_NCHW)
     op.results[0].replace_all_uses_with(result)
     op.erase()
+    if old_pad is not None:
+        old_pad.operation.erase()
 
 
 def depthwise_convs_channels_last(text: str) -> tuple[str, int]:

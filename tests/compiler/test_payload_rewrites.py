@@ -18,18 +18,30 @@ MODELS = Path(__file__).resolve().parents[2] / "examples" / "models"
 
 
 def depthwise(
-    c: int, h: int, w: int, k: int, stride: int, dilation: int, element: str = "f32", acc: str = "f32"
+    c: int, h: int, w: int, k: int, stride: int, dilation: int, element: str = "f32", acc: str = "f32", pad: int = 0
 ) -> str:
-    """A function with one NCHW depthwise conv, as iree-import-onnx writes it (a filled init)."""
-    oh, ow = (h - dilation * (k - 1) - 1) // stride + 1, (w - dilation * (k - 1) - 1) // stride + 1
+    """A function with one NCHW depthwise conv, as iree-import-onnx writes it: a filled init,
+    the image zero-padded by ``pad`` on each side (a ``tensor.pad``) when ``pad`` > 0."""
+    ph, pw = h + 2 * pad, w + 2 * pad
+    oh, ow = (ph - dilation * (k - 1) - 1) // stride + 1, (pw - dilation * (k - 1) - 1) // stride + 1
     zero = "0.0" if acc.startswith("f") else "0"
+    image = "%x"
+    padding = ""
+    if pad:
+        image = "%p"
+        padding = f"""  %pz = arith.constant {"0.0" if element.startswith("f") else "0"} : {element}
+  %p = tensor.pad %x low[0, 0, {pad}, {pad}] high[0, 0, {pad}, {pad}] {{
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %pz : {element}
+  }} : tensor<1x{c}x{h}x{w}x{element}> to tensor<1x{c}x{ph}x{pw}x{element}>
+"""
     return f"""\
 func.func @dw(%x: tensor<1x{c}x{h}x{w}x{element}>, %f: tensor<{c}x{k}x{k}x{element}>) -> tensor<1x{c}x{oh}x{ow}x{acc}> {{
   %zero = arith.constant {zero} : {acc}
   %e = tensor.empty() : tensor<1x{c}x{oh}x{ow}x{acc}>
   %init = linalg.fill ins(%zero : {acc}) outs(%e : tensor<1x{c}x{oh}x{ow}x{acc}>) -> tensor<1x{c}x{oh}x{ow}x{acc}>
-  %y = linalg.depthwise_conv_2d_nchw_chw {{dilations = dense<{dilation}> : vector<2xi64>, strides = dense<{stride}> : vector<2xi64>}}
-    ins(%x, %f : tensor<1x{c}x{h}x{w}x{element}>, tensor<{c}x{k}x{k}x{element}>) outs(%init : tensor<1x{c}x{oh}x{ow}x{acc}>) -> tensor<1x{c}x{oh}x{ow}x{acc}>
+{padding}  %y = linalg.depthwise_conv_2d_nchw_chw {{dilations = dense<{dilation}> : vector<2xi64>, strides = dense<{stride}> : vector<2xi64>}}
+    ins({image}, %f : tensor<1x{c}x{ph}x{pw}x{element}>, tensor<{c}x{k}x{k}x{element}>) outs(%init : tensor<1x{c}x{oh}x{ow}x{acc}>) -> tensor<1x{c}x{oh}x{ow}x{acc}>
   return %y : tensor<1x{c}x{oh}x{ow}x{acc}>
 }}
 """
@@ -44,6 +56,16 @@ def test_the_rewrite_keeps_the_body_and_transposes_around_a_channels_last_generi
     assert "permutation = [0, 2, 3, 1]" in text and "permutation = [1, 2, 0]" in text
     assert "permutation = [0, 3, 1, 2]" in text
     assert "(d0, d1 * 2 + d4, d2 * 2 + d5, d3)" in text
+
+
+def test_a_padded_image_is_transposed_before_its_pad() -> None:
+    """IREE would fold a transpose between the pad and the conv into the conv's input map
+    (reading across channels again): the pad is rebuilt channels-last instead."""
+    text, count = depthwise_convs_channels_last(depthwise(8, 9, 11, 3, 1, 1, pad=2))
+    assert count == 1
+    assert "low[0, 2, 2, 0] high[0, 2, 2, 0]" in text
+    assert "tensor<1x9x11x8xf32> to tensor<1x13x15x8xf32>" in text
+    assert "tensor<1x8x13x15xf32>" not in text
 
 
 def test_a_module_without_a_static_nchw_depthwise_conv_is_returned_as_it_was() -> None:
@@ -76,14 +98,15 @@ def test_the_knob_adds_no_flag_is_a_payload_rewrite_and_not_in_the_baseline() ->
     k=st.sampled_from([1, 3, 5]),
     stride=st.integers(1, 2),
     dilation=st.integers(1, 2),
+    pad=st.integers(0, 2),
 )
 def test_generated_depthwise_convs_compute_what_iree_default_computes(
-    tmp_path: Path, c: int, size: int, k: int, stride: int, dilation: int
+    tmp_path: Path, c: int, size: int, k: int, stride: int, dilation: int, pad: int
 ) -> None:
     if size < dilation * (k - 1) + 1:
         size = dilation * (k - 1) + 1
-    payload = tmp_path / f"dw_{c}_{size}_{k}_{stride}_{dilation}.mlir"
-    payload.write_text(depthwise(c, size, size + 1, k, stride, dilation))
+    payload = tmp_path / f"dw_{c}_{size}_{k}_{stride}_{dilation}_{pad}.mlir"
+    payload.write_text(depthwise(c, size, size + 1, k, stride, dilation, pad=pad))
     target = CpuTarget(channels_last_depthwise_convs=True, im2col_convs=True, data_tiling=True)
     report = tdsl.run(payload, StrategySet(name="dw", targets=[target], rules=[]))
     assert report.ok
