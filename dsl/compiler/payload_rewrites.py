@@ -12,6 +12,8 @@ rewrite                             what it does
 ==================================  ===================================================
 ``channels_last_depthwise_convs``   NCHW depthwise convs computed NHWC between
                                     transposes (:mod:`tdsl.bindings.depthwise`)
+``convs_1d_as_2d``                  1-D convs computed as 2-D convs of unit height, which
+                                    IREE's im2col takes (:mod:`tdsl.bindings.conv1d`)
 ==================================  ===================================================
 """
 
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from ..bindings.conv1d import conv1d_as_conv2d
 from ..bindings.depthwise import depthwise_convs_channels_last
 from ..targets import Target
 from .iree_compile import run_iree_compile
@@ -28,11 +31,15 @@ from .options import CompileOptions
 
 REWRITES: dict[str, tuple[Callable[[str], tuple[str, int]], str]] = {
     "channels_last_depthwise_convs": (depthwise_convs_channels_last, "NCHW depthwise conv(s) computed channels-last"),
+    "convs_1d_as_2d": (conv1d_as_conv2d, "1-D conv(s) computed as 2-D convs of unit height"),
 }
 """Rewrite name -> (function of the linalg module text: the new text and how many ops it
 rewrote, what a note says it did)."""
 
-_MAY_HOLD = {"channels_last_depthwise_convs": ("onnx.Conv", "convolution", "depthwise_conv")}
+_MAY_HOLD = {
+    "channels_last_depthwise_convs": ("onnx.Conv", "convolution", "depthwise_conv"),
+    "convs_1d_as_2d": ("onnx.Conv", "convolution", "conv_1d"),
+}
 """Words without which a payload holds nothing the rewrite acts on (the input phase is skipped)."""
 
 
