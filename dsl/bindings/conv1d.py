@@ -18,18 +18,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _ir, context
+from . import _ir
+from .op_rewrite import int_list, rewrite_ops
 
 CONV_1D_NCW = "linalg.conv_1d_ncw_fcw"
 """The op :func:`conv1d_as_conv2d` rewrites."""
 
 _UNIT_HEIGHT = [[0], [1], [2, 3]]
 """Reassociation of (N, C, W) / (F, C, K) with a unit dim inserted before the last."""
-
-
-def _ints(attr: Any) -> list[int]:
-    ir = _ir()
-    return [int(v) for v in ir.DenseIntElementsAttr(attr)]
 
 
 def _reassociation() -> Any:
@@ -55,7 +51,7 @@ def _rewrite(op: Any) -> None:
     from iree.compiler.dialects import linalg, tensor
 
     image, kernel, init = op.operands
-    strides, dilations = _ints(op.attributes["strides"]), _ints(op.attributes["dilations"])
+    strides, dilations = int_list(op.attributes["strides"]), int_list(op.attributes["dilations"])
     with ir.InsertionPoint(op), op.location:
         conv = linalg.conv_2d_nchw_fchw(
             _with_unit_height(image),
@@ -73,20 +69,4 @@ def conv1d_as_conv2d(text: str) -> tuple[str, int]:
     """``text`` (a linalg module) with every static-shaped ``linalg.conv_1d_ncw_fcw`` computed
     as a unit-height 2-D conv (module docstring), printed without locations, and how many
     were rewritten. ``text`` itself is returned unchanged when none was."""
-    ir = _ir()
-    with context():
-        module = ir.Module.parse(text)
-        found: list[Any] = []
-
-        def visit(op: Any) -> Any:
-            if op.name == CONV_1D_NCW and all(ir.RankedTensorType(v.type).has_static_shape for v in op.operands):
-                found.append(op)
-            return ir.WalkResult.ADVANCE
-
-        module.operation.walk(visit)
-        if not found:
-            return text, 0
-        for op in found:
-            _rewrite(op)
-        module.operation.verify()
-        return str(module.operation.get_asm(enable_debug_info=False)), len(found)
+    return rewrite_ops(text, CONV_1D_NCW, _rewrite)

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _ir, context
+from . import _ir
+from .op_rewrite import int_list, rewrite_ops
 
 DEPTHWISE_NCHW = "linalg.depthwise_conv_2d_nchw_chw"
 """The op :func:`depthwise_convs_channels_last` rewrites."""
@@ -31,17 +32,6 @@ DEPTHWISE_NCHW = "linalg.depthwise_conv_2d_nchw_chw"
 _TO_NHWC = [0, 2, 3, 1]
 _TO_HWC = [1, 2, 0]
 _TO_NCHW = [0, 3, 1, 2]
-
-
-def _ints(attr: Any) -> list[int]:
-    ir = _ir()
-    return [int(v) for v in ir.DenseIntElementsAttr(attr)]
-
-
-def _static(value: Any) -> bool:
-    ir = _ir()
-    t = ir.RankedTensorType(value.type)
-    return bool(t.has_static_shape)
 
 
 def _transposed(value: Any, permutation: list[int]) -> Any:
@@ -114,7 +104,7 @@ def _rewrite(op: Any) -> None:
     from iree.compiler.dialects import linalg
 
     image, kernel, init = op.operands
-    strides, dilations = _ints(op.attributes["strides"]), _ints(op.attributes["dilations"])
+    strides, dilations = int_list(op.attributes["strides"]), int_list(op.attributes["dilations"])
     with ir.InsertionPoint(op), op.location:
         image_nhwc, old_pad = _image_nhwc(image)
         kernel_hwc = _transposed(kernel, _TO_HWC)
@@ -138,20 +128,4 @@ def depthwise_convs_channels_last(text: str) -> tuple[str, int]:
     """``text`` (a linalg module) with every static-shaped ``linalg.depthwise_conv_2d_nchw_chw``
     computed channels-last (module docstring), printed without locations, and how many
     were rewritten. ``text`` itself is returned unchanged when none was."""
-    ir = _ir()
-    with context():
-        module = ir.Module.parse(text)
-        found: list[Any] = []
-
-        def visit(op: Any) -> Any:
-            if op.name == DEPTHWISE_NCHW and all(_static(v) for v in op.operands):
-                found.append(op)
-            return ir.WalkResult.ADVANCE
-
-        module.operation.walk(visit)
-        if not found:
-            return text, 0
-        for op in found:
-            _rewrite(op)
-        module.operation.verify()
-        return str(module.operation.get_asm(enable_debug_info=False)), len(found)
+    return rewrite_ops(text, DEPTHWISE_NCHW, _rewrite)
