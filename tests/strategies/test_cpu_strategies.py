@@ -104,7 +104,7 @@ def test_auto_leaves_what_it_did_not_measure_to_data_tiling(isa: str) -> None:
     assert set(cpu.ready_knobs) >= {k for k in ("im2col_convs", "channels_last_convs") if getattr(cpu, k)}
     assert cpu.peel_vector_loops == choices.peel_vector_loops
     pinned = choices.narrow_matmuls_off_data_tiling + 2 * choices.i64_matmul_tiles
-    assert len(constant.rules) == pinned
+    assert len(constant.rules) == pinned and not cpu.fold_batch_matmuls
     runtime = auto(isa=isa, weights="runtime")  # type: ignore[arg-type]
     assert len(runtime.rules) == pinned + choices.matvec_tiles_with_runtime_weights
     assert not runtime.targets[0].channels_last_convs  # type: ignore[union-attr]
@@ -114,6 +114,15 @@ def test_auto_leaves_what_it_did_not_measure_to_data_tiling(isa: str) -> None:
     target = packed.targets[0]
     assert isinstance(target, CpuTarget) and not target.data_tiling and target.ukernels == "none"
     assert target.im2col_convs != choices.im2col_convs and all(rule.optional for rule in packed.rules)
+    # Packed matmuls over data tiling: data tiling stays, ukernels go, batch-1 batch matmuls are
+    # folded first, and only the rules that pack come (matvec and small ones stay with data tiling).
+    over = auto(isa=isa, packed_matmuls_over_data_tiling=True)  # type: ignore[arg-type]
+    target = over.targets[0]
+    assert isinstance(target, CpuTarget) and target.data_tiling and target.ukernels == "none"
+    assert target.fold_batch_matmuls and "fold_batch_matmuls" in target.ready_knobs
+    layouts = [r.strategy for r in over.rules if r.strategy.kind == "data_layout"]
+    assert layouts and all(getattr(s, "pack", None) is not None for s in layouts)
+    assert not choices.packed_matmuls_over_data_tiling_with_constant_weights
 
 
 @pytest.mark.compile
@@ -230,3 +239,18 @@ def test_matvec_layouts_need_no_m_loop() -> None:
         ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", batch=[], m=1, operand_layout="k_kn")
     mv = ContractionMatch(lhs_type="f32", rhs_type="f32", output_type="f32", batch=[], m=[], operand_layout="k_nk")
     assert mv.indexing_maps() == [[1], [0, 1], [0]]
+
+
+@pytest.mark.compile
+def test_packed_matmuls_over_data_tiling_on_an_export() -> None:
+    """auto(packed_matmuls_over_data_tiling=True) on the gpt2_block export: its 2-D matmuls are
+    packed at the graph level into mmt4d dispatches, the attention's batch matmuls stay with
+    data tiling, and the outputs match IREE default's and onnxruntime's."""
+    from tdsl.programs.load import load_program
+
+    ready = auto(isa="avx2", packed_matmuls_over_data_tiling=True)
+    report = run(load_program(ROOT / "examples" / "models" / "gpt2_block" / "model.onnx"), ready)
+    assert report.ok
+    packed = [o for o in report.compile_report.rules if o.dispatches and "mk_" in o.strategy]
+    assert packed, [(o.strategy, o.dispatches) for o in report.compile_report.rules]
+    assert any("mmt4d" in d for o in packed for d in o.dispatches)

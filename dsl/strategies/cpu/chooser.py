@@ -30,6 +30,11 @@ ukernels. On top of it, where measured:
 * with constant weights and im2col, 1-D convolutions are computed as 2-D convolutions of unit
   height (``CpuTarget.convs_1d_as_2d``, :mod:`tdsl.bindings.conv1d`), which im2col takes,
   where that won on the ISA;
+* ``packed_matmuls_over_data_tiling=True`` (an opt-in) keeps data tiling and adds the
+  ``pack_matmuls`` rules (ISA inner tile, ukernels off) for 2-D matmuls and batch-1 batch
+  matmuls folded into 2-D ones: on AVX2 with constant weights 1.07-1.25x data tiling on
+  the zoo's transformers, but ukernels off makes the integer contractions it leaves to data
+  tiling (``linalg.quantized_matmul``) 2.4x slower, so it is no default;
 * ``pack_matmuls=True`` (measured on AVX2 with runtime weights only) swaps data tiling for
   graph-level mmt4d packing of every 2-D matmul with the ISA's inner tile (ukernels off;
   see :mod:`tdsl.strategies.cpu.packing`), an mmt4d workgroup blocking from the L2 size
@@ -44,12 +49,13 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ...model.layout import DataLayout
 from ...model.matchers import ContractionMatch, OpNameMatch
 from ...sets.strategy_set import Rule, StrategySet
 from ...targets import CpuTarget
 from ...targets.host import ISA_NAMES, Caches, Isa, detect_caches, detect_isa
 from .blocking import lhs_pack_rule, mmt4d_blocking
-from .measured import CHOICES, Weights
+from .measured import CHOICES, IsaChoices, Weights
 from .packing import SMALL_MAX, matvec_pin, narrow_matmul_rule, packing_rules
 from .quantized import i64_accumulator_tiles
 from .tiles import inner_tile
@@ -75,6 +81,7 @@ def auto(
     channels_last_convs: bool | None = None,
     channels_last_depthwise_convs: bool | None = None,
     convs_1d_as_2d: bool | None = None,
+    packed_matmuls_over_data_tiling: bool | None = None,
 ) -> StrategySet:
     """The StrategySet described in the module docstring, for ``target`` on ``isa`` (read
     from this machine when not given).
@@ -86,12 +93,18 @@ def auto(
     measured choice (``channels_last_convs``: IREE computes NCHW / NCW convolutions
     channels-last, :attr:`tdsl.CpuTarget.channels_last_convs`; ``channels_last_depthwise_convs``:
     depthwise ones too, :attr:`tdsl.CpuTarget.channels_last_depthwise_convs`; ``convs_1d_as_2d``: 1-D convs
-    as unit-height 2-D convs, :attr:`tdsl.CpuTarget.convs_1d_as_2d`). ``element_types``,
+    as unit-height 2-D convs, :attr:`tdsl.CpuTarget.convs_1d_as_2d`). ``packed_matmuls_over_data_tiling``:
+    the ``pack_matmuls`` rules for the 2-D and folded batch-1 matmuls (ukernels off), data
+    tiling for every other contraction. ``element_types``,
     ``caches`` and ``small_max`` shape the ``pack_matmuls`` rules (see ``packing_rules``).
     """
     chosen = isa or detect_isa()
     choices = CHOICES[chosen]
     pack = choices.pack_matmuls if pack_matmuls is None else pack_matmuls
+    measured_over = weights == "constant" and choices.packed_matmuls_over_data_tiling_with_constant_weights
+    over_data_tiling = not pack and (
+        measured_over if packed_matmuls_over_data_tiling is None else packed_matmuls_over_data_tiling
+    )
     im2col = choices.im2col_convs if im2col_convs is None else im2col_convs
     measured_channels_last = choices.channels_last_convs_with_constant_weights and weights == "constant"
     channels_last = measured_channels_last if channels_last_convs is None else channels_last_convs
@@ -107,70 +120,45 @@ def auto(
     )
     opted_in = {k for k, v in overrides if v is not None}
     base = target or CpuTarget()
+    conv_knobs = {
+        "im2col_convs": im2col,
+        "channels_last_convs": channels_last,
+        "channels_last_depthwise_convs": depthwise,
+        "convs_1d_as_2d": unit_height,
+        "peel_vector_loops": choices.peel_vector_loops,
+    }
     rules: list[Rule] = []
     if pack:
+        # The conv knobs were measured with data tiling only: with packing they stay opt-ins.
         cpu = base.model_copy(
             update={
+                **conv_knobs,
+                **{k: bool(v) for k, v in overrides if k != "im2col_convs"},
                 "ukernels": "none",
-                "im2col_convs": im2col,
-                # Measured with data tiling only: with packing it stays an opt-in.
-                "channels_last_convs": bool(channels_last_convs),
-                "channels_last_depthwise_convs": bool(channels_last_depthwise_convs),
-                "convs_1d_as_2d": bool(convs_1d_as_2d),
                 "data_tiling": False,
-                "peel_vector_loops": choices.peel_vector_loops,
             }
         )
         # ukernels='none' is what the packing rules need, so it is no optional knob.
-        knobs: tuple[str, ...] = (
-            "im2col_convs",
-            "channels_last_convs",
-            "channels_last_depthwise_convs",
-            "convs_1d_as_2d",
-            "peel_vector_loops",
-        )
-        rules += [rule for types in element_types for rule in packing_rules(chosen, types, cpu.name, small_max)]
-        tile = inner_tile(chosen, "f32", "f32", "f32")
-        blocking = mmt4d_blocking(f"{chosen}_mmt4d_blocking", tile, caches or detect_caches())
-        rules.append(Rule(target=cpu.name, match=OpNameMatch(names="linalg.mmt4d"), strategy=blocking))
-        if ("f32", "f32", "f32") in element_types:
-            rules.append(lhs_pack_rule(f"{chosen}_f32_lhs_pack_tiles", tile, "f32", cpu.name))
+        knobs: tuple[str, ...] = tuple(conv_knobs)
+        rules += _packed_matmul_rules(chosen, element_types, cpu.name, small_max, caches)
     else:
         # allow_large_vectors: IREE's data tiling refuses its own 8x8-packed attention
         # elementwise op on AVX2 (see CpuTarget.allow_large_vectors); a no-op elsewhere.
+        # With packed matmuls over data tiling, batch-1 batch matmuls are folded into 2-D
+        # ones first so that the packing rules take them.
         cpu = base.model_copy(
             update={
+                **conv_knobs,
                 "data_tiling": True,
                 "allow_large_vectors": True,
-                "im2col_convs": im2col,
-                "channels_last_convs": channels_last,
-                "channels_last_depthwise_convs": depthwise,
-                "convs_1d_as_2d": unit_height,
-                "peel_vector_loops": choices.peel_vector_loops,
+                "fold_batch_matmuls": base.fold_batch_matmuls or over_data_tiling,
+                "ukernels": "none" if over_data_tiling else base.ukernels,
             }
         )
-        knobs = (
-            "data_tiling",
-            "allow_large_vectors",
-            "im2col_convs",
-            "channels_last_convs",
-            "channels_last_depthwise_convs",
-            "convs_1d_as_2d",
-            "peel_vector_loops",
-        )
-        if choices.narrow_matmuls_off_data_tiling:
-            rules.append(narrow_matmul_rule(f"{chosen}_f32_narrow_matmul_tiles", ("f32", "f32", "f32"), cpu.name))
-        rules += i64_accumulator_tiles(chosen, cpu.name)
-        if weights == "runtime" and choices.matvec_tiles_with_runtime_weights:
-            rules.append(
-                Rule(
-                    target=cpu.name,
-                    match=ContractionMatch(
-                        lhs_type="f32", rhs_type="f32", output_type="f32", batch=[], m=1, operand_layout="mk_kn"
-                    ),
-                    strategy=matvec_pin(f"{chosen}_f32_matvec_tiles", inner_tile(chosen, "f32", "f32", "f32")),
-                )
-            )
+        knobs = ("data_tiling", "allow_large_vectors", "fold_batch_matmuls", *conv_knobs)
+        if over_data_tiling:
+            rules += _packed_matmul_rules(chosen, element_types, cpu.name, small_max, caches, over_data_tiling=True)
+        rules += _data_tiling_rules(chosen, choices, weights, cpu.name)
     rules = [rule.model_copy(update={"optional": True}) for rule in rules]
     # The knobs auto() chose (not those of the user's ``target``, nor opt-ins passed here)
     # are optional: a build that fails with them is made without them, with a note.
@@ -178,3 +166,47 @@ def auto(
     if chosen_knobs:
         cpu = cpu.model_copy(update={"ready_knobs": chosen_knobs, "ready_origin": f"auto(), {ISA_NAMES[chosen]}"})
     return StrategySet(name=name, targets=[cpu], rules=rules)
+
+
+def _packed_matmul_rules(
+    isa: Isa,
+    element_types: Sequence[tuple[str, str, str]],
+    target: str,
+    small_max: int | None,
+    caches: Caches | None,
+    over_data_tiling: bool = False,
+) -> list[Rule]:
+    """Graph-level mmt4d packing of 2-D matmuls with the ISA's inner tile
+    (:func:`~tdsl.strategies.cpu.packing.packing_rules`), the mmt4d workgroup blocking from
+    the L2 size and the f32 LHS pack's tiles (ukernels off). ``over_data_tiling``: only the
+    rules that pack; matrix-vector products and small matmuls are left to data tiling (a
+    codegen-time configuration of a matmul cannot stand with it)."""
+    rules = [rule for types in element_types for rule in packing_rules(isa, types, target, small_max)]
+    if over_data_tiling:
+        rules = [r for r in rules if isinstance(r.strategy, DataLayout) and r.strategy.pack is not None]
+    tile = inner_tile(isa, "f32", "f32", "f32")
+    blocking = mmt4d_blocking(f"{isa}_mmt4d_blocking", tile, caches or detect_caches())
+    rules.append(Rule(target=target, match=OpNameMatch(names="linalg.mmt4d"), strategy=blocking))
+    if ("f32", "f32", "f32") in element_types:
+        rules.append(lhs_pack_rule(f"{isa}_f32_lhs_pack_tiles", tile, "f32", target))
+    return rules
+
+
+def _data_tiling_rules(isa: Isa, choices: IsaChoices, weights: Weights, target: str) -> list[Rule]:
+    """The rules measured on top of data tiling: narrow matmuls, i64-accumulating integer
+    matmuls and, with runtime weights, matrix-vector products, where the ISA measured them."""
+    rules: list[Rule] = []
+    if choices.narrow_matmuls_off_data_tiling:
+        rules.append(narrow_matmul_rule(f"{isa}_f32_narrow_matmul_tiles", ("f32", "f32", "f32"), target))
+    rules += i64_accumulator_tiles(isa, target)
+    if weights == "runtime" and choices.matvec_tiles_with_runtime_weights:
+        rules.append(
+            Rule(
+                target=target,
+                match=ContractionMatch(
+                    lhs_type="f32", rhs_type="f32", output_type="f32", batch=[], m=1, operand_layout="mk_kn"
+                ),
+                strategy=matvec_pin(f"{isa}_f32_matvec_tiles", inner_tile(isa, "f32", "f32", "f32")),
+            )
+        )
+    return rules

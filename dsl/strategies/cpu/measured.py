@@ -26,6 +26,10 @@ class IsaChoices:
 
     pack_matmuls: bool
     """Graph-level mmt4d packing of 2-D matmuls (ukernels off, data tiling off) instead of data tiling."""
+    packed_matmuls_over_data_tiling_with_constant_weights: bool
+    """With constant weights: graph-level mmt4d packing of 2-D matmuls and of batch-1 batch
+    matmuls folded into 2-D ones (ukernels off), and data tiling for every other contraction
+    (im2col'd convolutions, attention)."""
     im2col_convs: bool
     """IREE's global im2col rewrite of every convolution."""
     channels_last_convs_with_constant_weights: bool
@@ -52,6 +56,7 @@ class IsaChoices:
 CHOICES: dict[Isa, IsaChoices] = {
     "avx512": IsaChoices(
         pack_matmuls=False,
+        packed_matmuls_over_data_tiling_with_constant_weights=False,
         im2col_convs=False,
         channels_last_convs_with_constant_weights=False,
         matvec_tiles_with_runtime_weights=True,
@@ -91,6 +96,7 @@ CHOICES: dict[Isa, IsaChoices] = {
     ),
     "avx2": IsaChoices(
         pack_matmuls=False,
+        packed_matmuls_over_data_tiling_with_constant_weights=False,
         im2col_convs=True,
         channels_last_convs_with_constant_weights=True,
         matvec_tiles_with_runtime_weights=True,
@@ -103,6 +109,15 @@ CHOICES: dict[Isa, IsaChoices] = {
             "matmuls -> IREE data tiling. Graph-level 6x16x1 packing measured 1.39x the better of IREE default and "
             "data tiling on an AMD EPYC AVX2 machine with runtime weights only; with constant weights not measured, "
             "and the packing rules do not take the batch-1 batch_matmuls frontends emit: auto(pack_matmuls=True) opts in",
+            "packed matmuls over data tiling (auto(packed_matmuls_over_data_tiling=True): graph-level 6x16x1 mmt4d "
+            "of 2-D and folded batch-1 matmuls, ukernels off, data tiling for the rest), AMD EPYC, AVX2, 1 thread, "
+            "benchmarks/zoo under auto(), per-dispatch profile sums on a loaded machine, ms: gpt2 138 -> 119, vit "
+            "256 -> 211, whisper_encoder 416 -> 365, minilm_l6 111 -> 104; resnet18, mobilenet_v2, convnext tie "
+            "(their matmuls come from im2col, after the graph-level rules). Not a default: ukernels off makes the "
+            "integer contractions left to data tiling 2.4x slower (i8 128x768x768 8.4 -> 20.0 ms; linalg."
+            "quantized_matmul is lowered after the graph-level rules), and ukernels on with the 6x16 tile falls "
+            "to the ukernel's generic tile (gpt2 4 s). The 8x8x1 ukernel tile at the graph level with the L2 "
+            "blocking: gpt2 129, vit 232, minilm_l6 116 (worse), whisper_encoder 408 ms",
             "convolutions -> im2col: NHWC 3x3 conv 1x56x56x64 -> 64 6.5-8.4 ms vs 10.2 ms IREE default (AVX2 machine)",
             "convolutions with constant weights -> channels-last before im2col. AMD EPYC, 2 cores, AVX2, 1 thread, one "
             "ONNX Conv each (NCW / NCHW, batch 1), against im2col + data tiling: 1-D 80->192 k3 width 500 17.9 vs "
@@ -145,9 +160,11 @@ CHOICES: dict[Isa, IsaChoices] = {
         False,
         False,
         False,
+        False,
         ("not measured on this ISA: everything is left to IREE data tiling",),
     ),
     "generic": IsaChoices(
+        False,
         False,
         False,
         False,
