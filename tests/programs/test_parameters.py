@@ -44,8 +44,6 @@ def test_run_and_bench_read_the_weights_from_the_archive(
     program = load_program(payload, parameters=[f"model={archive}"])
     [archived] = program.parameters
     assert archived.scope == "model" and archived.path == archive.resolve() and len(archived.digest) == 64
-    report = tdsl.run(program, AUTO)
-    assert report.ok
     # The module computed with the archive's weights: x @ w, not zeros or a splat.
     vmfb = tmp_path / "mm.vmfb"
     run_iree_compile(payload, CpuTarget().compile_flags(), vmfb)
@@ -53,6 +51,7 @@ def test_run_and_bench_read_the_weights_from_the_archive(
     [out] = invoke(vmfb, "mm", [x], parameters=program.parameters)
     np.testing.assert_allclose(out, x @ weights, rtol=1e-4, atol=1e-4)
 
+    # tdsl run reads the archive in both builds (AUTO and IREE's default); exit 0: every comparison passed
     ran = _tdsl("run", str(payload), "--strategies", str(AUTO), "--parameters", str(archive))  # scope: model
     assert ran.returncode == 0, ran.stderr
     bench = _tdsl(
