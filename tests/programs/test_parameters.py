@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import tdsl
+from tdsl.cli import main
 from tdsl.compiler.iree_compile import run_iree_compile
 from tdsl.errors import ArgumentError
 from tdsl.measure.execute import invoke
@@ -85,12 +86,11 @@ def test_run_and_bench_read_the_weights_from_the_archive(
     ],
 )
 def test_missing_or_bad_parameters_are_one_line_exit_2(
-    weighted: tuple[Path, Path, np.ndarray], extra: list[str], message: str
+    weighted: tuple[Path, Path, np.ndarray], extra: list[str], message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     payload, _, _ = weighted
-    proc = _tdsl("run", str(payload), "--strategies", str(AUTO), *extra)
-    assert proc.returncode == 2, proc.stderr
-    [line] = proc.stderr.strip().splitlines()
+    assert main(["run", str(payload), "--strategies", str(AUTO), *extra]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
     assert line == f"tdsl: error: {message}", line
 
 
@@ -155,10 +155,13 @@ def test_tune_times_a_program_with_its_archive(weighted: tuple[Path, Path, np.nd
     tdsl.load(out / "tuned.py")
 
 
-def test_compile_and_ops_need_no_archive(weighted: tuple[Path, Path, np.ndarray]) -> None:
+def test_compile_and_ops_need_no_archive(
+    weighted: tuple[Path, Path, np.ndarray], capsys: pytest.CaptureFixture[str]
+) -> None:
     """Only running needs the weights: compile and the op listing take the program alone."""
     payload, _, _ = weighted
-    compiled = _tdsl("compile", str(payload), "--target", "cpu")
-    assert compiled.returncode == 0, compiled.stderr
-    listed = _tdsl("ops", str(payload), "--target", "cpu")
-    assert listed.returncode == 0 and "matmul" in listed.stdout, listed.stderr
+    assert main(["compile", str(payload), "--target", "cpu"]) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    assert main(["ops", str(payload), "--target", "cpu"]) == 0
+    listed = capsys.readouterr()
+    assert "matmul" in listed.out, listed.err
