@@ -14,6 +14,7 @@ import pytest
 import tdsl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tdsl.cli import main
 from tdsl.sets.loader import to_data
 from tdsl.sets.strategy_set import StrategySet
 from tdsl.tune import LocalExecutor, TuneCache, TuneOptions, table, tune, write_outputs
@@ -675,14 +676,16 @@ def test_verdict_is_round_by_round() -> None:
         (["-o", "FILE"], "-o"),
     ],
 )
-def test_cli_bad_input_is_one_line_exit_2(payload: Path, tmp_path: Path, args: list[str], message: str) -> None:
+def test_cli_bad_input_is_one_line_exit_2(
+    payload: Path, tmp_path: Path, args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     a_file = tmp_path / "a_file"
     a_file.write_text("")
     argv = ["tune", str(payload), "-o", str(tmp_path / "out"), "--cache", str(tmp_path / "c.sqlite")]
     argv += [str(a_file) if a == "FILE" else a for a in args]
-    proc = subprocess.run([sys.executable, "-m", "tdsl", *argv], capture_output=True, text=True)
-    assert proc.returncode == 2, proc.stderr
-    assert len(proc.stderr.strip().splitlines()) == 1 and message in proc.stderr
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and message in err, err
 
 
 def test_gfx942_tuning_ranks_compiles_and_says_it_did_not_measure(payload: Path, tmp_path: Path) -> None:
@@ -721,7 +724,7 @@ space = Space(StrategySet(name="mine", targets=[CpuTarget(data_tiling=True)],
 """
 
 
-def test_cli_tunes_a_users_space(payload: Path, tmp_path: Path) -> None:
+def test_cli_tunes_a_users_space(payload: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``--space FILE.py``: the user's set with knobs is searched as one job, each candidate
     built as it is; the outputs load; a file without knobs is one line, exit 2."""
     (tmp_path / "space.py").write_text(SPACE_FILE)
@@ -769,8 +772,9 @@ def test_cli_tunes_a_users_space(payload: Path, tmp_path: Path) -> None:
         .replace('Choice("vec_m", [4, 8])', "8")
         .replace('v["wg_m"] % v["vec_m"] == 0', "True")
     )
-    flat = subprocess.run([*argv[:6], str(tmp_path / "flat.py"), *argv[7:]], capture_output=True, text=True)
-    assert flat.returncode == 2 and len(flat.stderr.strip().splitlines()) == 1 and "at least one knob" in flat.stderr
+    assert main([*argv[3:6], str(tmp_path / "flat.py"), *argv[7:]]) == 2
+    flat = capsys.readouterr().err
+    assert len(flat.strip().splitlines()) == 1 and "at least one knob" in flat, flat
 
 
 SMALL_BESIDE_LARGE = Path(__file__).resolve().parent.parent / "payloads" / "cpu" / "small_beside_large.mlir"
