@@ -46,6 +46,7 @@ from .iree_compile import CompileFailed, run_iree_compile
 from .knob_fallback import build_with_fallback
 from .options import DEFAULT_MEMORY_GB, DEFAULT_OPTIONS, DEFAULT_TIMEOUT_S, CompileOptions, flag_tuple
 from .outputs import check_dump_dir, check_output_file, keep_dump_dir
+from .payload_rewrites import rewritten_payload
 from .phases import compile_to_phase, phase_of
 from .progress import NO_PROGRESS, Progress
 from .report import IREE_DEFAULT, CompileReport, RuleOutcome
@@ -253,6 +254,9 @@ def _build_set(
         rendered.write(scripts)
         dump = Path(tmp) / "dump"
         dump.mkdir()
+        original = payload
+        rewritten = rewritten_payload(payload, target_model, options, Path(tmp))
+        payload = rewritten.payload
         with ExitStack() as stack:
             module = stack.enter_context(staged(outputs.module)) if outputs.module is not None else None
             locate = _locator(strategy_set, name, dump)
@@ -277,7 +281,7 @@ def _build_set(
                     ir_text = compile_to_phase(payload, rendered, scripts, outputs.phase, options)
                 atomic_write(outputs.ir_dump, ir_text)
             base = (
-                _default_build(payload, name, target_model, None, options, dump / IREE_DEFAULT, progress)
+                _default_build(original, name, target_model, None, options, dump / IREE_DEFAULT, progress)
                 if baseline
                 else None
             )
@@ -286,7 +290,7 @@ def _build_set(
                 keep_dump_dir(dump, outputs.kept)
     kept = outputs.kept
     return CompileReport(
-        payload=payload,
+        payload=original,
         target=name,
         output=outputs.module,
         flags=_shown_flags(rendered, scripts, kept, options),
@@ -302,6 +306,7 @@ def _build_set(
         shadowed=rendered.shadowed,
         launch_counts=launch_counts,
         knobs=program_knobs(target_model),
+        notes=rewritten.notes,
     )
 
 

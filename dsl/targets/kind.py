@@ -105,6 +105,12 @@ class TargetKind(StrategyModel):
         """The flags of IREE's default pipeline for this target."""
         return self.baseline().compile_flags()
 
+    def payload_rewrites(self) -> tuple[str, ...]:
+        """The rewrites of the program's linalg IR this target's builds apply before
+        IREE's preprocessing (:mod:`tdsl.compiler.payload_rewrites` names and applies them);
+        none by default."""
+        return ()
+
     def fallback_path(self) -> str:
         """How IREE compiles the ops no rule configures on this target (listings say it)."""
         return "IREE's default pipeline"

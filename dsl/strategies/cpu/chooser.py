@@ -23,6 +23,13 @@ ukernels. On top of it, where measured:
   (``CpuTarget.channels_last_convs``, IREE's rewrite before im2col) where that won on the
   ISA's exports: 1-D convs (which IREE's im2col does not take) and the 2-D convs im2col
   leaves; with runtime weights it measured slower and stays off;
+* with constant weights, NCHW depthwise convolutions (which IREE's channels-last rewrite
+  refuses) are computed channels-last by a rewrite of the program's linalg IR
+  (``CpuTarget.channels_last_depthwise_convs``, :mod:`tdsl.bindings.depthwise`) where that
+  won on the ISA;
+* with constant weights and im2col, 1-D convolutions are computed as 2-D convolutions of unit
+  height (``CpuTarget.convs_1d_as_2d``, :mod:`tdsl.bindings.conv1d`), which im2col takes,
+  where that won on the ISA;
 * ``pack_matmuls=True`` (measured on AVX2 with runtime weights only) swaps data tiling for
   graph-level mmt4d packing of every 2-D matmul with the ISA's inner tile (ukernels off;
   see :mod:`tdsl.strategies.cpu.packing`), an mmt4d workgroup blocking from the L2 size
@@ -66,6 +73,8 @@ def auto(
     pack_matmuls: bool | None = None,
     im2col_convs: bool | None = None,
     channels_last_convs: bool | None = None,
+    channels_last_depthwise_convs: bool | None = None,
+    convs_1d_as_2d: bool | None = None,
 ) -> StrategySet:
     """The StrategySet described in the module docstring, for ``target`` on ``isa`` (read
     from this machine when not given).
@@ -75,7 +84,9 @@ def auto(
     ``pack_matmuls`` rules are the same for both, matvec tiles included).
     ``pack_matmuls`` / ``im2col_convs`` / ``channels_last_convs``: override the ISA's
     measured choice (``channels_last_convs``: IREE computes NCHW / NCW convolutions
-    channels-last, :attr:`tdsl.CpuTarget.channels_last_convs`). ``element_types``,
+    channels-last, :attr:`tdsl.CpuTarget.channels_last_convs`; ``channels_last_depthwise_convs``:
+    depthwise ones too, :attr:`tdsl.CpuTarget.channels_last_depthwise_convs`; ``convs_1d_as_2d``: 1-D convs
+    as unit-height 2-D convs, :attr:`tdsl.CpuTarget.convs_1d_as_2d`). ``element_types``,
     ``caches`` and ``small_max`` shape the ``pack_matmuls`` rules (see ``packing_rules``).
     """
     chosen = isa or detect_isa()
@@ -84,9 +95,17 @@ def auto(
     im2col = choices.im2col_convs if im2col_convs is None else im2col_convs
     measured_channels_last = choices.channels_last_convs_with_constant_weights and weights == "constant"
     channels_last = measured_channels_last if channels_last_convs is None else channels_last_convs
-    opted_in = {
-        k for k, v in (("im2col_convs", im2col_convs), ("channels_last_convs", channels_last_convs)) if v is not None
-    }
+    measured_depthwise = choices.channels_last_depthwise_convs_with_constant_weights and weights == "constant"
+    depthwise = measured_depthwise if channels_last_depthwise_convs is None else channels_last_depthwise_convs
+    measured_1d = choices.convs_1d_as_2d_with_constant_weights and weights == "constant" and im2col
+    unit_height = measured_1d if convs_1d_as_2d is None else convs_1d_as_2d
+    overrides = (
+        ("im2col_convs", im2col_convs),
+        ("channels_last_convs", channels_last_convs),
+        ("channels_last_depthwise_convs", channels_last_depthwise_convs),
+        ("convs_1d_as_2d", convs_1d_as_2d),
+    )
+    opted_in = {k for k, v in overrides if v is not None}
     base = target or CpuTarget()
     rules: list[Rule] = []
     if pack:
@@ -96,12 +115,20 @@ def auto(
                 "im2col_convs": im2col,
                 # Measured with data tiling only: with packing it stays an opt-in.
                 "channels_last_convs": bool(channels_last_convs),
+                "channels_last_depthwise_convs": bool(channels_last_depthwise_convs),
+                "convs_1d_as_2d": bool(convs_1d_as_2d),
                 "data_tiling": False,
                 "peel_vector_loops": choices.peel_vector_loops,
             }
         )
         # ukernels='none' is what the packing rules need, so it is no optional knob.
-        knobs: tuple[str, ...] = ("im2col_convs", "channels_last_convs", "peel_vector_loops")
+        knobs: tuple[str, ...] = (
+            "im2col_convs",
+            "channels_last_convs",
+            "channels_last_depthwise_convs",
+            "convs_1d_as_2d",
+            "peel_vector_loops",
+        )
         rules += [rule for types in element_types for rule in packing_rules(chosen, types, cpu.name, small_max)]
         tile = inner_tile(chosen, "f32", "f32", "f32")
         blocking = mmt4d_blocking(f"{chosen}_mmt4d_blocking", tile, caches or detect_caches())
@@ -117,10 +144,20 @@ def auto(
                 "allow_large_vectors": True,
                 "im2col_convs": im2col,
                 "channels_last_convs": channels_last,
+                "channels_last_depthwise_convs": depthwise,
+                "convs_1d_as_2d": unit_height,
                 "peel_vector_loops": choices.peel_vector_loops,
             }
         )
-        knobs = ("data_tiling", "allow_large_vectors", "im2col_convs", "channels_last_convs", "peel_vector_loops")
+        knobs = (
+            "data_tiling",
+            "allow_large_vectors",
+            "im2col_convs",
+            "channels_last_convs",
+            "channels_last_depthwise_convs",
+            "convs_1d_as_2d",
+            "peel_vector_loops",
+        )
         if choices.narrow_matmuls_off_data_tiling:
             rules.append(narrow_matmul_rule(f"{chosen}_f32_narrow_matmul_tiles", ("f32", "f32", "f32"), cpu.name))
         rules += i64_accumulator_tiles(chosen, cpu.name)

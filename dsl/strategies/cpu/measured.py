@@ -37,6 +37,12 @@ class IsaChoices:
     """f32 matmuls with N <= 128 and K <= 1024 keep IREE default's tiles, pinned before data tiling."""
     i64_matmul_tiles: bool
     """4x32 K8 tiles pinned on i32 x i32 -> i64 matmuls (ONNX MatMulInteger with zero points)."""
+    channels_last_depthwise_convs_with_constant_weights: bool
+    """NCHW depthwise convs computed channels-last, a rewrite of the program's linalg IR
+    (``CpuTarget.channels_last_depthwise_convs``), when the weights are compile-time constants."""
+    convs_1d_as_2d_with_constant_weights: bool
+    """1-D convs computed as 2-D convs of unit height (``CpuTarget.convs_1d_as_2d``), so that
+    IREE's im2col takes them, when the weights are compile-time constants (with im2col on)."""
     peel_vector_loops: bool
     """IREE's CPU configurations peel the loops their vector tile does not divide instead of
     masking them (``CpuTarget.peel_vector_loops``): softmax and LayerNorm rows of odd size."""
@@ -51,6 +57,8 @@ CHOICES: dict[Isa, IsaChoices] = {
         matvec_tiles_with_runtime_weights=True,
         narrow_matmuls_off_data_tiling=True,
         i64_matmul_tiles=True,
+        channels_last_depthwise_convs_with_constant_weights=False,
+        convs_1d_as_2d_with_constant_weights=False,
         peel_vector_loops=False,
         evidence=(
             "matmuls -> IREE data tiling. Graph-level 8x32x1 packing (ukernels off) against data tiling, AMD EPYC Zen 5: "
@@ -72,6 +80,8 @@ CHOICES: dict[Isa, IsaChoices] = {
             "vs 0.192 ms; equal to IREE default (packing.narrow_matmul_rule). From K = 2048 data tiling wins "
             "(512x128x2048 1.36 vs 1.65 ms). Known loss left to data tiling: constant 3136x256x256 0.49x of IREE "
             "default; no static bound separates it from data tiling's wins on wider N",
+            "depthwise convolutions channels-last, 1-D convs as unit-height 2-D convs: not measured on AVX-512 "
+            "(not applied)",
             "odd-sized row reductions (peel_vector_loops): not measured on AVX-512 (it has mask registers; IREE's "
             "masking stays)",
             "i32 x i32 -> i64 matmuls (ONNX MatMulInteger with zero points) -> 4x32 K8 tiles pinned at the graph level: "
@@ -86,6 +96,8 @@ CHOICES: dict[Isa, IsaChoices] = {
         matvec_tiles_with_runtime_weights=True,
         narrow_matmuls_off_data_tiling=False,
         i64_matmul_tiles=False,
+        channels_last_depthwise_convs_with_constant_weights=True,
+        convs_1d_as_2d_with_constant_weights=True,
         peel_vector_loops=True,
         evidence=(
             "matmuls -> IREE data tiling. Graph-level 6x16x1 packing measured 1.39x the better of IREE default and "
@@ -100,6 +112,15 @@ CHOICES: dict[Isa, IsaChoices] = {
             "0.235 vs 0.224. Channels-last alone is 2x faster on the 7x7 stem (8.2 ms) but 5x slower on a 4x4 "
             "stride-4 patch stem (0.313 vs 0.058 ms): one program flag cannot take both. With runtime weights "
             "channels-last measured slower (1-D conv 91 vs 50 ms, 3x3 135 vs 7 ms without im2col) and stays off",
+            "NCHW depthwise convolutions with constant weights -> channels-last (a linalg rewrite, "
+            "channels_last_depthwise_convs; AMD EPYC, AVX2, 1 thread, benchmarks/zoo mobilenet_v2 under auto(), "
+            "per-dispatch profile): 3x3 depthwise 56x56x144 5.0 -> 1.1 ms, 56x56x96 5.2 -> 1.4 ms, whole model "
+            "61.3 -> 31.7 ms. As the named NHWC op instead of a generic, IREE's im2col turns it into a batch "
+            "matvec: 75 ms. With runtime weights not measured (not applied)",
+            "1-D convolutions with constant weights -> 2-D convs of unit height, which im2col takes (a linalg "
+            "rewrite, convs_1d_as_2d; AMD EPYC, AVX2, 1 thread, benchmarks/zoo whisper_encoder under auto(), "
+            "per-dispatch profile): 384 -> 384 k3 stride 2 59.4 -> 15.4 ms, 80 -> 384 k3 24.6 -> 7.4 ms, whole model "
+            "450 -> 384 ms. With runtime weights not measured (not applied)",
             "matrix-vector products with runtime weights -> K-blocked tiles: 1x4096x4096 f32 3.7 ms vs 23.1 ms IREE "
             "default (AVX2 machine; data tiling 76.7 ms)",
             "narrow matmuls (N, K <= 128) with data tiling: not measured on AVX2 (IREE default's tiles differ there)",
@@ -122,9 +143,13 @@ CHOICES: dict[Isa, IsaChoices] = {
         False,
         False,
         False,
+        False,
+        False,
         ("not measured on this ISA: everything is left to IREE data tiling",),
     ),
     "generic": IsaChoices(
+        False,
+        False,
         False,
         False,
         False,

@@ -1,0 +1,38 @@
+"""Rewriting every op of one name in a linalg module, in process with the MLIR bindings:
+the walk, the static-shape filter, the verifier and the printing that the payload rewrites
+(:mod:`.depthwise`, :mod:`.conv1d`) share."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from . import _ir, context
+
+
+def int_list(attr: Any) -> list[int]:
+    """A dense integer attribute (a conv's ``strides`` / ``dilations``) as a list."""
+    ir = _ir()
+    return [int(v) for v in ir.DenseIntElementsAttr(attr)]
+
+
+def rewrite_ops(text: str, op_name: str, rewrite: Callable[[Any], None]) -> tuple[str, int]:
+    """``text`` with ``rewrite`` applied to every ``op_name`` op whose operands all have
+    static shapes (found first, then rewritten in order), verified and printed without
+    locations, and how many were rewritten; ``text`` itself when none was."""
+    ir = _ir()
+    with context():
+        module = ir.Module.parse(text)
+        found: list[Any] = []
+
+        def visit(op: Any) -> Any:
+            if op.name == op_name and all(ir.RankedTensorType(v.type).has_static_shape for v in op.operands):
+                found.append(op)
+            return ir.WalkResult.ADVANCE
+
+        module.operation.walk(visit)
+        if not found:
+            return text, 0
+        for op in found:
+            rewrite(op)
+        module.operation.verify()
+        return str(module.operation.get_asm(enable_debug_info=False)), len(found)

@@ -1,0 +1,77 @@
+"""The rewrites of a program's linalg IR a target asks for (:meth:`TargetKind.payload_rewrites`),
+applied before a build.
+
+:func:`rewritten_payload` compiles the payload to IREE's ``input`` phase (linalg on tensors:
+an ONNX or torch program's ops converted, nothing optimized yet) with the target's flags,
+applies each rewrite in process with the MLIR bindings, and writes the result, which
+``iree-compile`` reads like any linalg program. A payload in which no rewrite changes
+anything is returned as it was, so the build is IREE's on the original program.
+
+==================================  ===================================================
+rewrite                             what it does
+==================================  ===================================================
+``channels_last_depthwise_convs``   NCHW depthwise convs computed NHWC between
+                                    transposes (:mod:`tdsl.bindings.depthwise`)
+``convs_1d_as_2d``                  1-D convs computed as 2-D convs of unit height, which
+                                    IREE's im2col takes (:mod:`tdsl.bindings.conv1d`)
+==================================  ===================================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from ..bindings.conv1d import conv1d_as_conv2d
+from ..bindings.depthwise import depthwise_convs_channels_last
+from ..targets import Target
+from .iree_compile import run_iree_compile
+from .options import CompileOptions
+
+REWRITES: dict[str, tuple[Callable[[str], tuple[str, int]], str]] = {
+    "channels_last_depthwise_convs": (depthwise_convs_channels_last, "NCHW depthwise conv(s) computed channels-last"),
+    "convs_1d_as_2d": (conv1d_as_conv2d, "1-D conv(s) computed as 2-D convs of unit height"),
+}
+"""Rewrite name -> (function of the linalg module text: the new text and how many ops it
+rewrote, what a note says it did)."""
+
+_MAY_HOLD = {
+    "channels_last_depthwise_convs": ("onnx.Conv", "convolution", "depthwise_conv"),
+    "convs_1d_as_2d": ("onnx.Conv", "convolution", "conv_1d"),
+}
+"""Words without which a payload holds nothing the rewrite acts on (the input phase is skipped)."""
+
+
+@dataclass(frozen=True)
+class Rewritten:
+    """The payload a build reads and the notes of what was rewritten (none: the original)."""
+
+    payload: Path
+    notes: tuple[str, ...] = ()
+
+
+def rewritten_payload(payload: Path, target: Target, options: CompileOptions, workdir: Path) -> Rewritten:
+    """``payload`` with ``target``'s payload rewrites applied (module docstring), written
+    under ``workdir``; ``payload`` itself when there are none or none changed anything.
+    A compile failure of the input phase raises :class:`~tdsl.compiler.iree_compile.CompileFailed`."""
+    names = target.payload_rewrites()
+    if not names:
+        return Rewritten(payload)
+    text = payload.read_text()
+    if not any(word in text for name in names for word in _MAY_HOLD.get(name, ("",))):
+        return Rewritten(payload)
+    linalg = workdir / f"{payload.stem}.input.mlir"
+    run_iree_compile(payload, [*target.compile_flags(), *options.extra_flags, "--compile-to=input"], linalg, options)
+    text = linalg.read_text()
+    notes = []
+    for name in names:
+        rewrite, what = REWRITES[name]
+        text, count = rewrite(text)
+        if count:
+            notes.append(f"{name}: {count} {what}")
+    if not notes:
+        return Rewritten(payload)
+    out = workdir / f"{payload.stem}.rewritten.mlir"
+    out.write_text(text)
+    return Rewritten(out, tuple(notes))
