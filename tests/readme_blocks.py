@@ -24,8 +24,15 @@ def pages() -> list[str]:
     return found
 
 
-SLOW = (("docs/real-models.md", "## Start from the op listing"), ("docs/tuning.md", "## Run it"))
-"""The (page, section) pairs test_readme_models.py plays; test_readme.py plays the others."""
+SLOW_MODELS = (("docs/real-models.md", "## Start from the op listing"),)
+"""The (page, section) pairs test_readme_models.py plays."""
+
+SLOW_TUNING = (("docs/tuning.md", "## Run it"),)
+"""The (page, section) pairs test_readme_tuning.py plays (a file of its own, so that it runs
+beside test_readme_models.py)."""
+
+SLOW = SLOW_MODELS + SLOW_TUNING
+"""The slow sections, played by the two files above; test_readme.py plays the others."""
 
 EXIT = re.compile(r"#\s*exit (\d+)")
 """A command line whose comment starts with ``exit N`` is expected to exit with N."""

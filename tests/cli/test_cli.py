@@ -94,10 +94,15 @@ def test_invalid_strategy_exits_2_naming_the_field(tmp_path: Path, capsys) -> No
     assert not (tmp_path / "out").exists()
 
 
+def test_the_cli_module_runs_as_a_program() -> None:
+    proc = subprocess.run([sys.executable, "-m", "tdsl.cli", "render", "--help"], capture_output=True, text=True)
+    assert proc.returncode == 0 and "usage: tdsl render" in proc.stdout
+
+
 @pytest.mark.parametrize("command", ["render", "flags", "show", "compile", "run", "bench"])
-def test_every_command_has_help(command: str) -> None:
-    proc = subprocess.run([sys.executable, "-m", "tdsl.cli", command, "--help"], capture_output=True, text=True)
-    assert proc.returncode == 0 and "usage: tdsl " + command in proc.stdout
+def test_every_command_has_help(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([command, "--help"]) == 0
+    assert "usage: tdsl " + command in capsys.readouterr().out
 
 
 @pytest.mark.compile

@@ -37,17 +37,18 @@ def test_ops_lists_launches_and_matchers_of_an_onnx_model(capsys: pytest.Capture
 
 
 def test_ops_emit_covers_every_contraction_on_gfx942(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`ops --emit` writes the rules of the committed examples/models/bert/gfx942.py, whose
+    strict gfx942 compile applies to every contraction and convolution dispatch
+    (tests/strategies/test_model_examples.py); `ops --emit` then `compile --strict --json`
+    through the CLI is tests/strategies/test_ops_emit_gpu.py on resnet."""
     model = MODELS / "bert" / "model.onnx"
     emitted = tmp_path / "bert_gfx942.py"
     assert main(["ops", str(model), "--target", "gfx942", "--emit", str(emitted), "--json"]) == 0
     listing = json.loads(capsys.readouterr().out)
     strategies = load(emitted)
-    assert main(["compile", str(model), "--strategies", str(emitted), "--target", "gfx942", "--strict", "--json"]) == 0
-    compiled = json.loads(capsys.readouterr().out)
-    applied = {name for rule in compiled["rules"] for name in rule["dispatches"]}
+    assert strategies.rules == load(MODELS / "bert" / "gfx942.py").rules
     contractions = {d["dispatch"] for d in listing["dispatches"] if d["root"] and d["root"]["kind"] == "contraction"}
-    assert contractions and contractions <= applied
-    assert len(strategies.rules) < len(contractions)  # ops of one shape share a rule
+    assert contractions and len(strategies.rules) < len(contractions)  # ops of one shape share a rule
 
 
 def test_run_an_onnx_model_against_onnxruntime(capsys: pytest.CaptureFixture[str]) -> None:

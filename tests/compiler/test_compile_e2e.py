@@ -1,6 +1,7 @@
-"""End to end against the real compiler: every example and every test case compiles with
-its rendered flags for llvm-cpu (and runs correctly, checked against IREE's default
-pipeline and numpy) and for gfx942 (compile only); every rule is proven applied."""
+"""End to end against the real compiler: every test case compiles with its rendered flags
+for llvm-cpu (and runs correctly, checked against IREE's default pipeline and numpy) and for
+gfx942 (compile only); every rule is proven applied. The examples get the same checks from
+the demo, which compiles and runs each of them (tests/docs/test_demo.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cases import CASES, example_dirs, example_strategy
+from cases import CASES
 from tdsl import load, render, run
 from tdsl.compiler.compile import compile
 from tdsl.compiler.iree_compile import run_iree_compile
@@ -24,40 +25,11 @@ CASE_PAYLOADS = {
     "gpu_configs": PAYLOADS / "gpu_configs.mlir",
 }
 
-SUBJECTS = [(e.name, e / "payload.mlir", example_strategy(e)) for e in example_dirs()]
-
-
-def _with_rules(target: str) -> list[tuple[str, Path, Path]]:
-    return [s for s in SUBJECTS if load(s[2]).rules_for(target)]
-
-
-CPU_SUBJECTS, GPU_SUBJECTS = _with_rules("cpu"), _with_rules("gfx942")
-# Examples that use a whole library set (rules for every element type and layout); their
-# payloads exercise a subset, and tests/strategies/test_cpu_strategies.py checks which rules apply.
-LIBRARY_EXAMPLES = {"cpu_auto"}
-
 
 def _all_rules_applied(report: CompileReport) -> None:
     assert report.rules, "the target has no rules"
     for rule in report.rules:
         assert rule.applied, f"rule {rule.index} ({rule.strategy}) did not apply:\n{report.text()}"
-
-
-@pytest.mark.parametrize(("name", "payload", "strategy"), CPU_SUBJECTS, ids=[s[0] for s in CPU_SUBJECTS])
-def test_example_runs_correctly_on_cpu(name: str, payload: Path, strategy: Path) -> None:
-    report = run(payload, strategy, "cpu")
-    if name not in LIBRARY_EXAMPLES:
-        _all_rules_applied(report.compile_report)
-    references = {c.reference for f in report.functions for c in f.comparisons}
-    assert "iree-default" in references
-    assert report.ok
-
-
-@pytest.mark.parametrize(("name", "payload", "strategy"), GPU_SUBJECTS, ids=[s[0] for s in GPU_SUBJECTS])
-def test_example_compiles_for_gfx942(tmp_path: Path, name: str, payload: Path, strategy: Path) -> None:
-    report = compile(payload, strategy, "gfx942", tmp_path / "m.vmfb")
-    _all_rules_applied(report)
-    assert (tmp_path / "m.vmfb").stat().st_size > 0
 
 
 @pytest.mark.parametrize("name", ["layout_variants", "codegen_variants"])

@@ -29,10 +29,12 @@ def _cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyP
 def test_model_op_listings_and_gfx942_set(golden, name: str, tmp_path: Path) -> None:
     program = load_program(MODELS / name / "model.onnx")
     relative = f"../../examples/models/{name}"
+    listings = {}
     for target, label in ((CpuTarget(cpu="znver4"), "cpu"), (AmdGpuTarget(), "gfx942")):
-        ops = list_dispatches(program.mlir_path, target)
-        golden.check(ops.text().replace(str(program.mlir_path), "model.onnx") + "\n", f"{relative}/ops.{label}.txt")
-    gpu_ops = list_dispatches(program.mlir_path, AmdGpuTarget())
+        listings[label] = list_dispatches(program.mlir_path, target)
+        text = listings[label].text().replace(str(program.mlir_path), "model.onnx")
+        golden.check(text + "\n", f"{relative}/ops.{label}.txt")
+    gpu_ops = listings["gfx942"]
     emitted = emit(gpu_ops, AmdGpuTarget(), f"{name}_gfx942")
     golden.check(emitted.python(), f"{relative}/gfx942.py")
     strategies = load(MODELS / name / "gfx942.py")

@@ -14,8 +14,7 @@ import pytest
 import tdsl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tdsl.programs.load import load_program
-from tdsl.programs.parameters import externalize_weights
+from tdsl.cli import main
 from tdsl.sets.loader import to_data
 from tdsl.sets.strategy_set import StrategySet
 from tdsl.tune import LocalExecutor, TuneCache, TuneOptions, table, tune, write_outputs
@@ -677,14 +676,16 @@ def test_verdict_is_round_by_round() -> None:
         (["-o", "FILE"], "-o"),
     ],
 )
-def test_cli_bad_input_is_one_line_exit_2(payload: Path, tmp_path: Path, args: list[str], message: str) -> None:
+def test_cli_bad_input_is_one_line_exit_2(
+    payload: Path, tmp_path: Path, args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     a_file = tmp_path / "a_file"
     a_file.write_text("")
     argv = ["tune", str(payload), "-o", str(tmp_path / "out"), "--cache", str(tmp_path / "c.sqlite")]
     argv += [str(a_file) if a == "FILE" else a for a in args]
-    proc = subprocess.run([sys.executable, "-m", "tdsl", *argv], capture_output=True, text=True)
-    assert proc.returncode == 2, proc.stderr
-    assert len(proc.stderr.strip().splitlines()) == 1 and message in proc.stderr
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and message in err, err
 
 
 def test_gfx942_tuning_ranks_compiles_and_says_it_did_not_measure(payload: Path, tmp_path: Path) -> None:
@@ -723,7 +724,7 @@ space = Space(StrategySet(name="mine", targets=[CpuTarget(data_tiling=True)],
 """
 
 
-def test_cli_tunes_a_users_space(payload: Path, tmp_path: Path) -> None:
+def test_cli_tunes_a_users_space(payload: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``--space FILE.py``: the user's set with knobs is searched as one job, each candidate
     built as it is; the outputs load; a file without knobs is one line, exit 2."""
     (tmp_path / "space.py").write_text(SPACE_FILE)
@@ -771,43 +772,9 @@ def test_cli_tunes_a_users_space(payload: Path, tmp_path: Path) -> None:
         .replace('Choice("vec_m", [4, 8])', "8")
         .replace('v["wg_m"] % v["vec_m"] == 0', "True")
     )
-    flat = subprocess.run([*argv[:6], str(tmp_path / "flat.py"), *argv[7:]], capture_output=True, text=True)
-    assert flat.returncode == 2 and len(flat.stderr.strip().splitlines()) == 1 and "at least one knob" in flat.stderr
-
-
-@pytest.mark.compile
-def test_tune_a_real_onnx_export(tmp_path: Path) -> None:
-    """What torch.onnx.export writes (examples/models/bert: si64 token ids, batch-1
-    batch_matmuls, constant weights): the op listing finds its contractions, a batch-1
-    batch_matmul gets the three op-level spaces (pinned tiles; packing and RHS panels, its
-    unit batch folded)
-    whose candidates compile (against the weights in a parameter archive, so each module is
-    code only) and run, and the emitted set loads, renders and passes the numeric check on
-    the model with its weights inline."""
-    model = Path(__file__).resolve().parent.parent.parent / "examples" / "models" / "bert" / "model.onnx"
-    options = TuneOptions(budget=2, rounds=2, min_time_s=0.01, finalists=1, ops=("1x64x1024xf32, 1x1024x256",))
-    with TuneCache(tmp_path / "cache.sqlite") as cache, LocalExecutor(2) as executor:
-        result = tune(model, options=options, executor=executor, cache=cache)
-    [job] = result.jobs
-    assert job.dispatch is not None and job.dispatch.graph_op is not None
-    assert job.dispatch.graph_op.name == "linalg.batch_matmul" and job.dispatch.graph_op.loop_sizes[0] == 1
-    assert job.space is not None and job.space.size > 0
-    assert job.variants and all(v.vmfb is not None for v in job.variants)  # candidates compile on the real model
-    # Built with the weights in a parameter archive: the modules hold code only.
-    [archive] = externalize_weights(load_program(model)).parameters
-    assert archive.path.stat().st_size > 4e6 and all(len(v.vmfb or b"") < 1e6 for v in job.variants)
-    assert (
-        len(job.spaces) == 3
-        and any(":packed#" in v.label for v in job.variants)
-        and any(":panels#" in v.label for v in job.variants)
-    )
-    assert {"iree-default", "iree-data-tiling"} <= {v.label for v in result.final}
-    assert all(v.median and not v.sample_errors for v in result.final), [
-        (v.label, v.sample_errors) for v in result.final
-    ]
-    tdsl.render(result.tuned, "cpu")
-    if result.tuned.rules:
-        assert result.numerics["ok"]
+    assert main([*argv[3:6], str(tmp_path / "flat.py"), *argv[7:]]) == 2
+    flat = capsys.readouterr().err
+    assert len(flat.strip().splitlines()) == 1 and "at least one knob" in flat, flat
 
 
 SMALL_BESIDE_LARGE = Path(__file__).resolve().parent.parent / "payloads" / "cpu" / "small_beside_large.mlir"
