@@ -105,35 +105,22 @@ def auto(
     over_data_tiling = not pack and (
         measured_over if packed_matmuls_over_data_tiling is None else packed_matmuls_over_data_tiling
     )
-    im2col = choices.im2col_convs if im2col_convs is None else im2col_convs
-    measured_channels_last = choices.channels_last_convs_with_constant_weights and weights == "constant"
-    channels_last = measured_channels_last if channels_last_convs is None else channels_last_convs
-    measured_depthwise = choices.channels_last_depthwise_convs_with_constant_weights and weights == "constant"
-    depthwise = measured_depthwise if channels_last_depthwise_convs is None else channels_last_depthwise_convs
-    measured_1d = choices.convs_1d_as_2d_with_constant_weights and weights == "constant" and im2col
-    unit_height = measured_1d if convs_1d_as_2d is None else convs_1d_as_2d
-    overrides = (
-        ("im2col_convs", im2col_convs),
-        ("channels_last_convs", channels_last_convs),
-        ("channels_last_depthwise_convs", channels_last_depthwise_convs),
-        ("convs_1d_as_2d", convs_1d_as_2d),
-    )
-    opted_in = {k for k, v in overrides if v is not None}
-    base = target or CpuTarget()
-    conv_knobs = {
-        "im2col_convs": im2col,
-        "channels_last_convs": channels_last,
-        "channels_last_depthwise_convs": depthwise,
-        "convs_1d_as_2d": unit_height,
-        "peel_vector_loops": choices.peel_vector_loops,
+    overrides = {
+        "im2col_convs": im2col_convs,
+        "channels_last_convs": channels_last_convs,
+        "channels_last_depthwise_convs": channels_last_depthwise_convs,
+        "convs_1d_as_2d": convs_1d_as_2d,
     }
+    opted_in = {k for k, v in overrides.items() if v is not None}
+    base = target or CpuTarget()
+    conv_knobs = _conv_knobs(choices, weights, overrides)
     rules: list[Rule] = []
     if pack:
         # The conv knobs were measured with data tiling only: with packing they stay opt-ins.
         cpu = base.model_copy(
             update={
                 **conv_knobs,
-                **{k: bool(v) for k, v in overrides if k != "im2col_convs"},
+                **{k: bool(v) for k, v in overrides.items() if k != "im2col_convs"},
                 "ukernels": "none",
                 "data_tiling": False,
             }
@@ -210,3 +197,20 @@ def _data_tiling_rules(isa: Isa, choices: IsaChoices, weights: Weights, target: 
             )
         )
     return rules
+
+
+def _conv_knobs(choices: IsaChoices, weights: Weights, overrides: dict[str, bool | None]) -> dict[str, bool]:
+    """The program knobs of convolutions and odd loops: each the ISA's measured choice (the
+    channels-last and 1-D ones with constant weights only; 1-D convs as 2-D only with
+    im2col), unless ``overrides`` sets it."""
+    constant = weights == "constant"
+    im2col = choices.im2col_convs if overrides["im2col_convs"] is None else bool(overrides["im2col_convs"])
+    measured = {
+        "channels_last_convs": choices.channels_last_convs_with_constant_weights and constant,
+        "channels_last_depthwise_convs": choices.channels_last_depthwise_convs_with_constant_weights and constant,
+        "convs_1d_as_2d": choices.convs_1d_as_2d_with_constant_weights and constant and im2col,
+    }
+    knobs = {"im2col_convs": im2col}
+    for name, value in measured.items():
+        knobs[name] = value if overrides[name] is None else bool(overrides[name])
+    return {**knobs, "peel_vector_loops": choices.peel_vector_loops}
