@@ -242,15 +242,37 @@ def test_matvec_layouts_need_no_m_loop() -> None:
 
 
 @pytest.mark.compile
-def test_packed_matmuls_over_data_tiling_on_an_export() -> None:
-    """auto(packed_matmuls_over_data_tiling=True) on the gpt2_block export: its 2-D matmuls are
-    packed at the graph level into mmt4d dispatches, the attention's batch matmuls stay with
-    data tiling, and the outputs match IREE default's and onnxruntime's."""
-    from tdsl.programs.load import load_program
+def test_packed_matmuls_over_data_tiling_on_an_onnx_mlp(tmp_path: Path) -> None:
+    """auto(packed_matmuls_over_data_tiling=True) on an ONNX MLP of a batch-1 3-D activation
+    (MatMul -> Relu -> MatMul with constant weights, as exporters write a transformer's FFN):
+    both products are packed at the graph level into mmt4d dispatches, and the outputs match
+    IREE default's and onnxruntime's."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
 
-    ready = auto(isa="avx2", packed_matmuls_over_data_tiling=True)
-    report = run(load_program(ROOT / "examples" / "models" / "gpt2_block" / "model.onnx"), ready)
+    rng = np.random.default_rng(0)
+    weights = [
+        numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), name)
+        for name, shape in (("w1", (256, 384)), ("w2", (384, 128)))
+    ]
+    nodes = [
+        helper.make_node("MatMul", ["x", "w1"], ["h"]),
+        helper.make_node("Relu", ["h"], ["r"]),
+        helper.make_node("MatMul", ["r", "w2"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "mlp",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 48, 256])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 48, 128])],
+        weights,
+    )
+    path = tmp_path / "mlp.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    report = run(path, auto(isa="avx2", packed_matmuls_over_data_tiling=True))
     assert report.ok
     packed = [o for o in report.compile_report.rules if o.dispatches and "mk_" in o.strategy]
-    assert packed, [(o.strategy, o.dispatches) for o in report.compile_report.rules]
-    assert any("mmt4d" in d for o in packed for d in o.dispatches)
+    assert packed and sum("mmt4d" in d for o in packed for d in o.dispatches) == 2, [
+        (o.strategy, o.dispatches) for o in report.compile_report.rules
+    ]
