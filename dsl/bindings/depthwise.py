@@ -69,10 +69,10 @@ def _image_nhwc(image: Any) -> tuple[Any, Any]:
     pad = image.owner if isinstance(image.owner, ir.OpView) else None
     if pad is None or pad.operation.name != "tensor.pad" or len(list(image.uses)) != 1 or list(pad.operands[1:]):
         return _transposed(image, _TO_NHWC), None
-    low, high = (list(ir.DenseI64ArrayAttr(pad.attributes[k])) for k in ("static_low", "static_high"))
+    low, high = (int_list(pad.attributes[k]) for k in ("static_low", "static_high"))
     source = _transposed(pad.operands[0], _TO_NHWC)
-    shape = ir.RankedTensorType(image.type).shape
-    padded_type = ir.RankedTensorType.get([shape[p] for p in _TO_NHWC], ir.RankedTensorType(image.type).element_type)
+    t = ir.RankedTensorType(image.type)
+    padded_type = ir.RankedTensorType.get([t.shape[p] for p in _TO_NHWC], t.element_type)
     padded = tensor.PadOp(padded_type, source, [], [], [low[p] for p in _TO_NHWC], [high[p] for p in _TO_NHWC])
     _moved_body(pad.regions[0].blocks[0], padded.regions[0])
     return padded.results[0], pad

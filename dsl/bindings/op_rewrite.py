@@ -7,12 +7,16 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from . import _ir, context
+from .attributes import convert
 
 
 def int_list(attr: Any) -> list[int]:
-    """A dense integer attribute (a conv's ``strides`` / ``dilations``) as a list."""
-    ir = _ir()
-    return [int(v) for v in ir.DenseIntElementsAttr(attr)]
+    """A dense integer attribute (a conv's ``strides`` / ``dilations``, a pad's
+    ``static_low``) as a list, through the one attribute converter."""
+    value = convert(attr)
+    ints = [v for v in value if isinstance(v, int)] if isinstance(value, tuple) else []
+    assert isinstance(value, tuple) and len(ints) == len(value), f"a dense integer attribute, received {attr}"
+    return ints
 
 
 def rewrite_ops(text: str, op_name: str, rewrite: Callable[[Any], None]) -> tuple[str, int]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from ..bindings.conv1d import conv1d_as_conv2d
 from ..bindings.depthwise import depthwise_convs_channels_last
@@ -29,18 +29,28 @@ from ..targets import Target
 from .iree_compile import run_iree_compile
 from .options import CompileOptions
 
-REWRITES: dict[str, tuple[Callable[[str], tuple[str, int]], str]] = {
-    "channels_last_depthwise_convs": (depthwise_convs_channels_last, "NCHW depthwise conv(s) computed channels-last"),
-    "convs_1d_as_2d": (conv1d_as_conv2d, "1-D conv(s) computed as 2-D convs of unit height"),
-}
-"""Rewrite name -> (function of the linalg module text: the new text and how many ops it
-rewrote, what a note says it did)."""
 
-_MAY_HOLD = {
-    "channels_last_depthwise_convs": ("onnx.Conv", "convolution", "depthwise_conv"),
-    "convs_1d_as_2d": ("onnx.Conv", "convolution", "conv_1d"),
+class PayloadRewrite(NamedTuple):
+    """One rewrite: the function of the linalg module text (the new text and how many ops it
+    rewrote), what a note says it did, and the words without which a payload holds nothing
+    it acts on (the input phase is then skipped)."""
+
+    rewrite: Callable[[str], tuple[str, int]]
+    what: str
+    words: tuple[str, ...]
+
+
+REWRITES: dict[str, PayloadRewrite] = {
+    "channels_last_depthwise_convs": PayloadRewrite(
+        depthwise_convs_channels_last,
+        "NCHW depthwise conv(s) computed channels-last",
+        ("onnx.Conv", "convolution", "depthwise_conv"),
+    ),
+    "convs_1d_as_2d": PayloadRewrite(
+        conv1d_as_conv2d, "1-D conv(s) computed as 2-D convs of unit height", ("onnx.Conv", "convolution", "conv_1d")
+    ),
 }
-"""Words without which a payload holds nothing the rewrite acts on (the input phase is skipped)."""
+"""Rewrite name (:meth:`TargetKind.payload_rewrites`) -> the rewrite."""
 
 
 @dataclass(frozen=True)
@@ -59,17 +69,16 @@ def rewritten_payload(payload: Path, target: Target, options: CompileOptions, wo
     if not names:
         return Rewritten(payload)
     text = payload.read_text()
-    if not any(word in text for name in names for word in _MAY_HOLD.get(name, ("",))):
+    if not any(word in text for name in names for word in REWRITES[name].words):
         return Rewritten(payload)
     linalg = workdir / f"{payload.stem}.input.mlir"
     run_iree_compile(payload, [*target.compile_flags(), *options.extra_flags, "--compile-to=input"], linalg, options)
     text = linalg.read_text()
     notes = []
     for name in names:
-        rewrite, what = REWRITES[name]
-        text, count = rewrite(text)
+        text, count = REWRITES[name].rewrite(text)
         if count:
-            notes.append(f"{name}: {count} {what}")
+            notes.append(f"{name}: {count} {REWRITES[name].what}")
     if not notes:
         return Rewritten(payload)
     out = workdir / f"{payload.stem}.rewritten.mlir"

@@ -49,6 +49,15 @@ func.func @dw(%x: tensor<1x{c}x{h}x{w}x{element}>, %f: tensor<{c}x{k}x{k}x{eleme
 """
 
 
+def runs_like_iree_default(payload: Path, text: str, target: CpuTarget, note: str) -> None:
+    """``text`` written to ``payload`` and run with ``target``'s knobs: the numbers match IREE
+    default's and the compile report notes ``note``."""
+    payload.write_text(text)
+    report = tdsl.run(payload, StrategySet(name="rewritten", targets=[target], rules=[]))
+    assert report.ok
+    assert any(note in n for n in report.compile_report.notes), report.compile_report.notes
+
+
 def test_the_rewrite_keeps_the_body_and_transposes_around_a_channels_last_generic() -> None:
     text, count = depthwise_convs_channels_last(depthwise(8, 9, 11, 3, 2, 1, "i8", "i32"))
     assert count == 1
@@ -114,12 +123,14 @@ def test_generated_depthwise_convs_compute_what_iree_default_computes(
 ) -> None:
     if size < dilation * (k - 1) + 1:
         size = dilation * (k - 1) + 1
-    payload = tmp_path / f"dw_{c}_{size}_{k}_{stride}_{dilation}_{pad}.mlir"
-    payload.write_text(depthwise(c, size, size + 1, k, stride, dilation, pad=pad))
     target = CpuTarget(channels_last_depthwise_convs=True, im2col_convs=True, data_tiling=True)
-    report = tdsl.run(payload, StrategySet(name="dw", targets=[target], rules=[]))
-    assert report.ok
-    assert any("1 NCHW depthwise conv(s) computed channels-last" in n for n in report.compile_report.notes)
+    text = depthwise(c, size, size + 1, k, stride, dilation, pad=pad)
+    runs_like_iree_default(
+        tmp_path / f"dw_{c}_{size}_{k}_{stride}_{dilation}_{pad}.mlir",
+        text,
+        target,
+        "1 NCHW depthwise conv(s) computed channels-last",
+    )
 
 
 @pytest.mark.compile
@@ -192,12 +203,14 @@ def test_a_1d_conv_becomes_a_unit_height_2d_conv_between_reshapes() -> None:
 def test_generated_1d_convs_compute_what_iree_default_computes(
     tmp_path: Path, c: int, f: int, w: int, k: int, stride: int, dilation: int, pad: int
 ) -> None:
-    payload = tmp_path / f"c1_{c}_{f}_{w}_{k}_{stride}_{dilation}_{pad}.mlir"
-    payload.write_text(conv1d(c, f, w, k, stride, dilation, pad))
     target = CpuTarget(convs_1d_as_2d=True, im2col_convs=True, channels_last_convs=True, data_tiling=True)
-    report = tdsl.run(payload, StrategySet(name="c1", targets=[target], rules=[]))
-    assert report.ok
-    assert any("1 1-D conv(s) computed as 2-D convs of unit height" in n for n in report.compile_report.notes)
+    text = conv1d(c, f, w, k, stride, dilation, pad)
+    runs_like_iree_default(
+        tmp_path / f"c1_{c}_{f}_{w}_{k}_{stride}_{dilation}_{pad}.mlir",
+        text,
+        target,
+        "1 1-D conv(s) computed as 2-D convs of unit height",
+    )
 
 
 @pytest.mark.compile

@@ -11,7 +11,7 @@ Measured with ``python benchmarks/cpu_suite.py --weights constant|runtime`` and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Literal
 
 from ...targets.host import Isa
@@ -52,6 +52,12 @@ class IsaChoices:
     masking them (``CpuTarget.peel_vector_loops``): softmax and LayerNorm rows of odd size."""
     evidence: tuple[str, ...]
 
+
+UNMEASURED = IsaChoices(
+    **{f.name: False for f in fields(IsaChoices) if f.name != "evidence"},
+    evidence=("not measured on this ISA: everything is left to IREE data tiling",),
+)
+"""The choices of an ISA nothing was measured on: every one off."""
 
 CHOICES: dict[Isa, IsaChoices] = {
     "avx512": IsaChoices(
@@ -150,30 +156,6 @@ CHOICES: dict[Isa, IsaChoices] = {
             "convnext's peeled dispatches are its 7x7 depthwise convs at widths 28, 14 and 7)",
         ),
     ),
-    "neon": IsaChoices(
-        False,
-        False,
-        False,
-        False,
-        False,
-        False,
-        False,
-        False,
-        False,
-        False,
-        ("not measured on this ISA: everything is left to IREE data tiling",),
-    ),
-    "generic": IsaChoices(
-        False,
-        False,
-        False,
-        False,
-        False,
-        False,
-        False,
-        False,
-        False,
-        False,
-        ("not measured on this ISA: everything is left to IREE data tiling",),
-    ),
+    "neon": UNMEASURED,
+    "generic": UNMEASURED,
 }
