@@ -26,7 +26,7 @@ from ..files import atomic_write, staged
 from ..model.all_of import leaves
 from ..model.kinds import Phase
 from ..model.matchers import OpNameMatch
-from ..programs.load import not_a_payload
+from ..programs.load import load_program, not_a_payload
 from ..render import LAYOUT_RULE_MARKER, PREPROCESSING, Rendered, injections, render
 from ..sets.loader import as_strategy_set
 from ..sets.strategy_set import StrategySet
@@ -141,11 +141,14 @@ def compile_with_options(
     baseline: bool = False,
     progress: Progress = NO_PROGRESS,
 ) -> CompileReport:
-    """:func:`compile` with its ``iree-compile`` options as one value."""
+    """:func:`compile` with its ``iree-compile`` options as one value. An ``.onnx`` model is
+    imported first (:func:`~tdsl.programs.load.load_program`, cached) and its MLIR compiled."""
     payload = Path(payload)
     problem = not_a_payload(payload)
     if problem is not None:
         raise CompileFailed(problem)
+    if payload.suffix == ".onnx":
+        payload = load_program(payload).mlir_path
     outputs = _checked_outputs(payload, output, dump_ir, dump_ir_to, keep_dump)
     if strategies is None:
         return _compile_iree_default(payload, default_target(target), outputs, options, progress)

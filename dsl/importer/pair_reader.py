@@ -6,10 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from ..bindings import Attr
+from ..bindings import Attr, Opaque
 from ..errors import StrategyError
 from ..model.base import MARKER_RE
 from ..model.kinds import Injection, StrategyKind
+from ..model.lowering import NO_UKERNELS
 from ..model.matchers import OpNameMatch
 from ..model.raw import RawAnnotation, RawCodegenAction, RawConfig, RawMatch, RawPreprocessingAction, RawTuningAction
 from .actions import (
@@ -245,12 +246,15 @@ class PairReader:
         info: Optional[Attr] = None
         decomposition: Optional[Attr] = None
         markers: list[str] = []
+        ukernels = True
         info_line = line
         for label, value, at in config.annotations:
             if label == "compilation_info" and info is None:
                 info, info_line = value, at
             elif label == "decomposition_config" and decomposition is None:
                 decomposition = value
+            elif label == "hal.executable.target" and isinstance(value, Opaque) and value.text == NO_UKERNELS:
+                ukernels = False
             elif label == TUNING_APPLIED and value is None:
                 if not self.dropped_applied:
                     self.note(
@@ -264,7 +268,8 @@ class PairReader:
                 raise Unsupported(
                     "transform.annotate",
                     at,
-                    f"the annotation {label!r} (tdsl's lowering strategies set compilation_info, decomposition_config and __*_applied__ markers)",
+                    f"the annotation {label!r} (tdsl's lowering strategies set compilation_info, decomposition_config, "
+                    f"__*_applied__ markers and hal.executable.target = {NO_UKERNELS})",
                 )
         if info is None:
             raise Unsupported(
@@ -272,8 +277,16 @@ class PairReader:
             )
         reader = ConfigReader(info_line, loop_roles(read.leaves))
         strategy = reader.strategy(name, info, decomposition)
-        if markers:
-            strategy = type(strategy).model_validate({**strategy.model_dump(), "markers": markers})
+        if markers or not ukernels:
+            extra: dict[str, object] = {"markers": markers} if markers else {}
+            if not ukernels:
+                extra["ukernels"] = False
+            try:
+                strategy = type(strategy).model_validate({**strategy.model_dump(), **extra})
+            except StrategyError as err:
+                raise Unsupported(
+                    "transform.annotate", info_line, f"the annotations of a strategy tdsl accepts ({err})"
+                ) from None
         for at, text in reader.notes:
             self.note(at, text)
         return strategy

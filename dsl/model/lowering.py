@@ -83,6 +83,13 @@ def check_distinct(field: str, values: tuple[int, ...]) -> None:
             )
 
 
+NO_UKERNELS = '#hal.executable.target<"llvm-cpu", "embedded-elf", {ukernels = "none"}>'
+"""What a :class:`CpuLowering` with ``ukernels=False`` annotates its op with: IREE 3.13's
+ukernel lowering reads the executable target from the op's nearest holder of a
+``hal.executable.target`` attribute, and only its ``ukernels`` entry (the build is
+otherwise the same: LLVM IR identical to ``--iree-llvmcpu-enable-ukernels=none``'s but for
+a module flag, on a 128x768x768 f32 mmt4d dispatch)."""
+
 CpuPipeline = Literal[
     "DoubleTilingExpert",
     "ConvTileAndDecomposeExpert",
@@ -152,6 +159,13 @@ class CpuLowering(StrategyKind):
     markers: tuple[MarkerName, ...] = ()
     """Unit marker annotations set on the configured op after its config, as IREE's test
     specs mark what they configured (transform.annotate %op "__custom_tuning_spec_applied__")."""
+    ukernels: StrictBool = True
+    """False: the op is code generated even where the target enables IREE's ukernels
+    (``CpuTarget.ukernels``): the op carries an ``hal.executable.target`` whose only entry is
+    ``ukernels = "none"`` (:data:`NO_UKERNELS`), which IREE's ukernel lowering reads from
+    the op. For a graph-level ``linalg.mmt4d`` whose inner tile is no ukernel tile (the
+    ukernel falls to its generic tile: 6x16x1 f32 on AVX2 8x slower) while data tiling
+    keeps its ukernels for the other ops. Codegen time only."""
 
     # Levels a pipeline never tiles in IREE 3.13 (its pass list has no tiling for them), so
     # a value there would be silently ignored.
@@ -162,6 +176,12 @@ class CpuLowering(StrategyKind):
     @model_validator(mode="after")
     def _check(self) -> "CpuLowering":
         _check_levels(self, self.LEVELS)
+        if not self.ukernels and self.injection is not Injection.TUNING_SPEC:
+            raise problem(
+                "ukernels",
+                "True on a graph-level config: the per-op ukernel choice is set at codegen time (cpu_lowering)",
+                False,
+            )
         for level in self.IGNORED_LEVELS.get(self.pipeline, ()):
             sizes = getattr(self, level)
             if sizes is not None:

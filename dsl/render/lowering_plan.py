@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from ..model.lowering import AttentionDecomposition, CpuLowering, DecomposedMatmul, GpuLowering, MmaLayout
+from ..model.lowering import NO_UKERNELS, AttentionDecomposition, CpuLowering, DecomposedMatmul, GpuLowering, MmaLayout
 from ..targets import Target
 from .plan import ActionPlan
 
@@ -66,10 +66,12 @@ class Decomposition:
 
 @dataclass(frozen=True)
 class CpuConfig(ActionPlan):
-    """``#iree_cpu.lowering_config<levels>`` with ``#iree_cpu.pipeline<pipeline>``."""
+    """``#iree_cpu.lowering_config<levels>`` with ``#iree_cpu.pipeline<pipeline>``, and the
+    executable target the op carries for its ukernel choice (None: the target's)."""
 
     levels: tuple[TileLevel, ...]
     pipeline: str
+    executable_target: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -99,7 +101,7 @@ _BOOL = {True: "true", False: "false"}
 def plan_cpu_lowering(strategy: CpuLowering, symbol: str, target: Target) -> CpuConfig:
     """The set levels in IREE's order and the pipeline."""
     levels = tuple(TileLevel(name, sizes) for name, sizes in strategy.levels())
-    return CpuConfig(levels, strategy.pipeline)
+    return CpuConfig(levels, strategy.pipeline, None if strategy.ukernels else NO_UKERNELS)
 
 
 def plan_gpu_lowering(strategy: GpuLowering, symbol: str, target: Target) -> GpuConfig:

@@ -116,6 +116,9 @@ class StrategySet(StrategyModel):
                     )
             index = names.index(rule.target)
             check_rule(i, rule.match, rule.strategy, self.targets[index], index)
+        for index, target in enumerate(self.targets):
+            own = [(i, r.match, r.strategy) for i, r in enumerate(self.rules) if r.target == target.name]
+            target.check_rules(own, index)
         return self
 
     def target(self, name: str) -> Target:

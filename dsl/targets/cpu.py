@@ -238,6 +238,27 @@ class CpuTarget(TargetKind):
             return self.model_copy(update={"ukernels": "none"}), why
         return None
 
+    def check_rules(self, rules: Sequence[tuple[int, MatcherKind, StrategyKind]], target_index: int) -> None:
+        """A data_layout that specializes to ``linalg.mmt4d`` needs the graph-level mmt4d
+        ops code generated: ``ukernels='none'``, or a codegen rule that configures every
+        ``linalg.mmt4d`` (matched by op name alone) with ``ukernels=False`` (IREE 3.13's mmt4d
+        ukernel gives wrong results on graph-level mmt4d ops: max error 29 on a 128x256x192
+        f32 matmul, any inner tile; and falls to its slow generic tile on inner tiles it has
+        no code for)."""
+        if self.ukernels == "none" or any(_no_ukernel_mmt4d(m, s) for _, m, s in rules):
+            return
+        for _, _, strategy in rules:
+            if isinstance(strategy, DataLayout) and strategy.specialize:
+                raise problem(
+                    f"targets[{target_index}].ukernels",
+                    "'none' when a data_layout specializes to linalg.mmt4d and no rule configures "
+                    "linalg.mmt4d with ukernels=False: IREE 3.13's mmt4d ukernel gives wrong results "
+                    "on graph-level mmt4d ops (max error 29 on a 128x256x192 f32 matmul, any inner tile)",
+                    self.ukernels,
+                    hint=f"set CpuTarget(ukernels='none') for target {self.name!r}, or add a cpu_lowering rule "
+                    "matching op name linalg.mmt4d with ukernels=False",
+                )
+
     def check_strategy(self, index: int, match: MatcherKind, strategy: StrategyKind, target_index: int) -> None:
         """Raises ``problem`` when ``strategy`` cannot work with this CPU target."""
         if isinstance(strategy, CpuLowering):
@@ -283,15 +304,6 @@ class CpuTarget(TargetKind):
                 True,
                 hint="use graph_cpu_lowering (GraphCpuLowering): pinned at the graph level, data tiling leaves the op alone",
                 strategy=strategy.name,
-            )
-        if isinstance(strategy, DataLayout) and strategy.specialize and self.ukernels != "none":
-            raise problem(
-                f"targets[{target_index}].ukernels",
-                "'none' when a data_layout specializes to linalg.mmt4d: IREE 3.13's mmt4d "
-                "ukernel gives wrong results on graph-level mmt4d ops (max error 29 on a "
-                "128x256x192 f32 matmul, any inner tile)",
-                self.ukernels,
-                hint=f"set CpuTarget(ukernels='none') for target {self.name!r}",
             )
         if isinstance(strategy, Codegen):
             for field in ("gpu", "promote_operands", "mma"):
@@ -533,4 +545,15 @@ def _check_data_tiling(
         if largest >= 1
         else "shrink the distribution tiles",
         strategy=strategy.name,
+    )
+
+
+def _no_ukernel_mmt4d(match: MatcherKind, strategy: StrategyKind) -> bool:
+    """The rule configures every ``linalg.mmt4d`` at codegen time without ukernels."""
+    return (
+        isinstance(match, OpNameMatch)
+        and "linalg.mmt4d" in match.names
+        and isinstance(strategy, CpuLowering)
+        and strategy.injection is Injection.TUNING_SPEC
+        and not strategy.ukernels
     )

@@ -11,7 +11,7 @@ sets of ``tdsl ops``). Emits nothing.
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import TYPE_CHECKING, ClassVar, Optional
+from typing import TYPE_CHECKING, ClassVar, Optional, Sequence
 
 from pydantic import model_validator
 from typing_extensions import Self
@@ -95,6 +95,10 @@ class TargetKind(StrategyModel):
     def check_strategy(self, index: int, match: MatcherKind, strategy: StrategyKind, target_index: int) -> None:
         """Raises ``problem`` when rule ``index`` (``match`` -> ``strategy``) cannot work
         on this target (the set's ``targets[target_index]``)."""
+
+    def check_rules(self, rules: Sequence[tuple[int, MatcherKind, StrategyKind]], target_index: int) -> None:
+        """Raises ``problem`` when this target's rules (``(index, match, strategy)`` in
+        order) cannot work together on it (the set's ``targets[target_index]``); none by default."""
 
     def baseline(self) -> Self:
         """This target with IREE's own defaults: the reference that reports and ``tdsl

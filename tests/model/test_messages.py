@@ -397,6 +397,39 @@ def test_mmt4d_layout_needs_ukernels_off() -> None:
         "targets[0].ukernels",
     ):
         StrategySet(name="s", rules=[Rule(target="cpu", match=OpNameMatch(names="linalg.matmul"), strategy=layout)])
+    # With ukernels on, a rule that code generates every linalg.mmt4d without them is enough;
+    # one that matches only some mmt4d ops, or keeps the ukernels, is not.
+    blocking = CpuLowering(
+        name="b",
+        pipeline="Mmt4dTilingExpert",
+        distribution=[32, 2, 0, 0, 0, 0],
+        vector_common_parallel=[1, 1, 0, 8, 32, 0],
+        vector_reduction=[0, 0, 1, 0, 0, 1],
+    )
+    packing = Rule(target="cpu", match=OpNameMatch(names="linalg.matmul"), strategy=layout)
+    every_mmt4d = OpNameMatch(names="linalg.mmt4d")
+    for match, strategy, ok in (
+        (every_mmt4d, blocking.model_copy(update={"ukernels": False}), True),
+        (every_mmt4d, blocking, False),
+        (
+            AllOf(matchers=[every_mmt4d, FunctionMatch(function="f")]),
+            blocking.model_copy(update={"ukernels": False}),
+            False,
+        ),
+    ):
+        rules = [packing, Rule(target="cpu", match=match, strategy=strategy)]
+        if ok:
+            StrategySet(name="s", targets=[CpuTarget(ukernels="all")], rules=rules)
+            continue
+        with raises("and no rule configures linalg.mmt4d with ukernels=False", "s", "targets[0].ukernels"):
+            StrategySet(name="s", targets=[CpuTarget()], rules=rules)
+
+
+def test_ukernel_choice_is_codegen_time_only() -> None:
+    from tdsl.model.lowering import GraphCpuLowering
+
+    with raises("ukernels: expected True on a graph-level config", "g", "ukernels"):
+        GraphCpuLowering(name="g", distribution=[64, 64, 0], ukernels=False)
 
 
 def test_cpu_target_messages() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tdsl import ContractionMatch, CpuLowering, CpuTarget, PackMatch, Rule, StrategySet, TdslError, run
+from tdsl import ContractionMatch, CpuLowering, CpuTarget, PackMatch, Rule, StrategySet, TdslError, compile, run
 from tdsl.strategies.cpu import auto, detect_isa, inner_tile, mmt4d_layout
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -104,9 +104,12 @@ def test_auto_leaves_what_it_did_not_measure_to_data_tiling(isa: str) -> None:
     assert set(cpu.ready_knobs) >= {k for k in ("im2col_convs", "channels_last_convs") if getattr(cpu, k)}
     assert cpu.peel_vector_loops == choices.peel_vector_loops
     pinned = choices.narrow_matmuls_off_data_tiling + 2 * choices.i64_matmul_tiles
-    assert len(constant.rules) == pinned and not cpu.fold_batch_matmuls
+    over = choices.packed_matmuls_over_data_tiling_with_constant_weights
+    packing = auto(isa=isa, packed_matmuls_over_data_tiling=True).rules  # type: ignore[arg-type]
+    assert len(constant.rules) == pinned + over * (len(packing) - pinned) and cpu.fold_batch_matmuls == over
     runtime = auto(isa=isa, weights="runtime")  # type: ignore[arg-type]
     assert len(runtime.rules) == pinned + choices.matvec_tiles_with_runtime_weights
+    assert not runtime.targets[0].fold_batch_matmuls  # type: ignore[union-attr]
     assert not runtime.targets[0].channels_last_convs  # type: ignore[union-attr]
     assert all(rule.optional for rule in runtime.rules)
     assert choices.evidence and all(line.strip() for line in choices.evidence)
@@ -114,15 +117,18 @@ def test_auto_leaves_what_it_did_not_measure_to_data_tiling(isa: str) -> None:
     target = packed.targets[0]
     assert isinstance(target, CpuTarget) and not target.data_tiling and target.ukernels == "none"
     assert target.im2col_convs != choices.im2col_convs and all(rule.optional for rule in packed.rules)
-    # Packed matmuls over data tiling: data tiling stays, ukernels go, batch-1 batch matmuls are
-    # folded first, and only the rules that pack come (matvec and small ones stay with data tiling).
+    # Packed matmuls over data tiling: data tiling and its ukernels stay, batch-1 batch matmuls
+    # are folded first, only the f32 rules that pack come (matvec and small ones stay with data
+    # tiling), and the mmt4d and LHS pack rules code generate their ops without ukernels.
     over = auto(isa=isa, packed_matmuls_over_data_tiling=True)  # type: ignore[arg-type]
     target = over.targets[0]
-    assert isinstance(target, CpuTarget) and target.data_tiling and target.ukernels == "none"
+    assert isinstance(target, CpuTarget) and target.data_tiling and target.ukernels == "default"
     assert target.fold_batch_matmuls and "fold_batch_matmuls" in target.ready_knobs
     layouts = [r.strategy for r in over.rules if r.strategy.kind == "data_layout"]
-    assert layouts and all(getattr(s, "pack", None) is not None for s in layouts)
-    assert not choices.packed_matmuls_over_data_tiling_with_constant_weights
+    assert layouts and all(getattr(s, "pack", None) is not None and "f32" in s.name for s in layouts)
+    codegen = [r.strategy for r in over.rules if isinstance(r.strategy, CpuLowering)]
+    assert {s.name for s in codegen if not s.ukernels} >= {f"{isa}_mmt4d_blocking", f"{isa}_f32_lhs_pack_tiles"}
+    assert auto(isa=isa, packed_matmuls_over_data_tiling=False).rules == runtime.rules[:pinned]  # type: ignore[arg-type]
 
 
 @pytest.mark.compile
@@ -276,3 +282,43 @@ def test_packed_matmuls_over_data_tiling_on_an_onnx_mlp(tmp_path: Path) -> None:
     assert packed and sum("mmt4d" in d for o in packed for d in o.dispatches) == 2, [
         (o.strategy, o.dispatches) for o in report.compile_report.rules
     ]
+
+
+def _ukernel_calls(dump: Path) -> dict[str, bool]:
+    """{dispatch function: whether it calls IREE's mmt4d ukernel} from the LLVM IR of an
+    ``--iree-hal-dump-executable-intermediates-to`` dump, before LLVM inlines anything."""
+    calls: dict[str, bool] = {}
+    for ll in dump.glob("*.codegen.ll"):
+        for body in ll.read_text().split("\ndefine ")[1:]:
+            name = body.split("@", 1)[1].split("(", 1)[0]
+            if "_dispatch_" in name:
+                calls[name] = "@iree_uk_mmt4d(" in body.split("\n}\n", 1)[0]
+    return calls
+
+
+@pytest.mark.compile
+def test_packed_matmuls_over_data_tiling_keep_ukernels_for_integer_matmuls(tmp_path: Path) -> None:
+    """auto(packed_matmuls_over_data_tiling=True) keeps IREE's ukernels on: a QLinearMatMul
+    (i8 x i8 -> i32, data tiled) calls the mmt4d ukernel, a float MatMul (a quantize_dynamic
+    layer's left-out node) is a graph-level mmt4d code generated without it
+    (CpuLowering(ukernels=False)); outputs match onnxruntime's."""
+    import numpy as np
+    import onnx
+    import quantized_models as qm
+
+    over = auto(isa="avx2", packed_matmuls_over_data_tiling=True)
+    assert over.targets[0].ukernels == "default"  # type: ignore[union-attr]
+    calls: dict[str, bool] = {}
+    for name, model in (
+        ("qlinear", qm.qlinear_matmul(np.int8, (48, 256), 384)),
+        ("dynamic", qm.dynamic_linear(48, 256, 384)),
+    ):
+        path = tmp_path / f"{name}.onnx"
+        onnx.save(model, str(path))
+        assert run(path, over).ok
+        dump = tmp_path / f"{name}_ll"
+        compile(path, over, "cpu", extra_flags=[f"--iree-hal-dump-executable-intermediates-to={dump}"])
+        calls.update(_ukernel_calls(dump))
+    integer = [uses for name, uses in calls.items() if "matmul_48x384x256_i8xi8xi32" in name]
+    packed = [uses for name, uses in calls.items() if "mmt4d" in name and name.endswith('_f32"')]
+    assert integer == [True] and packed == [False], calls

@@ -30,11 +30,13 @@ ukernels. On top of it, where measured:
 * with constant weights and im2col, 1-D convolutions are computed as 2-D convolutions of unit
   height (``CpuTarget.convs_1d_as_2d``, :mod:`tdsl.bindings.conv1d`), which im2col takes,
   where that won on the ISA;
-* ``packed_matmuls_over_data_tiling=True`` (an opt-in) keeps data tiling and adds the
-  ``pack_matmuls`` rules (ISA inner tile, ukernels off) for 2-D matmuls and batch-1 batch
-  matmuls folded into 2-D ones: on AVX2 with constant weights 1.07-1.25x data tiling on
-  the zoo's transformers, but ukernels off makes the integer contractions it leaves to data
-  tiling (``linalg.quantized_matmul``) 2.4x slower, so it is no default;
+* with constant weights, f32 2-D matmuls and batch-1 batch matmuls folded into 2-D ones are
+  packed at the graph level with the ISA's inner tile (the ``pack_matmuls`` rules that pack,
+  the mmt4d workgroup blocking and LHS pack tiles, code generated: ``CpuLowering.ukernels``
+  False) while data tiling keeps its ukernels for every other contraction (integer matmuls,
+  im2col'd convolutions, attention), where that won on the ISA
+  (``packed_matmuls_over_data_tiling``; on AVX2 1.07-1.25x on the zoo's transformers, a tie
+  on its convolution networks);
 * ``pack_matmuls=True`` (measured on AVX2 with runtime weights only) swaps data tiling for
   graph-level mmt4d packing of every 2-D matmul with the ISA's inner tile (ukernels off;
   see :mod:`tdsl.strategies.cpu.packing`), an mmt4d workgroup blocking from the L2 size
@@ -94,8 +96,8 @@ def auto(
     channels-last, :attr:`tdsl.CpuTarget.channels_last_convs`; ``channels_last_depthwise_convs``:
     depthwise ones too, :attr:`tdsl.CpuTarget.channels_last_depthwise_convs`; ``convs_1d_as_2d``: 1-D convs
     as unit-height 2-D convs, :attr:`tdsl.CpuTarget.convs_1d_as_2d`). ``packed_matmuls_over_data_tiling``:
-    the ``pack_matmuls`` rules for the 2-D and folded batch-1 matmuls (ukernels off), data
-    tiling for every other contraction. ``element_types``,
+    override the measured choice of the ``pack_matmuls`` rules for the f32 2-D and folded
+    batch-1 matmuls (code generated, no ukernel), data tiling for every other contraction. ``element_types``,
     ``caches`` and ``small_max`` shape the ``pack_matmuls`` rules (see ``packing_rules``).
     """
     chosen = isa or detect_isa()
@@ -139,7 +141,6 @@ def auto(
                 "data_tiling": True,
                 "allow_large_vectors": True,
                 "fold_batch_matmuls": base.fold_batch_matmuls or over_data_tiling,
-                "ukernels": "none" if over_data_tiling else base.ukernels,
             }
         )
         knobs = ("data_tiling", "allow_large_vectors", "fold_batch_matmuls", *conv_knobs)
@@ -165,18 +166,26 @@ def _packed_matmul_rules(
 ) -> list[Rule]:
     """Graph-level mmt4d packing of 2-D matmuls with the ISA's inner tile
     (:func:`~tdsl.strategies.cpu.packing.packing_rules`), the mmt4d workgroup blocking from
-    the L2 size and the f32 LHS pack's tiles (ukernels off). ``over_data_tiling``: only the
-    rules that pack; matrix-vector products and small matmuls are left to data tiling (a
-    codegen-time configuration of a matmul cannot stand with it)."""
-    rules = [rule for types in element_types for rule in packing_rules(isa, types, target, small_max)]
+    the L2 size and the f32 LHS pack's tiles (under a target with ukernels off).
+    ``over_data_tiling``: only the f32 rules that pack (the measured ones; integer and
+    half-precision matmuls stay with data tiling and its ukernels, as do matrix-vector
+    products and small matmuls: a codegen-time configuration of a matmul cannot stand with
+    it), and the blocking and pack rules code generate their ops where the target keeps
+    IREE's ukernels for data tiling (``CpuLowering.ukernels=False``)."""
+    types_packed = [t for t in element_types if t == ("f32", "f32", "f32")] if over_data_tiling else element_types
+    rules = [rule for types in types_packed for rule in packing_rules(isa, types, target, small_max)]
     if over_data_tiling:
         rules = [r for r in rules if isinstance(r.strategy, DataLayout) and r.strategy.pack is not None]
     tile = inner_tile(isa, "f32", "f32", "f32")
     blocking = mmt4d_blocking(f"{isa}_mmt4d_blocking", tile, caches or detect_caches())
-    rules.append(Rule(target=target, match=OpNameMatch(names="linalg.mmt4d"), strategy=blocking))
+    codegen = [Rule(target=target, match=OpNameMatch(names="linalg.mmt4d"), strategy=blocking)]
     if ("f32", "f32", "f32") in element_types:
-        rules.append(lhs_pack_rule(f"{isa}_f32_lhs_pack_tiles", tile, "f32", target))
-    return rules
+        codegen.append(lhs_pack_rule(f"{isa}_f32_lhs_pack_tiles", tile, "f32", target))
+    if over_data_tiling:
+        codegen = [
+            r.model_copy(update={"strategy": r.strategy.model_copy(update={"ukernels": False})}) for r in codegen
+        ]
+    return rules + codegen
 
 
 def _data_tiling_rules(isa: Isa, choices: IsaChoices, weights: Weights, target: str) -> list[Rule]:

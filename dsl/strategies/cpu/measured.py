@@ -27,9 +27,9 @@ class IsaChoices:
     pack_matmuls: bool
     """Graph-level mmt4d packing of 2-D matmuls (ukernels off, data tiling off) instead of data tiling."""
     packed_matmuls_over_data_tiling_with_constant_weights: bool
-    """With constant weights: graph-level mmt4d packing of 2-D matmuls and of batch-1 batch
-    matmuls folded into 2-D ones (ukernels off), and data tiling for every other contraction
-    (im2col'd convolutions, attention)."""
+    """With constant weights: graph-level mmt4d packing of f32 2-D matmuls and of batch-1
+    batch matmuls folded into 2-D ones (code generated, no ukernel), and data tiling with its
+    ukernels for every other contraction (integer matmuls, im2col'd convolutions, attention)."""
     im2col_convs: bool
     """IREE's global im2col rewrite of every convolution."""
     channels_last_convs_with_constant_weights: bool
@@ -102,7 +102,7 @@ CHOICES: dict[Isa, IsaChoices] = {
     ),
     "avx2": IsaChoices(
         pack_matmuls=False,
-        packed_matmuls_over_data_tiling_with_constant_weights=False,
+        packed_matmuls_over_data_tiling_with_constant_weights=True,
         im2col_convs=True,
         channels_last_convs_with_constant_weights=True,
         matvec_tiles_with_runtime_weights=True,
@@ -119,11 +119,16 @@ CHOICES: dict[Isa, IsaChoices] = {
             "of 2-D and folded batch-1 matmuls, ukernels off, data tiling for the rest), AMD EPYC, AVX2, 1 thread, "
             "benchmarks/zoo under auto(), per-dispatch profile sums on a loaded machine, ms: gpt2 138 -> 119, vit "
             "256 -> 211, whisper_encoder 416 -> 365, minilm_l6 111 -> 104; resnet18, mobilenet_v2, convnext tie "
-            "(their matmuls come from im2col, after the graph-level rules). Not a default: ukernels off makes the "
-            "integer contractions left to data tiling 2.4x slower (i8 128x768x768 8.4 -> 20.0 ms; linalg."
-            "quantized_matmul is lowered after the graph-level rules), and ukernels on with the 6x16 tile falls "
-            "to the ukernel's generic tile (gpt2 4 s). The 8x8x1 ukernel tile at the graph level with the L2 "
-            "blocking: gpt2 129, vit 232, minilm_l6 116 (worse), whisper_encoder 408 ms",
+            "(their matmuls come from im2col, after the graph-level rules). With the ukernels off for the whole "
+            "program the integer contractions left to data tiling ran 2.4x slower (i8 128x768x768 8.4 -> 20.0 ms), "
+            "and with them on the 6x16 tile falls to the ukernel's generic tile (gpt2 4 s; 128x768x768 f32 267 vs "
+            "33 ms), so the packed ops alone are code generated (CpuLowering(ukernels=False): LLVM IR identical "
+            "to the ukernels-off build's) and the ukernels stay for data tiling. The 8x8x1 ukernel tile at the "
+            "graph level with the L2 blocking: gpt2 129, vit 232, minilm_l6 116 (worse), whisper_encoder 408 ms",
+            "packed matmuls over data tiling against auto() without it, python benchmarks/peers.py --threads 1,all "
+            "(AMD EPYC, 2 cores, AVX2, medians of 3 interleaved rounds, ms, 1 thread / 2 threads): gpt2 110 vs 132 / "
+            "72 vs 68, vit 187 vs 233 / 108 vs 118, minilm_l6 95 vs 106 / 53 vs 60, whisper_encoder 351 vs 395 / 197 "
+            "vs 210, convnext 138 vs 140 / 80 vs 83, resnet18 176 vs 178 / 97 vs 95, mobilenet_v2 38 vs 39 / 23 vs 24",
             "convolutions -> im2col: NHWC 3x3 conv 1x56x56x64 -> 64 6.5-8.4 ms vs 10.2 ms IREE default (AVX2 machine)",
             "convolutions with constant weights -> channels-last before im2col. AMD EPYC, 2 cores, AVX2, 1 thread, one "
             "ONNX Conv each (NCW / NCHW, batch 1), against im2col + data tiling: 1-D 80->192 k3 width 500 17.9 vs "
