@@ -246,7 +246,7 @@ class PairReader:
         info: Optional[Attr] = None
         decomposition: Optional[Attr] = None
         markers: list[str] = []
-        ukernels = True
+        extra: dict[str, object] = {}
         info_line = line
         for label, value, at in config.annotations:
             if label == "compilation_info" and info is None:
@@ -254,7 +254,7 @@ class PairReader:
             elif label == "decomposition_config" and decomposition is None:
                 decomposition = value
             elif label == "hal.executable.target" and isinstance(value, Opaque) and value.text == NO_UKERNELS:
-                ukernels = False
+                extra["ukernels"] = False
             elif label == TUNING_APPLIED and value is None:
                 if not self.dropped_applied:
                     self.note(
@@ -277,10 +277,9 @@ class PairReader:
             )
         reader = ConfigReader(info_line, loop_roles(read.leaves))
         strategy = reader.strategy(name, info, decomposition)
-        if markers or not ukernels:
-            extra: dict[str, object] = {"markers": markers} if markers else {}
-            if not ukernels:
-                extra["ukernels"] = False
+        if markers:
+            extra["markers"] = markers
+        if extra:
             try:
                 strategy = type(strategy).model_validate({**strategy.model_dump(), **extra})
             except StrategyError as err:

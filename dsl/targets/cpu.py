@@ -232,7 +232,7 @@ class CpuTarget(TargetKind):
 
     def accepting(self, error: StrategyError) -> tuple[Self, str] | None:
         """With ``ukernels='none'`` when ``error`` is this target's refusal of a graph-level
-        mmt4d under IREE's mmt4d ukernel (see :meth:`check_strategy`)."""
+        mmt4d under IREE's mmt4d ukernel (see :meth:`check_rules`)."""
         if self.ukernels != "none" and "ukernels" in str(error):
             why = "the CPU target needs ukernels='none' for these rules (graph-level mmt4d): imported with CpuTarget(ukernels='none')"
             return self.model_copy(update={"ukernels": "none"}), why

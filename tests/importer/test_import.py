@@ -463,3 +463,27 @@ def test_an_entry_op_after_the_runs_is_refused_after_the_pairs_are_read() -> Non
         "s.mlir:12: transform.apply_dce: an op in the entry point @__transform_main after its foreach_match runs: "
         "tdsl's entry only runs foreach_match (over the root or a function)"
     )
+
+
+def test_a_per_op_ukernel_choice_imports_back() -> None:
+    """CpuLowering(ukernels=False)'s executable-target annotation reads back as the field; the
+    re-render is byte-identical."""
+    from tdsl import CpuLowering, CpuTarget, OpNameMatch, Rule
+
+    lowering = CpuLowering(
+        name="blk",
+        pipeline="Mmt4dTilingExpert",
+        distribution=[32, 2, 0, 0, 0, 0],
+        vector_common_parallel=[1, 1, 0, 6, 16, 0],
+        vector_reduction=[0, 0, 1, 0, 0, 1],
+        ukernels=False,
+    )
+    s = StrategySet(
+        name="s",
+        targets=[CpuTarget()],
+        rules=[Rule(target="cpu", match=OpNameMatch(names="linalg.mmt4d"), strategy=lowering)],
+    )
+    ((key, text),) = _scripts(s).items()
+    imported = read_spec(text, "s.cpu", target="cpu", targets=s.targets)
+    assert imported.strategy_set.rules[0].strategy == lowering
+    assert _scripts(imported.strategy_set) == {key: text}
