@@ -19,17 +19,28 @@ def int_list(attr: Any) -> list[int]:
     return ints
 
 
-def rewrite_ops(text: str, op_name: str, rewrite: Callable[[Any], None]) -> tuple[str, int]:
-    """``text`` with ``rewrite`` applied to every ``op_name`` op whose operands all have
-    static shapes (found first, then rewritten in order), verified and printed without
-    locations, and how many were rewritten; ``text`` itself when none was."""
+def rewrite_ops(
+    text: str,
+    op_name: str | tuple[str, ...],
+    rewrite: Callable[[Any], None],
+    select: Callable[[Any], bool] | None = None,
+) -> tuple[str, int]:
+    """``text`` with ``rewrite`` applied to every op named ``op_name`` (or one of those names)
+    whose operands all have static shapes and that ``select`` accepts (found first, then
+    rewritten in order), verified and printed without locations, and how many were
+    rewritten; ``text`` itself when none was."""
+    names = (op_name,) if isinstance(op_name, str) else op_name
     ir = _ir()
     with context():
         module = ir.Module.parse(text)
         found: list[Any] = []
 
         def visit(op: Any) -> Any:
-            if op.name == op_name and all(ir.RankedTensorType(v.type).has_static_shape for v in op.operands):
+            if (
+                op.name in names
+                and all(ir.RankedTensorType(v.type).has_static_shape for v in op.operands)
+                and (select is None or select(op))
+            ):
                 found.append(op)
             return ir.WalkResult.ADVANCE
 

@@ -14,6 +14,9 @@ rewrite                             what it does
                                     transposes (:mod:`tdsl.bindings.depthwise`)
 ``convs_1d_as_2d``                  1-D convs computed as 2-D convs of unit height, which
                                     IREE's im2col takes (:mod:`tdsl.bindings.conv1d`)
+``convs_as_matmuls``                2-D convs into a zero fill, their initial value added
+                                    after, for IREE's im2col before the graph-level
+                                    strategies (:mod:`tdsl.bindings.conv_init`)
 ==================================  ===================================================
 """
 
@@ -24,6 +27,7 @@ from pathlib import Path
 from typing import Callable, NamedTuple
 
 from ..bindings.conv1d import conv1d_as_conv2d
+from ..bindings.conv_init import convs_into_zero
 from ..bindings.depthwise import depthwise_convs_channels_last
 from ..targets import Target
 from .iree_compile import run_iree_compile
@@ -48,6 +52,11 @@ REWRITES: dict[str, PayloadRewrite] = {
     ),
     "convs_1d_as_2d": PayloadRewrite(
         conv1d_as_conv2d, "1-D conv(s) computed as 2-D convs of unit height", ("onnx.Conv", "convolution", "conv_1d")
+    ),
+    "convs_as_matmuls": PayloadRewrite(
+        convs_into_zero,
+        "2-D conv(s) computed into a zero fill, their initial value added after",
+        ("onnx.Conv", "convolution", "conv_2d", "conv_1d"),
     ),
 }
 """Rewrite name (:meth:`TargetKind.payload_rewrites`) -> the rewrite."""

@@ -45,6 +45,8 @@ PREPROCESSING_PIPELINE = "--iree-preprocessing-pass-pipeline="
 strategies then see their result)."""
 CHANNELS_LAST_PASS = "iree-preprocessing-convert-conv-to-channels-last"
 """The pass of :attr:`CpuTarget.channels_last_convs`."""
+CONVS_AS_MATMULS_PASS = "iree-global-opt-convert-conv2d-to-img2col"
+"""The pass of :attr:`CpuTarget.convs_as_matmuls`."""
 FOLD_BATCH_MATMULS_PASS = "iree-global-opt-convert-batch-matmul-to-matmul"
 """The pass of :attr:`CpuTarget.fold_batch_matmuls`."""
 PEEL_FLAG = "--iree-llvmcpu-vector-pproc-strategy=peel"
@@ -101,9 +103,20 @@ class CpuTarget(TargetKind):
     """--iree-preprocessing-pass-pipeline running iree-preprocessing-convert-conv-to-channels-last:
     IREE computes every channels-first convolution channels-last (a later
     --iree-preprocessing-pass-pipeline among the extra flags replaces it)."""
+    convs_as_matmuls: StrictBool = False
+    """IREE's convert-conv2d-to-img2col before the graph-level strategies (in the
+    --iree-preprocessing-pass-pipeline, after channels_last_convs' pass): every named 2-D
+    convolution (depthwise ones included; the generic ones of
+    ``channels_last_depthwise_convs`` are not named) is an im2col copy and a
+    ``linalg.matmul`` there, so packing and panel layouts reach it (``im2col_convs`` makes
+    its matmul after them). A conv's initial value (an ONNX bias) is added after a
+    zero-initialized conv first, a rewrite of the program's linalg IR
+    (:mod:`tdsl.bindings.conv_init`): IREE 3.13 cannot code generate a packed matmul's
+    unpack into any other initial value."""
     fold_batch_matmuls: StrictBool = False
     """IREE's convert-batch-matmul-to-matmul before the graph-level strategies (in the
-    --iree-preprocessing-pass-pipeline, after channels_last_convs' pass): a batch matmul
+    --iree-preprocessing-pass-pipeline, after channels_last_convs' and convs_as_matmuls'
+    passes): a batch matmul
     whose batch folds into M (a unit batch, or an RHS broadcast over the batch, as
     ``F.linear`` on ``nn.MultiheadAttention``'s ``(L, 1, E)`` query exports) is a plain
     matmul there, so packing and panel layouts (and the op listing's graph level) reach it;
@@ -185,6 +198,7 @@ class CpuTarget(TargetKind):
             name
             for name, on in (
                 (CHANNELS_LAST_PASS, self.channels_last_convs),
+                (CONVS_AS_MATMULS_PASS, self.convs_as_matmuls),
                 (FOLD_BATCH_MATMULS_PASS, self.fold_batch_matmuls),
             )
             if on
@@ -200,8 +214,9 @@ class CpuTarget(TargetKind):
         return flags
 
     def payload_rewrites(self) -> tuple[str, ...]:
-        """The rewrite knobs that are on, by name (``channels_last_depthwise_convs``, ``convs_1d_as_2d``)."""
-        knobs = ("channels_last_depthwise_convs", "convs_1d_as_2d")
+        """The rewrite knobs that are on, by name, in the order they apply
+        (``channels_last_depthwise_convs``, ``convs_1d_as_2d``, ``convs_as_matmuls``)."""
+        knobs = ("channels_last_depthwise_convs", "convs_1d_as_2d", "convs_as_matmuls")
         return tuple(knob for knob in knobs if getattr(self, knob))
 
     def vector_limit(self) -> int | None:
@@ -224,6 +239,7 @@ class CpuTarget(TargetKind):
                 "peel_vector_loops": False,
                 "channels_last_depthwise_convs": False,
                 "convs_1d_as_2d": False,
+                "convs_as_matmuls": False,
             }
         )
 

@@ -42,9 +42,10 @@ def with_large_vectors(refused: Variant) -> Variant:
     )
 
 
-GRAPH_KNOBS = ("fold_batch_matmuls", "channels_last_convs")
+GRAPH_KNOBS = ("fold_batch_matmuls", "channels_last_convs", "convs_as_matmuls")
 """Target knobs that change which ops the graph level has (a folded batch matmul is a 2-D
-matmul; a channels-first convolution is a channels-last one between transposes): a winner's
+matmul; a channels-first convolution is a channels-last one between transposes; a 2-D convolution
+is an im2col copy and a matmul): a winner's
 rules reach their op only on targets with its values of these."""
 
 

@@ -1,7 +1,7 @@
 """Payload rewrites of the program's linalg IR (CpuTarget.channels_last_depthwise_convs: NCHW
 depthwise convs computed channels-last; CpuTarget.convs_1d_as_2d: 1-D convs as unit-height
-2-D convs), with IREE default's numbers, on generated shapes, hand-written modules and real
-exports."""
+2-D convs; CpuTarget.convs_as_matmuls: 2-D convs into a zero fill, their bias added after),
+with IREE default's numbers, on generated shapes, hand-written modules and real exports."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tdsl import CpuTarget, StrategySet
 from tdsl.bindings.conv1d import conv1d_as_conv2d
+from tdsl.bindings.conv_init import convs_into_zero
 from tdsl.bindings.depthwise import depthwise_convs_channels_last
 from tdsl.programs.load import load_program
 
@@ -222,3 +223,133 @@ def test_auto_on_avx2_computes_an_exports_1d_convs_as_2d_convs() -> None:
     report = tdsl.run(load_program(MODELS / "whisper_encoder" / "model.onnx"), auto(isa="avx2"))
     assert report.ok
     assert "convs_1d_as_2d: 2 1-D conv(s) computed as 2-D convs of unit height" in report.compile_report.notes
+
+
+def conv2d(c: int, f: int, h: int, w: int, k: int, stride: int, pad: int, bias: bool = True) -> str:
+    """A function with one NCHW 2-D conv as iree-import-onnx writes an ONNX ``Conv``: with a
+    bias, the init is the bias broadcast over the image (else a zero fill); the image
+    zero-padded by ``pad`` on each side when ``pad`` > 0."""
+    ph, pw = h + 2 * pad, w + 2 * pad
+    oh, ow = (ph - k) // stride + 1, (pw - k) // stride + 1
+    out = f"tensor<1x{f}x{oh}x{ow}xf32>"
+    image, padding = "%x", ""
+    if pad:
+        image = "%p"
+        padding = f"""  %p = tensor.pad %x low[0, 0, {pad}, {pad}] high[0, 0, {pad}, {pad}] {{
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  }} : tensor<1x{c}x{h}x{w}xf32> to tensor<1x{c}x{ph}x{pw}xf32>
+"""
+    init = (
+        f"%init = linalg.broadcast ins(%b : tensor<{f}xf32>) outs(%e : {out}) dimensions = [0, 2, 3]"
+        if bias
+        else f"%init = linalg.fill ins(%zero : f32) outs(%e : {out}) -> {out}"
+    )
+    return f"""\
+func.func @c2(%x: tensor<1x{c}x{h}x{w}xf32>, %f: tensor<{f}x{c}x{k}x{k}xf32>, %b: tensor<{f}xf32>) -> {out} {{
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : {out}
+  {init}
+{padding}  %y = linalg.conv_2d_nchw_fchw {{dilations = dense<1> : vector<2xi64>, strides = dense<{stride}> : vector<2xi64>}}
+    ins({image}, %f : tensor<1x{c}x{ph}x{pw}xf32>, tensor<{f}x{c}x{k}x{k}xf32>) outs(%init : {out}) -> {out}
+  return %y : {out}
+}}
+"""
+
+
+def test_a_conv_with_a_bias_starts_from_zero_and_adds_the_bias_after() -> None:
+    text, count = convs_into_zero(conv2d(16, 32, 12, 10, 3, 2, 1))
+    assert count == 1
+    assert text.count("linalg.conv_2d_nchw_fchw") == 1 and "strides = dense<2>" in text
+    assert "linalg.fill" in text and "arith.addf" in text and "linalg.broadcast" in text
+    # The conv's result feeds the add, whose result is returned.
+    assert text.index("linalg.conv_2d_nchw_fchw") < text.index("arith.addf")
+    unbiased = conv2d(16, 32, 12, 10, 3, 2, 1, bias=False)
+    assert convs_into_zero(unbiased) == (unbiased, 0)
+    assert convs_into_zero(conv1d(16, 32, 40, 3, 2, 1, 1))[1] == 0
+
+
+def test_convs_as_matmuls_runs_im2col_before_the_graph_level_and_splits_the_bias() -> None:
+    target = CpuTarget(convs_as_matmuls=True, channels_last_convs=True, fold_batch_matmuls=True)
+    pipeline = [f for f in target.compile_flags() if f.startswith("--iree-preprocessing-pass-pipeline=")]
+    assert pipeline == [
+        "--iree-preprocessing-pass-pipeline=builtin.module(util.func(iree-preprocessing-convert-conv-to-channels-last,"
+        "iree-global-opt-convert-conv2d-to-img2col,iree-global-opt-convert-batch-matmul-to-matmul))"
+    ]
+    assert CpuTarget(convs_as_matmuls=True, convs_1d_as_2d=True).payload_rewrites() == (
+        "convs_1d_as_2d",
+        "convs_as_matmuls",
+    )
+    assert target.baseline().payload_rewrites() == () and not target.baseline().convs_as_matmuls
+
+
+def test_auto_computes_convs_as_packed_matmuls_channels_first_where_it_packs_matmuls() -> None:
+    from tdsl.errors import ArgumentError
+    from tdsl.strategies.cpu import auto
+
+    avx2 = auto(isa="avx2").targets[0]
+    assert avx2.convs_as_matmuls and not avx2.channels_last_convs and "convs_as_matmuls" in avx2.ready_knobs
+    # An explicit channels_last_convs stands; an explicit choice is the user's, not optional.
+    opted = auto(isa="avx2", channels_last_convs=True, convs_as_matmuls=True).targets[0]
+    assert opted.convs_as_matmuls and opted.channels_last_convs and "convs_as_matmuls" not in opted.ready_knobs
+    assert not auto(isa="avx2", weights="runtime").targets[0].convs_as_matmuls
+    assert not auto(isa="avx2", packed_matmuls_over_data_tiling=False).targets[0].convs_as_matmuls
+    assert not auto(isa="avx512").targets[0].convs_as_matmuls
+    assert auto(isa="avx512", packed_matmuls_over_data_tiling=True, convs_as_matmuls=True).targets[0].convs_as_matmuls
+    with pytest.raises(ArgumentError, match=r"convs_as_matmuls=True\): expected packing rules"):
+        auto(isa="avx512", convs_as_matmuls=True)
+
+
+@pytest.mark.compile
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    c=st.integers(1, 24),
+    f=st.integers(1, 40),
+    size=st.integers(4, 17),
+    k=st.sampled_from([1, 3, 7]),
+    stride=st.integers(1, 2),
+    pad=st.integers(0, 3),
+    channels_last=st.booleans(),
+)
+def test_generated_biased_convs_packed_as_matmuls_compute_what_iree_default_computes(
+    tmp_path: Path, c: int, f: int, size: int, k: int, stride: int, pad: int, channels_last: bool
+) -> None:
+    """Under auto()'s AVX2 packing rules over data tiling, whose mmt4d unpacks into the
+    matmul's initial value (the case IREE 3.13 cannot code generate with a bias there)."""
+    from tdsl.strategies.cpu import auto
+
+    size = max(size, k)
+    ready = auto(isa="avx2", packed_matmuls_over_data_tiling=True)
+    target = ready.targets[0].model_copy(update={"convs_as_matmuls": True, "channels_last_convs": channels_last})
+    payload = tmp_path / f"c2_{c}_{f}_{size}_{k}_{stride}_{pad}_{channels_last}.mlir"
+    payload.write_text(conv2d(c, f, size, size + 1, k, stride, pad))
+    report = tdsl.run(payload, ready.model_copy(update={"targets": [target]}))
+    assert report.ok
+    assert "convs_as_matmuls: 1 2-D conv(s) computed into a zero fill, their initial value added after" in (
+        report.compile_report.notes
+    )
+
+
+@pytest.mark.compile
+def test_auto_on_avx2_packs_an_exports_convs_as_matmuls() -> None:
+    """The ResNet example's export (six NCHW convs with biases: a 7x7 stride-2 stem, 3x3
+    convs, 1x1 stride-2 shortcuts): each conv with K >= 128 is a graph-level packed mmt4d
+    under auto() on AVX2 (the narrower ones stay with data tiling), its bias added after,
+    and the outputs match IREE default's and onnxruntime's."""
+    from tdsl.strategies.cpu import auto
+
+    report = tdsl.run(load_program(MODELS / "resnet_hf" / "model.onnx"), auto(isa="avx2"))
+    assert report.ok
+    assert "convs_as_matmuls: 6 2-D conv(s) computed into a zero fill, their initial value added after" in (
+        report.compile_report.notes
+    )
+    by_name = {rule.strategy: rule for rule in report.compile_report.rules}
+    packed = by_name["avx2_f32_f32_mk_kn"].dispatches
+    # The stem (K = 3x7x7) and the three 3x3 convs (K = 144, 144, 288).
+    assert sorted(name.split("mmt4d_")[1].split("x6x16x1")[0].split("x")[2] for name in packed) == [
+        "144",
+        "144",
+        "147",
+        "288",
+    ], packed
+    assert set(packed) <= set(by_name["avx2_mmt4d_blocking"].dispatches)

@@ -88,13 +88,14 @@ MODELS = Path(__file__).resolve().parents[2] / "examples" / "models"
 
 
 def test_auto_on_avx2_computes_exported_convolutions_channels_last() -> None:
-    """auto() on AVX2 with constant weights (measured on the exports): the Whisper export's
-    1-D convs (stride 1 and 2, NCW) are computed channels-last at codegen, as an optional
-    knob beside im2col, and the outputs match IREE default's and onnxruntime's; with runtime
-    weights it stays off."""
+    """auto() on AVX2 with constant weights, convolutions not packed as matmuls (measured on
+    the exports): the Whisper export's 1-D convs (stride 1 and 2, NCW) are computed
+    channels-last at codegen, as an optional knob beside im2col, and the outputs match IREE
+    default's and onnxruntime's; with runtime weights it stays off."""
     from tdsl.strategies.cpu import auto
 
-    ready = auto(isa="avx2")
+    assert not auto(isa="avx2").targets[0].channels_last_convs  # packed as matmuls, channels-first
+    ready = auto(isa="avx2", convs_as_matmuls=False)
     target = ready.targets[0]
     assert isinstance(target, CpuTarget) and target.channels_last_convs and target.data_tiling
     assert {"channels_last_convs", "im2col_convs"} <= set(target.ready_knobs)

@@ -100,8 +100,12 @@ def test_auto_leaves_what_it_did_not_measure_to_data_tiling(isa: str) -> None:
         "large-vector" in f for f in cpu.baseline().compile_flags()
     )
     assert cpu.im2col_convs == choices.im2col_convs
-    assert cpu.channels_last_convs == choices.channels_last_convs_with_constant_weights
-    assert set(cpu.ready_knobs) >= {k for k in ("im2col_convs", "channels_last_convs") if getattr(cpu, k)}
+    # Convolutions packed as matmuls stay channels-first; otherwise the measured choice.
+    conv_matmuls = choices.convs_as_packed_matmuls_with_constant_weights
+    assert cpu.convs_as_matmuls == conv_matmuls
+    assert cpu.channels_last_convs == (choices.channels_last_convs_with_constant_weights and not conv_matmuls)
+    knobs = ("im2col_convs", "channels_last_convs", "convs_as_matmuls")
+    assert set(cpu.ready_knobs) >= {k for k in knobs if getattr(cpu, k)}
     assert cpu.peel_vector_loops == choices.peel_vector_loops
     pinned = choices.narrow_matmuls_off_data_tiling + 2 * choices.i64_matmul_tiles
     over = choices.packed_matmuls_over_data_tiling_with_constant_weights

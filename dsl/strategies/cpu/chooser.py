@@ -37,6 +37,10 @@ ukernels. On top of it, where measured:
   im2col'd convolutions, attention), where that won on the ISA
   (``packed_matmuls_over_data_tiling``; on AVX2 1.07-1.25x on the zoo's transformers, a tie
   on its convolution networks);
+* with those packed matmuls and constant weights, 2-D convolutions (1-D ones computed as
+  2-D) are an im2col copy and a ``linalg.matmul`` before the graph-level rules, which pack
+  it, in the convolution's channels-first layout (``CpuTarget.convs_as_matmuls``, channels-
+  last convolutions off), where that won on the ISA;
 * ``pack_matmuls=True`` (measured on AVX2 with runtime weights only) swaps data tiling for
   graph-level mmt4d packing of every 2-D matmul with the ISA's inner tile (ukernels off;
   see :mod:`tdsl.strategies.cpu.packing`), an mmt4d workgroup blocking from the L2 size
@@ -51,6 +55,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ...errors import ArgumentError
 from ...model.layout import DataLayout
 from ...model.matchers import ContractionMatch, OpNameMatch
 from ...sets.strategy_set import Rule, StrategySet
@@ -84,6 +89,7 @@ def auto(
     channels_last_depthwise_convs: bool | None = None,
     convs_1d_as_2d: bool | None = None,
     packed_matmuls_over_data_tiling: bool | None = None,
+    convs_as_matmuls: bool | None = None,
 ) -> StrategySet:
     """The StrategySet described in the module docstring, for ``target`` on ``isa`` (read
     from this machine when not given).
@@ -97,7 +103,10 @@ def auto(
     depthwise ones too, :attr:`tdsl.CpuTarget.channels_last_depthwise_convs`; ``convs_1d_as_2d``: 1-D convs
     as unit-height 2-D convs, :attr:`tdsl.CpuTarget.convs_1d_as_2d`). ``packed_matmuls_over_data_tiling``:
     override the measured choice of the ``pack_matmuls`` rules for the f32 2-D and folded
-    batch-1 matmuls (code generated, no ukernel), data tiling for every other contraction. ``element_types``,
+    batch-1 matmuls (code generated, no ukernel), data tiling for every other contraction.
+    ``convs_as_matmuls``: override the measured choice of computing 2-D convolutions as
+    im2col'd matmuls those rules pack (:attr:`tdsl.CpuTarget.convs_as_matmuls`; when
+    chosen, not given, the convolutions stay channels-first). ``element_types``,
     ``caches`` and ``small_max`` shape the ``pack_matmuls`` rules (see ``packing_rules``).
     """
     chosen = isa or detect_isa()
@@ -116,6 +125,20 @@ def auto(
     opted_in = {k for k, v in overrides.items() if v is not None}
     base = target or CpuTarget()
     conv_knobs = _conv_knobs(choices, weights, overrides)
+    if convs_as_matmuls and not (pack or over_data_tiling):
+        raise ArgumentError(
+            "auto(convs_as_matmuls=True): expected packing rules to pack the convolutions' matmuls "
+            "(pack_matmuls=True or packed_matmuls_over_data_tiling=True), received neither"
+        )
+    measured_convs = (
+        over_data_tiling and weights == "constant" and choices.convs_as_packed_matmuls_with_constant_weights
+    )
+    if measured_convs if convs_as_matmuls is None else convs_as_matmuls:
+        conv_knobs["convs_as_matmuls"] = True
+        if channels_last_convs is None:
+            conv_knobs["channels_last_convs"] = False
+    if convs_as_matmuls is not None:
+        opted_in.add("convs_as_matmuls")
     rules: list[Rule] = []
     if pack:
         # The conv knobs were measured with data tiling only: with packing they stay opt-ins.

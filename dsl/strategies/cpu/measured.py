@@ -30,6 +30,12 @@ class IsaChoices:
     """With constant weights: graph-level mmt4d packing of f32 2-D matmuls and of batch-1
     batch matmuls folded into 2-D ones (code generated, no ukernel), and data tiling with its
     ukernels for every other contraction (integer matmuls, im2col'd convolutions, attention)."""
+    convs_as_packed_matmuls_with_constant_weights: bool
+    """With packed matmuls over data tiling and constant weights: every 2-D convolution (and
+    1-D one computed as 2-D) is an im2col copy and a ``linalg.matmul`` before the graph-level
+    rules (``CpuTarget.convs_as_matmuls``), which pack it like any f32 matmul, in the
+    convolution's channels-first layout (channels-last convolutions off: the weights times
+    the copied image, whose pack reads it contiguously)."""
     im2col_convs: bool
     """IREE's global im2col rewrite of every convolution."""
     channels_last_convs_with_constant_weights: bool
@@ -63,6 +69,7 @@ CHOICES: dict[Isa, IsaChoices] = {
     "avx512": IsaChoices(
         pack_matmuls=False,
         packed_matmuls_over_data_tiling_with_constant_weights=False,
+        convs_as_packed_matmuls_with_constant_weights=False,
         im2col_convs=False,
         channels_last_convs_with_constant_weights=False,
         matvec_tiles_with_runtime_weights=True,
@@ -103,6 +110,7 @@ CHOICES: dict[Isa, IsaChoices] = {
     "avx2": IsaChoices(
         pack_matmuls=False,
         packed_matmuls_over_data_tiling_with_constant_weights=True,
+        convs_as_packed_matmuls_with_constant_weights=True,
         im2col_convs=True,
         channels_last_convs_with_constant_weights=True,
         matvec_tiles_with_runtime_weights=True,
@@ -129,6 +137,15 @@ CHOICES: dict[Isa, IsaChoices] = {
             "(AMD EPYC, 2 cores, AVX2, medians of 3 interleaved rounds, ms, 1 thread / 2 threads): gpt2 110 vs 132 / "
             "72 vs 68, vit 187 vs 233 / 108 vs 118, minilm_l6 95 vs 106 / 53 vs 60, whisper_encoder 351 vs 395 / 197 "
             "vs 210, convnext 138 vs 140 / 80 vs 83, resnet18 176 vs 178 / 97 vs 95, mobilenet_v2 38 vs 39 / 23 vs 24",
+            "convolutions with constant weights, under packed matmuls over data tiling -> im2col'd linalg.matmul "
+            "ops before the graph-level rules, packed 6x16x1 and code generated, channels-first "
+            "(auto(convs_as_matmuls=...); AMD EPYC, 2 cores, AVX2 (FMA peak 40 GFLOP/s a core), 1 thread, "
+            "benchmarks/zoo under auto(), per-dispatch profile sums of two rounds, ms): resnet18 146-147 vs 165-166 "
+            "(3x3 convs 36 GFLOP/s in the packed mmt4d vs 23-31 in data tiling's), mobilenet_v2 25-29 vs 30-31, "
+            "convnext 128 vs 126-128 (tie), whisper_encoder 343-347 vs 342-355 (tie). Channels-last instead: "
+            "resnet18 159, mobilenet_v2 26-29, convnext 126-128, whisper_encoder 334-351 ms (the im2col'd LHS "
+            "pack reads the image across channels). IREE 3.13 cannot code generate the packed matmul's unpack "
+            "into a conv's bias, so the bias is added after a zero-initialized conv",
             "convolutions -> im2col: NHWC 3x3 conv 1x56x56x64 -> 64 6.5-8.4 ms vs 10.2 ms IREE default (AVX2 machine)",
             "convolutions with constant weights -> channels-last before im2col. AMD EPYC, 2 cores, AVX2, 1 thread, one "
             "ONNX Conv each (NCW / NCHW, batch 1), against im2col + data tiling: 1-D 80->192 k3 width 500 17.9 vs "
