@@ -6,6 +6,7 @@ with IREE default's numbers, on generated shapes, hand-written modules and real 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import pytest
 import tdsl
@@ -18,6 +19,18 @@ from tdsl.bindings.depthwise import depthwise_convs_channels_last
 from tdsl.programs.load import load_program
 
 MODELS = Path(__file__).resolve().parents[2] / "examples" / "models"
+
+
+def compiled_examples(count: int) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """A generated test that compiles: ``count`` hypothesis examples, no deadline, marked ``compile``."""
+
+    def mark(test: Callable[..., None]) -> Callable[..., None]:
+        configured = settings(
+            max_examples=count, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+        )(test)
+        return pytest.mark.compile(configured)
+
+    return mark
 
 
 def depthwise(
@@ -109,8 +122,7 @@ def test_the_knob_adds_no_flag_is_a_payload_rewrite_and_not_in_the_baseline() ->
     )
 
 
-@pytest.mark.compile
-@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@compiled_examples(4)
 @given(
     c=st.integers(1, 40),
     size=st.integers(5, 19),
@@ -190,8 +202,7 @@ def test_a_1d_conv_becomes_a_unit_height_2d_conv_between_reshapes() -> None:
     assert conv1d_as_conv2d(depthwise(8, 9, 9, 3, 1, 1)) == (depthwise(8, 9, 9, 3, 1, 1), 0)
 
 
-@pytest.mark.compile
-@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@compiled_examples(4)
 @given(
     c=st.integers(1, 24),
     f=st.integers(1, 24),
@@ -300,24 +311,22 @@ def test_auto_computes_convs_as_packed_matmuls_channels_first_where_it_packs_mat
         auto(isa="avx512", convs_as_matmuls=True)
 
 
-@pytest.mark.compile
-@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(
-    c=st.integers(1, 24),
-    f=st.integers(1, 40),
-    size=st.integers(4, 17),
-    k=st.sampled_from([1, 3, 7]),
-    stride=st.integers(1, 2),
-    pad=st.integers(0, 3),
-    channels_last=st.booleans(),
+CONV_2D_SHAPES = st.tuples(
+    st.integers(1, 24), st.integers(1, 40), st.integers(4, 17), st.sampled_from([1, 3, 7]), st.integers(1, 2)
 )
+"""(in channels, out channels, image size, kernel size, stride) of a generated 2-D conv."""
+
+
+@compiled_examples(3)
+@given(shape=CONV_2D_SHAPES, pad=st.integers(0, 3), channels_last=st.booleans())
 def test_generated_biased_convs_packed_as_matmuls_compute_what_iree_default_computes(
-    tmp_path: Path, c: int, f: int, size: int, k: int, stride: int, pad: int, channels_last: bool
+    tmp_path: Path, shape: tuple[int, int, int, int, int], pad: int, channels_last: bool
 ) -> None:
     """Under auto()'s AVX2 packing rules over data tiling, whose mmt4d unpacks into the
     matmul's initial value (the case IREE 3.13 cannot code generate with a bias there)."""
     from tdsl.strategies.cpu import auto
 
+    c, f, size, k, stride = shape
     size = max(size, k)
     ready = auto(isa="avx2", packed_matmuls_over_data_tiling=True)
     target = ready.targets[0].model_copy(update={"convs_as_matmuls": True, "channels_last_convs": channels_last})
