@@ -145,7 +145,9 @@ CHOICES: dict[Isa, IsaChoices] = {
             "convnext 128 vs 126-128 (tie), whisper_encoder 343-347 vs 342-355 (tie). Channels-last instead: "
             "resnet18 159, mobilenet_v2 26-29, convnext 126-128, whisper_encoder 334-351 ms (the im2col'd LHS "
             "pack reads the image across channels). IREE 3.13 cannot code generate the packed matmul's unpack "
-            "into a conv's bias, so the bias is added after a zero-initialized conv",
+            "into a conv's bias, so the bias is added after a zero-initialized conv. python benchmarks/peers.py "
+            "resnet18 mobilenet_v2 --threads 1,all (3 interleaved rounds, against auto(convs_as_matmuls=False)), ms, "
+            "1 / 2 threads: resnet18 150 vs 170 / 82 vs 86, mobilenet_v2 27.7 vs 31.4 / 16.8 vs 18.7",
             "convolutions -> im2col: NHWC 3x3 conv 1x56x56x64 -> 64 6.5-8.4 ms vs 10.2 ms IREE default (AVX2 machine)",
             "convolutions with constant weights -> channels-last before im2col. AMD EPYC, 2 cores, AVX2, 1 thread, one "
             "ONNX Conv each (NCW / NCHW, batch 1), against im2col + data tiling: 1-D 80->192 k3 width 500 17.9 vs "
