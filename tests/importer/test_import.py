@@ -468,16 +468,10 @@ def test_an_entry_op_after_the_runs_is_refused_after_the_pairs_are_read() -> Non
 def test_a_per_op_ukernel_choice_imports_back() -> None:
     """CpuLowering(ukernels=False)'s executable-target annotation reads back as the field; the
     re-render is byte-identical."""
-    from tdsl import CpuLowering, CpuTarget, OpNameMatch, Rule
+    from tdsl import CpuTarget, OpNameMatch, Rule
+    from tdsl.strategies.cpu.blocking import mmt4d_tiles
 
-    lowering = CpuLowering(
-        name="blk",
-        pipeline="Mmt4dTilingExpert",
-        distribution=[32, 2, 0, 0, 0, 0],
-        vector_common_parallel=[1, 1, 0, 6, 16, 0],
-        vector_reduction=[0, 0, 1, 0, 0, 1],
-        ukernels=False,
-    )
+    lowering = mmt4d_tiles("blk", 6, 16, 1, 32, 2).model_copy(update={"ukernels": False})
     s = StrategySet(
         name="s",
         targets=[CpuTarget()],

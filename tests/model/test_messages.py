@@ -34,6 +34,7 @@ from tdsl import (
     TileUsingForall,
     VectorLowering,
 )
+from tdsl.strategies.cpu.blocking import mmt4d_tiles
 
 F32 = {"lhs_type": "f32", "rhs_type": "f32", "output_type": "f32"}
 F16 = {"lhs_type": "f16", "rhs_type": "f16", "output_type": "f32"}
@@ -399,13 +400,7 @@ def test_mmt4d_layout_needs_ukernels_off() -> None:
         StrategySet(name="s", rules=[Rule(target="cpu", match=OpNameMatch(names="linalg.matmul"), strategy=layout)])
     # With ukernels on, a rule that code generates every linalg.mmt4d without them is enough;
     # one that matches only some mmt4d ops, or keeps the ukernels, is not.
-    blocking = CpuLowering(
-        name="b",
-        pipeline="Mmt4dTilingExpert",
-        distribution=[32, 2, 0, 0, 0, 0],
-        vector_common_parallel=[1, 1, 0, 8, 32, 0],
-        vector_reduction=[0, 0, 1, 0, 0, 1],
-    )
+    blocking = mmt4d_tiles("b", 8, 32, 1, 32, 2)
     packing = Rule(target="cpu", match=OpNameMatch(names="linalg.matmul"), strategy=layout)
     every_mmt4d = OpNameMatch(names="linalg.mmt4d")
     for match, strategy, ok in (

@@ -15,6 +15,7 @@ from tdsl import ContractionMatch, CpuLowering, CpuTarget, GraphCpuLowering, Rul
 from tdsl.bindings import linalg_ops
 from tdsl.compiler.ops import OpView, matcher_for
 from tdsl.errors import StrategyError
+from tdsl.strategies.cpu.blocking import mmt4d_tiles
 from tdsl.strategies.cpu.layout_spaces import IN_PLACE_MAPS, MMT4D_MAPS, packable, packing_space, panel_space
 from tdsl.strategies.cpu.space import contraction_space, convolution_space, convolution_tunable
 
@@ -173,13 +174,7 @@ def test_data_tiling_leaves_a_packed_mmt4d_to_its_codegen_rules() -> None:
     """A codegen-time lowering of a matmul is refused under data tiling (IREE drops it when
     the op becomes linalg.mmt4d), but one of linalg.mmt4d's own loops is not: data tiling
     leaves a graph-level packed mmt4d alone."""
-    blocking = CpuLowering(
-        name="b",
-        pipeline="Mmt4dTilingExpert",
-        distribution=[1, 1, 0, 0, 0, 0],
-        vector_common_parallel=[1, 1, 0, 8, 32, 0],
-        vector_reduction=[0, 0, 1, 0, 0, 1],
-    )
+    blocking = mmt4d_tiles("b", 8, 32, 1, 1, 1)
     mmt4d = ContractionMatch(
         lhs_type="f32", rhs_type="f32", output_type="f32", maps=MMT4D_MAPS, batch=[], m=[16, 8], n=[12, 32], k=[256, 1]
     )

@@ -43,17 +43,24 @@ def _power_of_two_at_most(value: float) -> int:
     return result
 
 
+def mmt4d_tiles(name: str, m0: object, n0: object, k0: object, m_tiles: object, n_tiles: object) -> CpuLowering:
+    """The ``Mmt4dTilingExpert`` configuration of a ``linalg.mmt4d`` with inner tile ``m0`` x
+    ``n0`` x ``k0``: ``m_tiles`` x ``n_tiles`` micro panels per workgroup, one inner tile per
+    vector step (values, or a space's knobs)."""
+    return CpuLowering(
+        name=name,
+        pipeline="Mmt4dTilingExpert",
+        distribution=[m_tiles, n_tiles, 0, 0, 0, 0],
+        vector_common_parallel=[1, 1, 0, m0, n0, 0],
+        vector_reduction=[0, 0, 1, 0, 0, k0],
+    )
+
+
 def mmt4d_blocking(name: str, tile: InnerTile, caches: Caches, element_bytes: int = 4) -> CpuLowering:
     """The ``Mmt4dTilingExpert`` configuration described in the module docstring (uses
     ``caches.l2``; the L1 size has no level to act on in this pipeline)."""
     n_tiles = _power_of_two_at_most(caches.l2 / 2 / (tile.n0 * tile.k0 * K_REF * element_bytes))
-    return CpuLowering(
-        name=name,
-        pipeline="Mmt4dTilingExpert",
-        distribution=[M_TILES, n_tiles, 0, 0, 0, 0],
-        vector_common_parallel=[1, 1, 0, tile.m0, tile.n0, 0],
-        vector_reduction=[0, 0, 1, 0, 0, tile.k0],
-    )
+    return mmt4d_tiles(name, tile.m0, tile.n0, tile.k0, M_TILES, n_tiles)
 
 
 ALONE = ProducerMatch(names="iree_tensor_ext.dispatch.tensor.load")

@@ -18,7 +18,7 @@ from ...sets.space import Constraint, Space, Values
 from ...sets.strategy_set import Rule, StrategySet
 from ...targets import CpuTarget
 from ...targets.host import Caches, Isa, detect_caches
-from .blocking import M_TILES, lhs_pack_match, mmt4d_blocking
+from .blocking import M_TILES, lhs_pack_match, mmt4d_blocking, mmt4d_tiles
 from .space import (
     _MAX_ACCUMULATORS,
     TILED_TYPES,
@@ -466,13 +466,7 @@ def packing_space(
         lower_unpack=in_place,
         **folded,
     )
-    blocking = CpuLowering(
-        name=f"{name}_mmt4d",
-        pipeline="Mmt4dTilingExpert",
-        distribution=[m_tiles, n_tiles, 0, 0, 0, 0],
-        vector_common_parallel=[1, 1, 0, m0, n0, 0],
-        vector_reduction=[0, 0, 1, 0, 0, 1],
-    )
+    blocking = mmt4d_tiles(f"{name}_mmt4d", m0, n0, 1, m_tiles, n_tiles)
     lhs_pack = CpuLowering(
         name=f"{name}_lhs_pack", pipeline="DataTiling", distribution=[64, 64], vector_common_parallel=[1, step]
     )
